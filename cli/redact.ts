@@ -1,0 +1,16 @@
+/** Placeholder printed wherever a subscription key would appear. */
+export const MASK = '***';
+
+const registered = new Set<string>();
+
+/** Remembers a secret (a subscription key) so that redactSecrets removes it from any text. */
+export function registerSecret(secret: string | undefined): void {
+  if (secret && secret.length >= 4) registered.add(secret);
+}
+
+/** Replaces every registered secret, and any Ocp-Apim-Subscription-Key header value, with the mask. */
+export function redactSecrets(text: string): string {
+  let out = text.replace(/(Ocp-Apim-Subscription-Key["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, `$1${MASK}`);
+  for (const secret of registered) out = out.split(secret).join(MASK);
+  return out;
+}
