@@ -1,0 +1,79 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+/** The API group a fault belongs to; 'all' for faults that cut across every group. */
+export type Group = 'academic' | 'similarity' | 'answerSearch' | 'urlPreview' | 'eventKnowledge' | 'all';
+
+/** How a fault deviates: forbidden by the interface, allowed-but-undocumented drift, or a broken transport. */
+export type Deviation = 'forbidden' | 'drift' | 'hostile';
+
+/** What a handler produced: a JSON body (serialized by the server) or a raw body, plus extra headers. */
+export interface HandlerResult {
+  status: number;
+  /** A JSON value; serialized with JSON.stringify unless rawBody is set. */
+  body?: unknown;
+  /** Sent as is, instead of body. */
+  rawBody?: string | Buffer;
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Record<string, string>;
+  /** Overrides the default `application/json; charset=utf-8`. */
+  contentType?: string;
+}
+
+/** One request as the handlers see it, after routing and parameter decoding. */
+export interface RequestContext {
+  /** Operation id from the spec, e.g. 'evaluateGet', 'similarityPost', 'eventDocuments'. */
+  operationId: string;
+  /** The operation's group ('academic' for interpret/evaluate/calchistogram, 'similarity' for both similarity ops). */
+  group: Exclude<Group, 'all'>;
+  method: 'GET' | 'POST';
+  /** Merged GET query or decoded POST form fields; a request hook may change them. */
+  params: Record<string, string>;
+  /** Path parameters, e.g. { event_id } for the documents operation. */
+  pathParams: Record<string, string>;
+  /** The value of Ocp-Apim-Subscription-Key, if sent. */
+  key: string | undefined;
+  /** The request headers as received. */
+  headers: IncomingHttpHeaders;
+  /** Runs another operation of the clean server (no auth, quota or fault) and returns its result. */
+  call(
+    operationId: string,
+    params: Record<string, string>,
+    pathParams?: Record<string, string>,
+  ): Promise<HandlerResult>;
+}
+
+/** Server behaviour a fault may override; the clean server uses the defaults noted on each field. */
+export interface ServerSettings {
+  /** Requests per second per key on answer search and URL preview (capacity = rate); Infinity disables 429. */
+  rateLimit: number;
+  /** Similarity POST body limit in bytes; Infinity disables it. */
+  bodyLimit: number;
+  /** Operation ids (or group names) answered without checking the subscription key. Default []. */
+  authExemptOperations: string[];
+  /** When false the interpret `timeout` parameter is dropped before the engine sees it. Default true. */
+  interpretTimeoutHonoured: boolean;
+  /** When false used-up quotas are not answered with 403. Default true. */
+  quotaEnforced: boolean;
+  /** When false a 429 carries no Retry-After header. Default true. */
+  retryAfterHeader: boolean;
+}
+
+/** One deliberately broken variant of the reference server, served under `{url}/faults/<name>`. */
+export interface Fault {
+  /** kebab-case, descriptive, e.g. 'evaluate-offset-off-by-one'. */
+  name: string;
+  group: Group;
+  /** Operation ids the deviation is visible on. */
+  operations: string[];
+  deviation: Deviation;
+  /** One line saying what differs from the clean server. */
+  description: string;
+  /** Settings overrides; rate-limit buckets are kept per fault, so a fault never shares them with the clean server. */
+  settings?: Partial<ServerSettings>;
+  /** Runs after auth, quota and rate limit, before the handler; may change ctx.params. */
+  request?(ctx: RequestContext): void;
+  /** Runs on every result of the fault's operations, including 4xx answers produced by auth, quota, rate limit and limits. */
+  response?(ctx: RequestContext, result: HandlerResult): HandlerResult | Promise<HandlerResult>;
+  /** Takes over the transport for the fault's operations (after routing, before auth): hang, reset, huge body. */
+  raw?(req: IncomingMessage, res: ServerResponse): void;
+}
