@@ -56,6 +56,10 @@ export interface ServerSettings {
   quotaEnforced: boolean;
   /** When false a 429 carries no Retry-After header. Default true. */
   retryAfterHeader: boolean;
+  /** Operation ids (or group names) that accept any valid key, subscribed to their API or not. Default []. */
+  subscriptionExemptOperations?: string[];
+  /** Status of the answer to a similarity POST body over bodyLimit (same body shape as the 400). Default 400. */
+  bodyLimitStatus?: number;
 }
 
 /** One deliberately broken variant of the reference server, served under `{url}/faults/<name>`. */
@@ -76,4 +80,6 @@ export interface Fault {
   response?(ctx: RequestContext, result: HandlerResult): HandlerResult | Promise<HandlerResult>;
   /** Takes over the transport for the fault's operations (after routing, before auth): hang, reset, huge body. */
   raw?(req: IncomingMessage, res: ServerResponse): void;
+  /** Called once when the server closes: ends requests a raw hook still holds open and stops its timers. */
+  dispose?(): void;
 }
