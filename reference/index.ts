@@ -1,0 +1,140 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebCorpus } from './answer-search.ts';
+import { KeyTable } from './auth.ts';
+import { EventCorpus } from './events.ts';
+import { FAULTS } from './faults/index.ts';
+import type { Fault, ServerSettings } from './faults/types.ts';
+import { namedEntities } from './names.ts';
+import { type AcademicPort, createListener } from './server.ts';
+import { PreviewCorpus } from './url-preview.ts';
+
+/** Options of the reference server; every one has a default. */
+export interface ReferenceServerOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Seed of every generated corpus and of the built-in keys; default 1. */
+  seed?: number;
+  /** Number of academic papers; default 10,000. */
+  papers?: number;
+  /** Requests per second per key on answer search and URL preview (bucket capacity = rate); default 100. */
+  rateLimit?: number;
+  /** Similarity POST body limit in bytes; default 1,048,576. */
+  bodyLimit?: number;
+  /** No error logging to stderr. */
+  quiet?: boolean;
+  /** JSON file with extra keys, subscriptions and quotas (format in reference/README.md). */
+  configFile?: string;
+}
+
+/** The three built-in subscription keys. */
+export interface ReferenceKeys {
+  full: string;
+  academicOnly: string;
+  exhausted: string;
+}
+
+/** A running reference server. */
+export interface ReferenceServer {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  keys: ReferenceKeys;
+  close(): Promise<void>;
+}
+
+/** Defaults of ReferenceServerOptions. */
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  seed: 1,
+  papers: 10_000,
+  rateLimit: 100,
+  bodyLimit: 1_048_576,
+} as const;
+
+/** Settings of the clean server (faults override some of them). */
+export function cleanSettings(rateLimit: number, bodyLimit: number): ServerSettings {
+  return {
+    rateLimit,
+    bodyLimit,
+    authExemptOperations: [],
+    interpretTimeoutHonoured: true,
+    quotaEnforced: true,
+    retryAfterHeader: true,
+    subscriptionExemptOperations: [],
+    bodyLimitStatus: 400,
+  };
+}
+
+async function loadEngine(seed: number, papers: number): Promise<AcademicPort> {
+  const path = './academic/engine.ts';
+  try {
+    const module = (await import(path)) as {
+      createAcademicEngine(options: { seed: number; papers: number }): AcademicPort;
+    };
+    return module.createAcademicEngine({ seed, papers });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    const pending = () => ({
+      status: 500,
+      body: { error: { code: 'Unspecified', message: 'academic engine not built yet' } },
+    });
+    return { interpret: pending, evaluate: pending, calchistogram: pending, similarity: pending };
+  }
+}
+
+/** Starts the reference server (all 13 operations plus the fault catalogue under /faults). */
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const seed = options.seed ?? DEFAULTS.seed;
+  const papers = options.papers ?? DEFAULTS.papers;
+  const rateLimit = options.rateLimit ?? DEFAULTS.rateLimit;
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  if (!(rateLimit > 0))
+    throw new RangeError(`rateLimit must be a positive number of requests per second, got ${rateLimit}`);
+  if (!(Number.isSafeInteger(bodyLimit) && bodyLimit > 0)) {
+    throw new RangeError(`bodyLimit must be a positive whole number of bytes, got ${bodyLimit}`);
+  }
+  const keys = new KeyTable(seed, options.configFile);
+  const entities = namedEntities(seed);
+  const faults = new Map<string, Fault>(FAULTS.map((fault) => [fault.name, fault]));
+  const listener = createListener({
+    engine: await loadEngine(seed, papers),
+    web: new WebCorpus(seed, entities),
+    previews: new PreviewCorpus(seed),
+    events: new EventCorpus(seed, entities),
+    keys,
+    settings: cleanSettings(rateLimit, bodyLimit),
+    faults,
+    quiet: options.quiet ?? false,
+  });
+  const server = createServer({ keepAlive: true, requestTimeout: 30_000, headersTimeout: 20_000 }, listener);
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULTS.port, options.host ?? DEFAULTS.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    keys: {
+      full: keys.named('full')!.key,
+      academicOnly: keys.named('academicOnly')!.key,
+      exhausted: keys.named('exhausted')!.key,
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const fault of faults.values()) fault.dispose?.();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
