@@ -1,0 +1,77 @@
+import { lockoutAfter429 } from './answer-search.ts';
+import { editOk, editStatus, OPS, objects, withBody } from './transform.ts';
+import type { Fault } from './types.ts';
+
+/** Forbidden deviations of URL preview. */
+export function urlPreviewFaults(): Fault[] {
+  return [
+    {
+      name: 'urlpreview-invalid-url-accepted',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description: 'URL preview answers 200 with a made-up page for a q that is not a URL (q=not a url) instead of 400',
+      response(ctx, result) {
+        const q = ctx.params.q?.trim() ?? '';
+        if (result.status !== 400 || q === '') return result;
+        return withBody(
+          { status: 200 },
+          { _type: 'WebPage', name: q, url: q, description: '', primaryImageOfPage: { contentUrl: '' } },
+        );
+      },
+    },
+    {
+      name: 'urlpreview-content-type-html',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description: 'URL preview 200 answers carry Content-Type text/html; charset=utf-8 for their JSON body',
+      response(_ctx, result) {
+        return result.status === 200 ? { ...result, contentType: 'text/html; charset=utf-8' } : result;
+      },
+    },
+    {
+      name: 'urlpreview-image-missing',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description: 'URL preview drops the documented primaryImageOfPage (and its contentUrl)',
+      response: editOk((body) => {
+        delete body.primaryImageOfPage;
+      }),
+    },
+    {
+      name: 'urlpreview-400-academic-shape',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description:
+        "URL preview 400 body is the academic {error:{code:'Bad Argument',message}} instead of an ErrorResponse",
+      response: editStatus(400, (body) => {
+        const message = objects(body.errors)[0]?.message ?? '';
+        return { error: { code: 'Bad Argument', message } };
+      }),
+    },
+    {
+      name: 'urlpreview-exhausted-key-429',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description: 'URL preview answers a key whose quota is used up with 429 (rate limit) instead of 403',
+      response(_ctx, result) {
+        if (result.status !== 403) return result;
+        const message = 'Rate limit is exceeded. Try again in 86400 seconds.';
+        return withBody({ status: 429, headers: { 'Retry-After': '86400' } }, { error: { statusCode: 429, message } });
+      },
+    },
+    {
+      name: 'urlpreview-429-no-recovery',
+      group: 'urlPreview',
+      operations: [...OPS.urlPreview],
+      deviation: 'forbidden',
+      description:
+        'URL preview keeps answering a key 429 for 20 s after its first 429, well past the wait the 429 message states',
+      response: lockoutAfter429(),
+    },
+  ];
+}
