@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { OPERATION_IDS } from '../../openapi/spec.ts';
+import { validateResponse } from '../../openapi/validator.ts';
+import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import type { Command } from '../main.ts';
+
+const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--json] <file.json>
+
+Checks a recorded response body against the spec.
+
+  --operation      operationId, one of: ${OPERATION_IDS.join(', ')}
+  --status         HTTP status of the response (100-599)
+  --content-type   media type of the recorded response (default application/json)
+  --json           print the result as one JSON object
+
+Use - as the file to read standard input.
+exit codes: 0 valid, 1 invalid, 2 bad usage (unknown operationId, unreadable file, not JSON)`;
+
+/** Result of `kgate validate`, as printed with --json. */
+export interface ValidateOutput {
+  operationId: string;
+  status: number;
+  contentType: string;
+  file: string;
+  valid: boolean;
+  documented: boolean;
+  errors: { pointer: string; keyword: string; message: string }[];
+}
+
+function readBody(file: string, contentType: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`kgate validate: cannot read '${file}' (${reason})`);
+  }
+  if (!/json/i.test(contentType)) return text;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`kgate validate: '${file}' is not JSON (${(error as Error).message})`);
+  }
+}
+
+/** `kgate validate`: checks a recorded body against the spec. */
+export const command: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        operation: { type: 'string' },
+        status: { type: 'string' },
+        'content-type': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      'validate',
+    );
+    const operationId = stringOption(values, 'operation');
+    if (!operationId) throw new UsageError('kgate validate: option --operation is required (an operationId)');
+    if (!(OPERATION_IDS as readonly string[]).includes(operationId)) {
+      throw new UsageError(
+        `kgate validate: option --operation takes one of ${OPERATION_IDS.join(', ')}; got '${operationId}'`,
+      );
+    }
+    const status = intOption(values, 'status', { min: 100, max: 599 });
+    if (status === undefined) throw new UsageError('kgate validate: option --status is required (an HTTP status code)');
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        `kgate validate: takes exactly one file (or - for standard input), got ${positionals.length}`,
+      );
+    }
+    const file = positionals[0] as string;
+    const contentType = stringOption(values, 'content-type') ?? 'application/json';
+    const body = readBody(file, contentType);
+    const result = validateResponse(operationId, status, contentType, body);
+    const output: ValidateOutput = {
+      operationId,
+      status,
+      contentType,
+      file,
+      valid: result.valid,
+      documented: result.documented,
+      errors: result.errors.map(({ pointer, keyword, message }) => ({ pointer, keyword, message })),
+    };
+    if (values.json) {
+      console.log(JSON.stringify(output));
+    } else if (result.valid) {
+      console.log(`valid: ${file} matches ${operationId} ${status} ${contentType}`);
+    } else {
+      console.log(`invalid: ${file} does not match ${operationId} ${status} ${contentType}`);
+      for (const error of result.errors) console.log(`  ${error.pointer || '/'}  ${error.keyword}: ${error.message}`);
+    }
+    return result.valid ? EXIT.ok : EXIT.failed;
+  },
+};

@@ -1,0 +1,216 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { operations } from './generated/schema.d.ts';
+
+/** Path of the hand-written spec, the source of truth. */
+export const SPEC_PATH = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
+
+/** The operationId of one of the 13 operations. */
+export type OperationId = keyof operations;
+
+/** The group an operation belongs to; error shapes and subscriptions follow the group. */
+export type Group = 'academic' | 'similarity' | 'answerSearch' | 'urlPreview' | 'eventKnowledge';
+
+/** HTTP methods the interface uses. */
+export type Method = 'get' | 'post';
+
+/** A JSON object as parsed from the spec. */
+export type JsonObject = Record<string, unknown>;
+
+/** One parameter of an operation, with its $ref resolved. */
+export interface ParameterInfo {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  required: boolean;
+  schema: JsonObject;
+  description?: string;
+}
+
+/** How an operation pages its results (x-kgate-paging). */
+export interface PagingInfo {
+  /** Name of the page-size parameter (count or $top). */
+  count: string;
+  /** Name of the page-start parameter (offset or $skip). */
+  offset: string;
+  /** JSON pointer to the paged array in a 200 body. */
+  items: string;
+}
+
+/** One response the spec documents for an operation. */
+export interface ResponseInfo {
+  status: string;
+  description: string;
+  /** Media types documented for the body, each with its schema (refs unresolved). */
+  content: Record<string, { schema?: JsonObject; example?: unknown; examples?: Record<string, unknown> }>;
+}
+
+/** Everything the harness needs to know about one operation, derived from the spec. */
+export interface OperationInfo {
+  operationId: OperationId;
+  method: Method;
+  path: string;
+  group: Group;
+  /** `GET /academic/v1.0/evaluate`: the label checks and reports use. */
+  label: string;
+  summary: string;
+  parameters: ParameterInfo[];
+  /** Media type of the request body, for the POST variants. */
+  requestMediaType?: string;
+  /** Schema of the request body (refs unresolved). */
+  requestSchema?: JsonObject;
+  responses: Record<string, ResponseInfo>;
+  paging?: PagingInfo;
+  /** Vendor extensions of the operation (x-kgate-*), for checks that need them. */
+  extensions: JsonObject;
+}
+
+const GROUPS: readonly Group[] = ['academic', 'similarity', 'answerSearch', 'urlPreview', 'eventKnowledge'];
+
+let cachedSpec: JsonObject | undefined;
+
+/** Parses the spec once and returns the document (refs are kept as they are written). */
+export function loadSpec(): JsonObject {
+  cachedSpec ??= parse(readFileSync(SPEC_PATH, 'utf8')) as JsonObject;
+  return cachedSpec;
+}
+
+/** Resolves a local `#/...` JSON pointer reference within a document. */
+export function resolvePointer(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) throw new Error(`only local references are supported, got ${ref}`);
+  let node: unknown = doc;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !(key in node)) throw new Error(`unresolvable reference ${ref}`);
+    node = (node as JsonObject)[key];
+  }
+  return node;
+}
+
+/** Follows `$ref` until a non-reference object is reached. */
+export function deref<T = JsonObject>(doc: unknown, node: unknown): T {
+  let current = node;
+  for (let hops = 0; hops < 32; hops++) {
+    if (current && typeof current === 'object' && typeof (current as JsonObject).$ref === 'string') {
+      current = resolvePointer(doc, (current as JsonObject).$ref as string);
+    } else {
+      return current as T;
+    }
+  }
+  throw new Error('reference chain too long');
+}
+
+/** Builds the operation list from a parsed spec document. */
+export function listOperations(doc: JsonObject): OperationInfo[] {
+  const paths = (doc.paths ?? {}) as Record<string, JsonObject>;
+  const result: OperationInfo[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of ['get', 'post'] as const) {
+      const op = item[method] as JsonObject | undefined;
+      if (!op) continue;
+      const group = op['x-kgate-group'] as Group;
+      if (!GROUPS.includes(group))
+        throw new Error(`${method.toUpperCase()} ${path}: x-kgate-group must be one of ${GROUPS.join(', ')}`);
+      const parameters = ((op.parameters ?? []) as unknown[]).map((p) => {
+        const param = deref<JsonObject>(doc, p);
+        return {
+          name: param.name as string,
+          in: param.in as ParameterInfo['in'],
+          required: param.required === true,
+          schema: deref<JsonObject>(doc, param.schema ?? {}),
+          description: param.description as string | undefined,
+        };
+      });
+      const body = op.requestBody ? deref<JsonObject>(doc, op.requestBody) : undefined;
+      const bodyContent = body?.content as Record<string, JsonObject> | undefined;
+      const requestMediaType = bodyContent ? Object.keys(bodyContent)[0] : undefined;
+      const responses: Record<string, ResponseInfo> = {};
+      for (const [status, raw] of Object.entries((op.responses ?? {}) as JsonObject)) {
+        const response = deref<JsonObject>(doc, raw);
+        responses[status] = {
+          status,
+          description: (response.description as string) ?? '',
+          content: (response.content ?? {}) as ResponseInfo['content'],
+        };
+      }
+      const extensions = Object.fromEntries(Object.entries(op).filter(([key]) => key.startsWith('x-')));
+      result.push({
+        operationId: op.operationId as OperationId,
+        method,
+        path,
+        group,
+        label: `${method.toUpperCase()} ${path}`,
+        summary: (op.summary as string) ?? '',
+        parameters,
+        requestMediaType,
+        requestSchema: requestMediaType ? (bodyContent?.[requestMediaType]?.schema as JsonObject) : undefined,
+        responses,
+        paging: op['x-kgate-paging'] as PagingInfo | undefined,
+        extensions,
+      });
+    }
+  }
+  return result;
+}
+
+/** The 13 operations of the interface, in spec order. */
+export const OPERATIONS: readonly OperationInfo[] = listOperations(loadSpec());
+
+const BY_ID = new Map(OPERATIONS.map((op) => [op.operationId as string, op]));
+
+/** All operationIds, in spec order. */
+export const OPERATION_IDS: readonly OperationId[] = OPERATIONS.map((op) => op.operationId);
+
+/** Looks an operation up by operationId. */
+export function getOperation(operationId: string): OperationInfo | undefined {
+  return BY_ID.get(operationId);
+}
+
+/** The label of an operation, e.g. `GET /academic/v1.0/evaluate`. */
+export function operationLabel(op: Pick<OperationInfo, 'method' | 'path'>): string {
+  return `${op.method.toUpperCase()} ${op.path}`;
+}
+
+/** An operation matched to a concrete request path, with its path parameters. */
+export interface OperationMatch {
+  operation: OperationInfo;
+  pathParams: Record<string, string>;
+  /** The part of the request path before the operation's path (a deployment's prefix). */
+  prefix: string;
+}
+
+const MATCHERS = OPERATIONS.map((operation) => {
+  const names: string[] = [];
+  const source = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { operation, names, regex: new RegExp(`^(.*?)${source}/?$`) };
+});
+
+/**
+ * Finds the operation a method and path belong to. The path may carry a deployment prefix
+ * (`/some/prefix/academic/v1.0/evaluate`).
+ */
+export function matchOperation(method: string, pathname: string): OperationMatch | undefined {
+  const lower = method.toLowerCase();
+  for (const { operation, names, regex } of MATCHERS) {
+    if (operation.method !== lower) continue;
+    const match = regex.exec(pathname);
+    if (!match) continue;
+    const pathParams: Record<string, string> = {};
+    names.forEach((name, i) => {
+      pathParams[name] = safeDecode(match[i + 2] ?? '');
+    });
+    return { operation, pathParams, prefix: match[1] ?? '' };
+  }
+  return undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
