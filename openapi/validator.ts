@@ -1,4 +1,4 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { getOperation, type JsonObject, loadSpec, type OperationInfo } from './spec.ts';
 
@@ -70,6 +70,7 @@ function prepareSchema(node: unknown, defs: JsonObject): unknown {
     for (const branch of branches.filter((b) => b.value !== undefined).reverse()) {
       chain = {
         if: { properties: { [tag]: { const: branch.value } }, required: [tag] },
+        // biome-ignore lint/suspicious/noThenProperty: a JSON Schema if/then/else, not a thenable.
         then: { $ref: branch.ref },
         else: chain,
       };
@@ -246,8 +247,9 @@ export function validateRequest(operationId: string, parts: RequestParts): Valid
   if (!validate) {
     requestAjv ??= createAjv(true);
     const schemas = ((loadSpec().components as JsonObject)?.schemas ?? {}) as JsonObject;
-    validate = requestAjv.compile(prepareSchema(requestSchema(op), schemas) as JsonObject);
-    requestValidators.set(op.operationId, validate);
+    const compiled = requestAjv.compile(prepareSchema(requestSchema(op), schemas) as JsonObject);
+    requestValidators.set(op.operationId, compiled);
+    validate = compiled;
   }
   const data = {
     query: { ...(parts.query ?? {}) },
