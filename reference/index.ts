@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebCorpus } from './answer-search.ts';
-import { KeyTable } from './auth.ts';
+import { defaultKey, KeyConfigError, KeyTable } from './auth.ts';
 import { EventCorpus } from './events.ts';
 import { FAULTS } from './faults/index.ts';
 import type { Fault, ServerSettings } from './faults/types.ts';
@@ -53,6 +53,28 @@ export const DEFAULTS = {
   rateLimit: 100,
   bodyLimit: 1_048_576,
 } as const;
+
+export { KeyConfigError };
+
+/** The built-in keys of a seed, before any config file replaces them (documented in reference/README.md). */
+export function defaultKeys(seed: number = DEFAULTS.seed): ReferenceKeys {
+  return {
+    full: defaultKey(seed, 'full'),
+    academicOnly: defaultKey(seed, 'academicOnly'),
+    exhausted: defaultKey(seed, 'exhausted'),
+  };
+}
+
+/** The fault catalogue as served by `GET {url}/faults`. */
+export function listFaults(): Pick<Fault, 'name' | 'group' | 'operations' | 'deviation' | 'description'>[] {
+  return FAULTS.map(({ name, group, operations, deviation, description }) => ({
+    name,
+    group,
+    operations,
+    deviation,
+    description,
+  }));
+}
 
 /** Settings of the clean server (faults override some of them). */
 export function cleanSettings(rateLimit: number, bodyLimit: number): ServerSettings {

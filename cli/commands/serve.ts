@@ -1,0 +1,133 @@
+import {
+  defaultKeys,
+  KeyConfigError,
+  listFaults,
+  type ReferenceKeys,
+  startReferenceServer,
+} from '../../reference/index.ts';
+import { EXIT, intOption, noPositionals, numberOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import type { Command } from '../main.ts';
+import { MASK, registerSecret } from '../redact.ts';
+
+const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
+                   [--body-limit B] [--config FILE] [--json] [--list-faults]
+
+Starts the reference server: all 13 operations from a corpus generated from the seed, plus the
+fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+  --port         TCP port, 0 picks a free one (default 0)
+  --host         interface to listen on (default 127.0.0.1)
+  --seed         seed of the corpora and of the built-in keys (default 1)
+  --papers       number of academic papers (default 10000, up to 2000000)
+  --rate-limit   requests per second per key on answer search and URL preview (default 100)
+  --body-limit   similarity POST body limit in bytes (default 1048576)
+  --config       JSON file with extra keys, subscriptions and quotas (see reference/README.md)
+  --json         print one line {"url":...,"keys":{...}} instead of the banner
+  --list-faults  print the fault catalogue, one line per fault, and exit
+
+The built-in keys are local reference keys derived from the seed and are printed so they can be
+used; keys that come from --config are masked.
+exit codes: 0 stopped cleanly, 2 bad usage or the port cannot be opened`;
+
+function banner(url: string, keys: ReferenceKeys, faultCount: number): string {
+  const key = keys.full;
+  const curl = (path: string) => `  curl -s -H 'Ocp-Apim-Subscription-Key: ${key}' '${url}${path}'`;
+  return [
+    `kgate reference server listening on ${url}`,
+    '',
+    'subscription keys:',
+    `  full          ${keys.full}   (every API)`,
+    `  academicOnly  ${keys.academicOnly}   (academic search and similarity only)`,
+    `  exhausted     ${keys.exhausted}   (quota used up: 403 everywhere)`,
+    '',
+    'try:',
+    curl('/academic/v1.0/interpret?query=papers%20by&complete=1&count=3'),
+    curl('/academic/v1.0/evaluate?expr=Y%3E2012&count=3&attributes=Ti,Y,AA.AuN'),
+    curl('/academic/v1.0/similarity?s1=latent%20semantic%20analysis&s2=semantic%20indexing'),
+    curl('/answersearch/v7.0/search?q=barack%20obama&mkt=en-US&count=3'),
+    curl('/urlpreview/v7.0/search?q=https%3A%2F%2Fexample.com%2F'),
+    curl('/eventknowledge/v1.0/hotevents?date=2026-11-01&$top=3'),
+    curl('/eventknowledge/v1.0/relatedevents?wikipediaid=Barack_Obama&$top=3'),
+    '',
+    `${faultCount} faults: curl -s ${url}/faults   (base url of one: ${url}/faults/<name>)`,
+    'stop with Ctrl-C',
+  ].join('\n');
+}
+
+/** `kgate serve`: runs the reference server until SIGINT or SIGTERM. */
+export const command: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        seed: { type: 'string' },
+        papers: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'body-limit': { type: 'string' },
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        'list-faults': { type: 'boolean' },
+      },
+      'serve',
+    );
+    noPositionals(positionals, 'serve');
+    if (values['list-faults']) {
+      const lines = listFaults().map(
+        (fault) =>
+          `${fault.name.padEnd(44)} ${fault.group.padEnd(15)} ${fault.deviation.padEnd(10)} ${fault.description}`,
+      );
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return EXIT.ok;
+    }
+    const seed = intOption(values, 'seed', { min: 0, max: 2 ** 31 - 1 }, 1)!;
+    const options = {
+      port: intOption(values, 'port', { min: 0, max: 65_535 }, 0),
+      host: stringOption(values, 'host') ?? '127.0.0.1',
+      seed,
+      papers: intOption(values, 'papers', { min: 1, max: 2_000_000 }),
+      rateLimit: numberOption(values, 'rate-limit', { min: 0.001, max: 1_000_000 }),
+      bodyLimit: intOption(values, 'body-limit', { min: 1, max: 1024 ** 3 }),
+      configFile: stringOption(values, 'config'),
+    };
+    if (options.host.trim() === '')
+      throw new UsageError('option --host takes a host name or address, got an empty value');
+
+    let server: Awaited<ReturnType<typeof startReferenceServer>>;
+    try {
+      server = await startReferenceServer(options);
+    } catch (error) {
+      if (error instanceof KeyConfigError) throw new UsageError(`kgate serve: ${error.message}`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+        throw new UsageError(`kgate serve: cannot listen on ${options.host}:${options.port} (${code})`);
+      }
+      throw error;
+    }
+    // Built-in keys are local reference keys and are shown; keys from a config file stay secret.
+    const builtIn = defaultKeys(seed);
+    const shown = { ...server.keys };
+    for (const role of ['full', 'academicOnly', 'exhausted'] as const) {
+      if (server.keys[role] !== builtIn[role]) {
+        registerSecret(server.keys[role]);
+        shown[role] = MASK;
+      }
+    }
+    if (values.json) console.log(JSON.stringify({ url: server.url, keys: shown }));
+    else console.log(banner(server.url, shown, listFaults().length));
+
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await server.close();
+    return EXIT.ok;
+  },
+};
