@@ -1,3 +1,4 @@
+import type { components } from '../openapi/generated/schema.d.ts';
 import { badParameter } from './errors.ts';
 import type { HandlerResult } from './faults/types.ts';
 import type { NamedEntity } from './names.ts';
@@ -37,6 +38,8 @@ export const MARKETS = [
   'zh-CN',
   'zh-TW',
 ];
+type Schemas = components['schemas'];
+
 const MARKET_BY_LOWER = new Map(MARKETS.map((market) => [market.toLowerCase(), market]));
 const SAFE_SEARCH = new Map(['Off', 'Moderate', 'Strict'].map((value) => [value.toLowerCase(), value]));
 
@@ -161,7 +164,13 @@ export class WebCorpus {
     return body;
   }
 
-  private build(query: string, market: string, count: number, offset: number, safeSearch: string) {
+  private build(
+    query: string,
+    market: string,
+    count: number,
+    offset: number,
+    safeSearch: string,
+  ): Schemas['AnswerSearchResponse'] {
     const total = 20 + (hash32(`${this.seed}|n|${query.toLowerCase()}`) % (MAX_WEB_PAGES - 19));
     const pages: PageSeed[] = [];
     for (let i = 0; i < total; i++) {
@@ -169,7 +178,7 @@ export class WebCorpus {
       if (safeSearch === 'Off' || page.familyFriendly) pages.push(page);
     }
     const language = market.slice(0, 2);
-    const webPages = pages.slice(offset, offset + count).map((page, i) => ({
+    const webPages = pages.slice(offset, offset + count).map((page, i): Schemas['WebPage'] => ({
       id: `${ANSWER_URL}#WebPages.${i}`,
       name: page.name,
       url: page.url,
@@ -189,7 +198,7 @@ export class WebCorpus {
     const entities = chosen.map((entity, i) => this.entity(entity, i, market));
     const factRandom = randomFor(this.seed, 'facts', query.toLowerCase());
     const subject = chosen[0]!;
-    const facts = {
+    const facts: Schemas['FactsAnswer'] = {
       id: `${ANSWER_URL}#Facts`,
       contractualRules: [
         {
@@ -206,7 +215,7 @@ export class WebCorpus {
         subjectName: subject.name,
       })),
     };
-    const mainline = [
+    const mainline: Schemas['RankingItem'][] = [
       { answerType: 'Facts', value: { id: facts.id } },
       ...webPages.map((page, i) => ({ answerType: 'WebPages', resultIndex: i, value: { id: page.id } })),
     ];
@@ -225,7 +234,7 @@ export class WebCorpus {
     };
   }
 
-  private entity(entity: NamedEntity, i: number, market: string) {
+  private entity(entity: NamedEntity, i: number, market: string): Schemas['Entity'] {
     const random = randomFor(this.seed, 'entity', entity.slug);
     const license = random.pick(LICENSES);
     const page = `https://www.open-atlas.test/wiki/${entity.slug}`;

@@ -1,3 +1,4 @@
+import type { components } from '../openapi/generated/schema.d.ts';
 import { errorResult, MESSAGES } from './errors.ts';
 import type { HandlerResult } from './faults/types.ts';
 import type { NamedEntity } from './names.ts';
@@ -49,15 +50,7 @@ interface EventRecord {
 }
 
 /** One news document of an event, as serialized. */
-export interface EventDocumentJson {
-  documentId: string;
-  source: string;
-  publishDate: string;
-  title: string;
-  summary: string;
-  url: string;
-  entities: string[];
-}
+export type EventDocumentJson = components['schemas']['EventDocument'];
 
 function isoSeconds(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
@@ -166,7 +159,7 @@ export class EventCorpus {
     return docs;
   }
 
-  private eventJson(event: EventRecord) {
+  private eventJson(event: EventRecord): components['schemas']['Event'] {
     return {
       eventId: event.eventId,
       relatedEntities: event.entities.map((entity) => entity.name),

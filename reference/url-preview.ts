@@ -1,3 +1,4 @@
+import type { components } from '../openapi/generated/schema.d.ts';
 import { badParameter } from './errors.ts';
 import type { HandlerResult } from './faults/types.ts';
 import { ParameterError, requiredParam } from './paging.ts';
@@ -55,13 +56,14 @@ export class PreviewCorpus {
     let body = this.cache.get(url);
     if (body === undefined) {
       const page = this.pages[hash32(`${this.seed}|${url}`) % this.pages.length]!;
-      body = JSON.stringify({
+      const preview: components['schemas']['UrlPreviewResponse'] = {
         _type: 'WebPage',
         name: page.name,
         url,
         description: page.description,
         primaryImageOfPage: { contentUrl: page.image },
-      });
+      };
+      body = JSON.stringify(preview);
       if (this.cache.size >= 10_000) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(url, body);
     }
