@@ -1,0 +1,406 @@
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { ArrivalSchedule } from './arrivals.ts';
+import { LatencyHistogram, type LatencySummary } from './latency.ts';
+import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
+
+/** What one load run does: the target, the arrival profile (or maximum rate), the mix. */
+export interface LoadPlan {
+  baseUrl: string;
+  /** Sent as Ocp-Apim-Subscription-Key; never printed. */
+  key?: string;
+  /** Open model: arrivals follow this profile. Ignored when `maxRate` is set. */
+  startRate: number;
+  stages: RateStage[];
+  /** Closed model: every connection sends its next request as soon as the previous answer arrives. */
+  maxRate?: { durationS: number };
+  connections: number;
+  /** Share of responses validated, 0..1. */
+  validateShare: number;
+  mix: MixRequest[];
+  /** Values for path placeholders such as `{event_id}`. */
+  pathParams?: Record<string, string>;
+  /** Seconds before an unanswered request counts as a timeout (default 10). */
+  timeoutS?: number;
+}
+
+/** A validator for sampled responses: the spec's `validateResponse` in the CLI, a stub in tests. */
+export type ResponseValidator = (
+  operationId: string,
+  status: number,
+  contentType: string | undefined,
+  body: unknown,
+) => { valid: boolean; errors: { pointer: string; message: string }[] };
+
+/** One second of the run, for the live progress line and the report timeline. */
+export interface SecondSnapshot {
+  /** Seconds since the start, at the end of this second. */
+  t: number;
+  /** Requests sent during this second. */
+  sent: number;
+  /** Responses (any status) received during this second. */
+  completed: number;
+  /** Failed requests during this second (non-2xx, transport errors, timeouts). */
+  failed: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** Cumulative totals, for the progress line. */
+  totalSent: number;
+  totalFailed: number;
+  /** Status counts within this second. */
+  statuses: Record<string, number>;
+}
+
+/** One response that failed validation (at most a few are kept). */
+export interface InvalidSample {
+  operationId: string;
+  status: number;
+  errors: { pointer: string; message: string }[];
+}
+
+/** Per-operation figures. */
+export interface OperationFigures {
+  count: number;
+  failed: number;
+  latencyMs: LatencySummary;
+}
+
+/** Everything one run measured. */
+export interface LoadResult {
+  model: 'open' | 'closed';
+  startedAt: string;
+  /** Wall-clock seconds from the first arrival to the end of the run. */
+  elapsedS: number;
+  plannedArrivals: number | null;
+  sent: number;
+  completed: number;
+  /** Planned arrivals never sent because no connection was free before the run ended. */
+  dropped: number;
+  /** Requests sent but without an answer: connection errors, resets, timeouts, still in flight at the end. */
+  transportErrors: number;
+  timeouts: number;
+  /** Failed = non-2xx + transport errors + dropped arrivals. */
+  failed: number;
+  statuses: Record<string, number>;
+  /** Responses per second over the run. */
+  throughputRps: number;
+  /** Latency from the intended send time (open model) or the actual send time (closed model). */
+  latencyMs: LatencySummary;
+  validation: { share: number; checked: number; valid: number; invalid: number; samples: InvalidSample[] };
+  operations: Record<string, OperationFigures>;
+  timeline: SecondSnapshot[];
+}
+
+interface ClientState {
+  /** Intended send time (performance.now() ms) of the request in flight, or null. */
+  intended: number | null;
+  operationId: string;
+  timer: NodeJS.Timeout | null;
+  pending: boolean;
+}
+
+/** Internal seams of autocannon's Client that kgate drives (autocannon 9). */
+interface DrivenClient {
+  _doRequest(): void;
+  destroy(): void;
+  destroyed: boolean;
+  requestIterator: {
+    currentRequest?: { operationId?: string };
+    recordBody(request: { operationId?: string }, status: number, body: string, headers: string[]): void;
+  };
+  pipelinedRequests: { clear(): void };
+  on(event: string, listener: (...args: unknown[]) => void): void;
+}
+
+const MAX_INVALID_SAMPLES = 5;
+
+/**
+ * Runs one load plan with autocannon's programmatic API.
+ *
+ * Open model: autocannon's own rate option sends bursts per second and corrects latency with a
+ * 1 ms expected interval, which hides queueing (coordinated omission). Here each connection,
+ * when free, takes the next arrival of one shared schedule and waits for its intended time; the
+ * latency recorded is from that intended time, so time spent waiting for a free connection counts.
+ */
+export async function runLoad(
+  plan: LoadPlan,
+  hooks: { validate?: ResponseValidator; onSecond?: (snapshot: SecondSnapshot) => void } = {},
+): Promise<LoadResult> {
+  const closed = plan.maxRate !== undefined;
+  const schedule = closed ? null : new ArrivalSchedule(plan.startRate, plan.stages);
+  const plannedS = closed ? plan.maxRate!.durationS : plan.stages.reduce((sum, s) => sum + s.durationS, 0);
+  const timeoutS = plan.timeoutS ?? 10;
+  const overall = new LatencyHistogram();
+  const second = new LatencyHistogram();
+  const perOperation = new Map<string, { count: number; failed: number; histogram: LatencyHistogram }>();
+  const statuses: Record<string, number> = {};
+  let secondStatuses: Record<string, number> = {};
+  const validation = { share: plan.validateShare, checked: 0, valid: 0, invalid: 0, samples: [] as InvalidSample[] };
+  const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0 };
+  const secondCounters = { sent: 0, completed: 0, failed: 0 };
+  const timeline: SecondSnapshot[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let validateCredit = 0;
+  let finished = false;
+
+  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {});
+  const t0 = performance.now();
+
+  const operationOf = (id: string) => {
+    let entry = perOperation.get(id);
+    if (!entry) {
+      entry = { count: 0, failed: 0, histogram: new LatencyHistogram() };
+      perOperation.set(id, entry);
+    }
+    return entry;
+  };
+
+  const recordLatency = (operationId: string, ms: number, failed: boolean) => {
+    overall.recordMs(ms);
+    second.recordMs(ms);
+    const op = operationOf(operationId);
+    op.count++;
+    op.histogram.recordMs(ms);
+    if (failed) op.failed++;
+  };
+
+  const failInFlight = (state: ClientState) => {
+    if (state.intended === null) return;
+    counters.transportErrors++;
+    secondCounters.failed++;
+    recordLatency(state.operationId, performance.now() - state.intended, true);
+    state.intended = null;
+  };
+
+  const onResponse = (
+    state: ClientState,
+    request: { operationId?: string },
+    status: number,
+    body: string,
+    headers: string[],
+  ) => {
+    if (state.intended === null) return;
+    const operationId = request.operationId ?? state.operationId;
+    const latency = performance.now() - state.intended;
+    state.intended = null;
+    counters.completed++;
+    secondCounters.completed++;
+    const key = String(status);
+    statuses[key] = (statuses[key] ?? 0) + 1;
+    secondStatuses[key] = (secondStatuses[key] ?? 0) + 1;
+    const failed = status < 200 || status > 299;
+    if (failed) {
+      counters.non2xx++;
+      secondCounters.failed++;
+    }
+    recordLatency(operationId, latency, failed);
+    if (hooks.validate && plan.validateShare > 0) {
+      validateCredit += plan.validateShare;
+      if (validateCredit >= 1) {
+        validateCredit -= 1;
+        checkResponse(operationId, status, body, headers);
+      }
+    }
+  };
+
+  const checkResponse = (operationId: string, status: number, body: string, headers: string[]) => {
+    validation.checked++;
+    let contentType: string | undefined;
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (headers[i]!.toLowerCase() === 'content-type') contentType = headers[i + 1];
+    }
+    let parsed: unknown;
+    let result: ReturnType<ResponseValidator>;
+    try {
+      parsed = JSON.parse(body);
+      result = hooks.validate!(operationId, status, contentType, parsed);
+    } catch (error) {
+      result = {
+        valid: false,
+        errors: [{ pointer: '', message: `body is not JSON: ${error instanceof Error ? error.message : error}` }],
+      };
+    }
+    if (result.valid) {
+      validation.valid++;
+    } else {
+      validation.invalid++;
+      if (validation.samples.length < MAX_INVALID_SAMPLES) {
+        validation.samples.push({ operationId, status, errors: result.errors.slice(0, 3) });
+      }
+    }
+  };
+
+  const setupClient = (raw: unknown) => {
+    const client = raw as DrivenClient;
+    const send = client._doRequest.bind(client);
+    const state: ClientState = { intended: null, operationId: '', timer: null, pending: false };
+    const fire = (intended: number) => {
+      state.timer = null;
+      state.pending = false;
+      if (client.destroyed || finished) return;
+      // Never measure from a time that has not come yet (a timer may fire a fraction of a ms early).
+      state.intended = Math.min(performance.now(), intended);
+      counters.sent++;
+      secondCounters.sent++;
+      send();
+      state.operationId = client.requestIterator.currentRequest?.operationId ?? '';
+    };
+    client._doRequest = () => {
+      if (state.pending) return;
+      if (state.intended !== null) {
+        // A new request while one is in flight means autocannon reconnected and abandoned it.
+        failInFlight(state);
+        client.pipelinedRequests.clear();
+      }
+      if (finished) return;
+      if (closed) {
+        fire(Number.POSITIVE_INFINITY);
+        return;
+      }
+      const offset = schedule!.next();
+      if (offset === undefined) {
+        client.destroy();
+        return;
+      }
+      const delay = t0 + offset - performance.now();
+      if (delay > 0) {
+        state.pending = true;
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          fire(t0 + offset);
+        }, delay);
+        timers.add(timer);
+        state.timer = timer;
+      } else {
+        fire(t0 + offset);
+      }
+    };
+    client.requestIterator.recordBody = (request, status, body, headers) =>
+      onResponse(state, request, status, body, headers);
+    client.on('connError', () => failInFlight(state));
+    client.on('timeout', () => {
+      counters.timeouts++;
+    });
+  };
+
+  const snapshotSecond = () => {
+    const snapshot: SecondSnapshot = {
+      t: Math.round((performance.now() - t0) / 100) / 10,
+      sent: secondCounters.sent,
+      completed: secondCounters.completed,
+      failed: secondCounters.failed,
+      p50: second.percentileMs(50),
+      p95: second.percentileMs(95),
+      p99: second.percentileMs(99),
+      max: second.percentileMs(100),
+      totalSent: counters.sent,
+      totalFailed: counters.non2xx + counters.transportErrors,
+      statuses: secondStatuses,
+    };
+    timeline.push(snapshot);
+    second.reset();
+    secondStatuses = {};
+    secondCounters.sent = 0;
+    secondCounters.completed = 0;
+    secondCounters.failed = 0;
+    hooks.onSecond?.(snapshot);
+  };
+  const tick = setInterval(snapshotSecond, 1000);
+
+  // Open model: the schedule ends the run; autocannon's duration is only the outer bound (the
+  // planned duration plus one request timeout for the last answers).
+  const durationS = closed ? plannedS : plannedS + timeoutS + 1;
+  const instance = autocannon(
+    {
+      url: plan.baseUrl,
+      connections: plan.connections,
+      pipelining: 1,
+      duration: durationS,
+      timeout: timeoutS,
+      requests: requests as autocannon.Request[],
+      setupClient: setupClient as (client: autocannon.Client) => void,
+    },
+    () => undefined,
+  );
+  const hardStop = setTimeout(() => instance.stop(), (durationS + 2) * 1000);
+  await new Promise<void>((resolve) => instance.once('done', () => resolve()));
+  finished = true;
+  clearTimeout(hardStop);
+  clearInterval(tick);
+  if (secondCounters.sent + secondCounters.completed + secondCounters.failed > 0) snapshotSecond();
+  for (const timer of timers) clearTimeout(timer);
+  const elapsedS = (performance.now() - t0) / 1000;
+
+  // Open model: a request still unanswered when the outer bound ends the run has failed. Closed
+  // model: the duration cuts the last request of each connection short, which is not its fault.
+  const inFlightAtEnd = Math.max(0, counters.sent - counters.completed - counters.transportErrors);
+  if (closed) counters.sent -= inFlightAtEnd;
+  else counters.transportErrors += inFlightAtEnd;
+  const dropped = schedule ? schedule.total - counters.sent : 0;
+  const operations: Record<string, OperationFigures> = {};
+  for (const [id, entry] of [...perOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    operations[id] = { count: entry.count, failed: entry.failed, latencyMs: entry.histogram.summary() };
+    entry.histogram.destroy();
+  }
+  const result: LoadResult = {
+    model: closed ? 'closed' : 'open',
+    startedAt: new Date(Date.now() - elapsedS * 1000).toISOString(),
+    elapsedS: Math.round(elapsedS * 1000) / 1000,
+    plannedArrivals: schedule ? schedule.total : null,
+    sent: counters.sent,
+    completed: counters.completed,
+    dropped,
+    transportErrors: counters.transportErrors,
+    timeouts: counters.timeouts,
+    failed: counters.non2xx + counters.transportErrors + dropped,
+    statuses,
+    throughputRps: Math.round((counters.completed / Math.max(elapsedS, 0.001)) * 10) / 10,
+    latencyMs: overall.summary(),
+    validation,
+    operations,
+    timeline,
+  };
+  overall.destroy();
+  second.destroy();
+  return result;
+}
+
+/**
+ * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
+ * weighted round robin so each connection cycles through a well-spread sequence.
+ */
+export function expandMix(
+  mix: MixRequest[],
+  key: string | undefined,
+  pathParams: Record<string, string>,
+): (autocannon.Request & { operationId: string })[] {
+  const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
+  if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
+  const slots = mix.map((entry) => Math.max(1, Math.round((entry.weight / total) * 100)));
+  const length = slots.reduce((sum, n) => sum + n, 0);
+  const current = mix.map(() => 0);
+  const list: (autocannon.Request & { operationId: string })[] = [];
+  for (let n = 0; n < length; n++) {
+    let best = 0;
+    for (let i = 0; i < mix.length; i++) {
+      current[i]! += slots[i]!;
+      if (current[i]! > current[best]!) best = i;
+    }
+    current[best]! -= length;
+    const entry = mix[best]!;
+    const headers: Record<string, string> = {};
+    if (key) headers['Ocp-Apim-Subscription-Key'] = key;
+    const body = requestBody(entry);
+    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    list.push({
+      method: entry.method,
+      path: requestTarget(entry, pathParams),
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      operationId: entry.operationId,
+    });
+  }
+  return list;
+}
