@@ -101,11 +101,56 @@ export function branchTags(doc: unknown, branch: unknown, property: string): unk
   return [...(closedValues(tag) ?? []), ...fromAllOf];
 }
 
-/** The property a oneOf/anyOf is discriminated by: `discriminator.propertyName`, else '_type' when branches pin it. */
+/**
+ * The property a oneOf/anyOf is discriminated by: `discriminator.propertyName`, the spec's
+ * `x-kgate-discriminator`, else '_type' when some branch pins it.
+ */
 export function discriminatorProperty(doc: unknown, schema: Node, branches: unknown[]): string | undefined {
   const discriminator = schema.discriminator;
   if (isObject(discriminator) && typeof discriminator.propertyName === 'string') return discriminator.propertyName;
+  if (typeof schema['x-kgate-discriminator'] === 'string') return schema['x-kgate-discriminator'];
   return branches.some((branch) => branchTags(doc, branch, '_type').length > 0) ? '_type' : undefined;
+}
+
+/** The `required` names of a schema. */
+export function requiredSet(schema: Node): Set<string> {
+  return new Set(
+    Array.isArray(schema.required) ? schema.required.filter((n): n is string => typeof n === 'string') : [],
+  );
+}
+
+/**
+ * Merges `allOf` parts into one view so they read like one schema: properties are united (a
+ * property described by several parts becomes the allOf of those descriptions, merged in turn),
+ * `required` lists are united, and other keywords keep their first value.
+ */
+export function flattenAllOf(doc: unknown, schema: Node, depth = 0): Node {
+  if (!Array.isArray(schema.allOf) || depth > 16) return schema;
+  const { allOf, ...own } = schema;
+  const parts = [own, ...allOf.map((part) => deref(doc, part))]
+    .filter(isObject)
+    .map((part) => flattenAllOf(doc, part, depth + 1));
+  const merged: Node = {};
+  const properties: Record<string, unknown[]> = {};
+  const required = new Set<string>();
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === 'properties' && isObject(value)) {
+        for (const [name, property] of Object.entries(value)) (properties[name] ??= []).push(property);
+      } else if (key !== 'required' && !(key in merged)) merged[key] = value;
+    }
+    for (const name of requiredSet(part)) required.add(name);
+  }
+  if (Object.keys(properties).length > 0) {
+    merged.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, list]) => [
+        name,
+        list.length === 1 ? list[0] : flattenAllOf(doc, { allOf: list }, depth + 1),
+      ]),
+    );
+  }
+  if (required.size > 0) merged.required = [...required];
+  return merged;
 }
 
 /** Renders a JSON value as a short sample for a report line. */

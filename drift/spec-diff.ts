@@ -4,11 +4,13 @@ import {
   declaredTypes,
   deref,
   discriminatorProperty,
+  flattenAllOf,
   isObject,
   type JsonType,
   knownValues,
   type Node,
   refName,
+  requiredSet,
   sample,
   typesWithin,
 } from './schema.ts';
@@ -226,8 +228,8 @@ class SpecDiffer {
     const pairKey = `${direction}|${where}|${path}|${refName(old) ?? ''}|${refName(next) ?? ''}`;
     if (this.visiting.has(pairKey) || path.split('.').length > 40) return;
     this.visiting.add(pairKey);
-    const oldSchema = flatten(this.oldDoc, old);
-    const newSchema = flatten(this.newDoc, next);
+    const oldSchema = flattenAllOf(this.oldDoc, old);
+    const newSchema = flattenAllOf(this.newDoc, next);
     const at = path ? `${where} ${path}` : where;
     this.compareTypes(oldSchema, newSchema, direction, at);
     this.compareValues(oldSchema, newSchema, direction, at);
@@ -493,34 +495,6 @@ function mediaTypes(node: unknown): Map<string, Node> {
     out.set(type.split(';')[0]!.trim().toLowerCase(), media);
   }
   return out;
-}
-
-function requiredSet(schema: Node): Set<string> {
-  return new Set(
-    Array.isArray(schema.required) ? schema.required.filter((n): n is string => typeof n === 'string') : [],
-  );
-}
-
-/** Merges `allOf` parts into one view (properties, required, type, limits) so they compare like one schema. */
-function flatten(doc: unknown, schema: Node): Node {
-  if (!Array.isArray(schema.allOf)) return schema;
-  const merged: Node = { ...schema };
-  delete merged.allOf;
-  const properties: Node = isObject(schema.properties) ? { ...schema.properties } : {};
-  const required = new Set(requiredSet(schema));
-  for (const rawPart of schema.allOf) {
-    const part = deref(doc, rawPart);
-    if (!isObject(part)) continue;
-    const flat = flatten(doc, part);
-    for (const [key, value] of Object.entries(flat)) {
-      if (key === 'properties' && isObject(value)) Object.assign(properties, value);
-      else if (key === 'required') for (const name of requiredSet(flat)) required.add(name);
-      else if (!(key in merged)) merged[key] = value;
-    }
-  }
-  merged.properties = properties;
-  if (required.size > 0) merged.required = [...required];
-  return merged;
 }
 
 function variantNames(doc: unknown, schema: Node, branches: unknown[]): Map<string, unknown> {

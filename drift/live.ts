@@ -1,0 +1,220 @@
+import { MASK } from '../cli/redact.ts';
+import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
+import { compareResponse } from './compare.ts';
+import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';
+
+/** What `runLiveDrift` needs: the target and its keys. */
+export interface LiveOptions {
+  /** Base URL of the target, without a trailing slash (it may carry a path prefix). */
+  baseUrl: string;
+  /** The subscribed key, and optionally an exhausted one (adds the documented 403 cases). */
+  keys: { full: string; exhausted?: string };
+  /** Per-request time limit; default 10 s. */
+  timeoutMs?: number;
+  /** Time limit of the whole battery; default 120 s. Cases left when it runs out are skipped. */
+  deadlineMs?: number;
+  /** Largest body read; default 5 MB. */
+  maxBodyBytes?: number;
+  baseline?: Baseline;
+}
+
+/** How one battery request went. */
+export interface CaseOutcome {
+  name: string;
+  operation: string;
+  status?: number;
+  mediaType?: string;
+  /** Number of issues this response showed (before merging repeats). */
+  issues: number;
+  /** A transport failure (timeout, reset, oversized body) or the reason the case was skipped. */
+  error?: string;
+  durationMs: number;
+  /** A curl line reproducing the request, key masked. */
+  curl: string;
+}
+
+/** The result of one `kgate drift live` run. */
+export interface LiveResult {
+  kind: 'drift-live';
+  baseUrl: string;
+  startedAt: string;
+  durationMs: number;
+  findings: DriftFinding[];
+  cases: CaseOutcome[];
+  summary: {
+    requests: number;
+    findings: number;
+    new: number;
+    known: number;
+    /** Baseline fingerprints this run no longer saw. */
+    resolved: string[];
+    transportErrors: number;
+  };
+}
+
+/** The target did not answer at all (connection refused, unknown host): exit code 2. */
+export class UnreachableError extends Error {
+  override name = 'UnreachableError';
+}
+
+const CONSECUTIVE_FAILURES_TO_STOP = 3;
+
+/**
+ * Sends the live battery to a target and compares every response with the spec. Requests run one
+ * at a time, each bounded in time and body size; after three transport failures in a row the
+ * remaining cases are skipped, so a hanging target costs at most a few timeouts.
+ */
+export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
+  const started = Date.now();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const deadline = started + (options.deadlineMs ?? 120_000);
+  const battery = buildBattery({ exhaustedKey: Boolean(options.keys.exhausted) });
+  const context: BatteryContext = {};
+  const findings = new FindingSet();
+  const cases: CaseOutcome[] = [];
+  let failuresInARow = 0;
+
+  for (const [index, item] of battery.entries()) {
+    const request = item.build(context);
+    if (!request) continue;
+    const url = buildUrl(options.baseUrl, request);
+    const curl = curlLine(url, request);
+    if (failuresInARow >= CONSECUTIVE_FAILURES_TO_STOP || Date.now() > deadline) {
+      const why =
+        failuresInARow >= CONSECUTIVE_FAILURES_TO_STOP
+          ? 'skipped after repeated transport failures'
+          : 'skipped: battery deadline passed';
+      cases.push({
+        name: request.name,
+        operation: request.operation.label,
+        issues: 0,
+        error: why,
+        durationMs: 0,
+        curl,
+      });
+      continue;
+    }
+    const begin = Date.now();
+    const key =
+      request.key === 'full' ? options.keys.full : request.key === 'exhausted' ? options.keys.exhausted : undefined;
+    const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
+    const durationMs = Date.now() - begin;
+    if ('error' in answer) {
+      if (index === 0 && answer.unreachable) {
+        throw new UnreachableError(`target ${options.baseUrl} is unreachable: ${answer.error}`);
+      }
+      failuresInARow += 1;
+      cases.push({
+        name: request.name,
+        operation: request.operation.label,
+        issues: 0,
+        error: answer.error,
+        durationMs,
+        curl,
+      });
+      continue;
+    }
+    failuresInARow = 0;
+    const comparison = compareResponse(request.operation, answer.status, answer.contentType, answer.text);
+    findings.add(comparison.issues, {
+      operationId: request.operation.operationId,
+      operation: request.operation.label,
+      status: answer.status,
+      mediaType: comparison.mediaType,
+      seenIn: request.name,
+    });
+    if (answer.status === 200 && comparison.body !== undefined) item.learn?.(comparison.body, context);
+    cases.push({
+      name: request.name,
+      operation: request.operation.label,
+      status: answer.status,
+      ...(comparison.mediaType ? { mediaType: comparison.mediaType } : {}),
+      issues: comparison.issues.length,
+      durationMs,
+      curl,
+    });
+  }
+
+  const list = findings.list();
+  const resolved = options.baseline ? applyBaseline(list, options.baseline) : [];
+  const known = list.filter((finding) => finding.known).length;
+  return {
+    kind: 'drift-live',
+    baseUrl: options.baseUrl,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    findings: list,
+    cases,
+    summary: {
+      requests: cases.filter((item) => item.status !== undefined).length,
+      findings: list.length,
+      new: list.length - known,
+      known,
+      resolved,
+      transportErrors: cases.filter((item) => item.error !== undefined).length,
+    },
+  };
+}
+
+function buildUrl(baseUrl: string, request: BatteryRequest): string {
+  const query = new URLSearchParams(request.query).toString();
+  return `${baseUrl}${request.path}${query ? `?${query}` : ''}`;
+}
+
+function curlLine(url: string, request: BatteryRequest): string {
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const parts = ['curl', '-sS'];
+  if (request.key !== 'none') parts.push('-H', quote(`Ocp-Apim-Subscription-Key: ${MASK}`));
+  if (request.form) parts.push('--data', quote(new URLSearchParams(request.form).toString()));
+  parts.push(quote(url));
+  return parts.join(' ');
+}
+
+type Answer = { status: number; contentType?: string; text: string } | { error: string; unreachable: boolean };
+
+async function send(
+  url: string,
+  request: BatteryRequest,
+  key: string | undefined,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (key) headers['Ocp-Apim-Subscription-Key'] = key;
+  let body: string | undefined;
+  if (request.form) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(request.form).toString();
+  }
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await fetch(url, { method: request.operation.method.toUpperCase(), headers, body, signal });
+    const text = await readLimited(response, maxBytes);
+    if (text === undefined) return { error: `body larger than ${maxBytes} bytes`, unreachable: false };
+    return { status: response.status, contentType: response.headers.get('content-type') ?? undefined, text };
+  } catch (error) {
+    if (signal.aborted) return { error: `no complete answer within ${timeoutMs} ms`, unreachable: false };
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const code = cause?.code ?? '';
+    const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
+    return { error: `${code || 'transport error'}: ${cause?.message ?? (error as Error).message}`, unreachable };
+  }
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { normalizePath, walkInstance } from './walk.ts';
+
+const DOC = {
+  components: {
+    schemas: {
+      List: {
+        type: 'object',
+        required: ['value'],
+        properties: { value: { type: 'array', items: { $ref: '#/components/schemas/Item' } } },
+      },
+      Item: {
+        type: 'object',
+        required: ['id', 'when'],
+        properties: {
+          id: { type: 'string' },
+          when: { type: 'string', format: 'date-time' },
+          prob: { type: 'number', minimum: 0, maximum: 1 },
+          kind: { type: 'string', 'x-kgate-known-values': ['WebPages', 'Facts'] },
+          rule: { $ref: '#/components/schemas/Rule' },
+        },
+      },
+      Rule: {
+        oneOf: [
+          { $ref: '#/components/schemas/Link' },
+          { $ref: '#/components/schemas/Media' },
+          { $ref: '#/components/schemas/OtherRule' },
+        ],
+        'x-kgate-discriminator': '_type',
+      },
+      Link: {
+        type: 'object',
+        required: ['_type', 'url'],
+        properties: { _type: { const: 'Rules/Link' }, url: { type: 'string' } },
+      },
+      Media: {
+        type: 'object',
+        required: ['_type'],
+        properties: { _type: { const: 'Rules/Media' }, width: { type: 'integer' } },
+      },
+      OtherRule: {
+        type: 'object',
+        required: ['_type'],
+        properties: { _type: { type: 'string', not: { enum: ['Rules/Link', 'Rules/Media'] } } },
+      },
+      Error401: {
+        allOf: [
+          {
+            type: 'object',
+            required: ['error'],
+            properties: {
+              error: {
+                type: 'object',
+                required: ['statusCode', 'message'],
+                properties: { statusCode: { type: 'integer' }, message: { type: 'string' } },
+              },
+            },
+          },
+          { type: 'object', properties: { error: { type: 'object', properties: { statusCode: { const: 401 } } } } },
+        ],
+      },
+    },
+  },
+};
+
+const LIST = { $ref: '#/components/schemas/List' };
+const item = (extra: Record<string, unknown> = {}) => ({ id: 'a', when: '2026-01-02T03:04:05Z', ...extra });
+
+interface Case {
+  given: { title: string; schema: unknown; instance: unknown };
+  want: Array<[kind: string, path: string]>;
+}
+
+const CASES: Case[] = [
+  { given: { title: 'conforming list', schema: LIST, instance: { value: [item(), item({ prob: 0.5 })] } }, want: [] },
+  {
+    given: {
+      title: 'undocumented property in an array item',
+      schema: LIST,
+      instance: { value: [item(), item({ logprob: -3 })] },
+    },
+    want: [['undocumented-property', '$.value[1].logprob']],
+  },
+  {
+    given: { title: 'required property missing', schema: LIST, instance: { value: [{ id: 'a' }] } },
+    want: [['missing-property', '$.value[0].when']],
+  },
+  {
+    given: { title: 'type changed', schema: LIST, instance: { value: [item({ id: 7 })] } },
+    want: [['type-changed', '$.value[0].id']],
+  },
+  {
+    given: { title: 'format changed', schema: LIST, instance: { value: [item({ when: '02/01/2026' })] } },
+    want: [['format-changed', '$.value[0].when']],
+  },
+  {
+    given: { title: 'limit broken', schema: LIST, instance: { value: [item({ prob: 1.5 })] } },
+    want: [['constraint-changed', '$.value[0].prob']],
+  },
+  {
+    given: { title: 'value outside the known values', schema: LIST, instance: { value: [item({ kind: 'News' })] } },
+    want: [['new-enum-value', '$.value[0].kind']],
+  },
+  {
+    given: {
+      title: 'oneOf branch chosen by _type',
+      schema: LIST,
+      instance: { value: [item({ rule: { _type: 'Rules/Media', width: 3 } })] },
+    },
+    want: [],
+  },
+  {
+    given: {
+      title: 'undocumented property inside the tagged branch',
+      schema: LIST,
+      instance: { value: [item({ rule: { _type: 'Rules/Link', url: 'u', text: 't' } })] },
+    },
+    want: [['undocumented-property', '$.value[0].rule.text']],
+  },
+  {
+    given: {
+      title: 'new _type value falls back to the catch-all branch',
+      schema: LIST,
+      instance: { value: [item({ rule: { _type: 'Rules/Text', text: 't' } })] },
+    },
+    want: [
+      ['new-type-value', '$.value[0].rule._type'],
+      ['undocumented-property', '$.value[0].rule.text'],
+    ],
+  },
+  {
+    given: {
+      title: 'allOf parts merge without hiding inner properties',
+      schema: { $ref: '#/components/schemas/Error401' },
+      instance: { error: { statusCode: 401, message: 'no' } },
+    },
+    want: [],
+  },
+  {
+    given: {
+      title: 'const inside allOf reports a new value',
+      schema: { $ref: '#/components/schemas/Error401' },
+      instance: { error: { statusCode: 402, message: 'no', code: 'x' } },
+    },
+    want: [
+      ['new-enum-value', '$.error.statusCode'],
+      ['undocumented-property', '$.error.code'],
+    ],
+  },
+  {
+    given: { title: 'untyped schema accepts anything', schema: { description: 'any' }, instance: { a: 1 } },
+    want: [],
+  },
+  {
+    given: { title: 'bare number body', schema: { type: 'number', minimum: -1, maximum: 1 }, instance: 0.5 },
+    want: [],
+  },
+  {
+    given: { title: 'odd property names are quoted', schema: { type: 'object' }, instance: { 'a-b': 1 } },
+    want: [['undocumented-property', '$["a-b"]']],
+  },
+];
+
+describe('drift walk: walkInstance', () => {
+  for (const { given, want } of CASES) {
+    test(given.title, () => {
+      const got = walkInstance(DOC, given.schema, given.instance).map((issue) => [issue.kind, issue.path]);
+      assert.deepEqual(got, want);
+    });
+  }
+
+  test('normalized paths drop array indexes', () => {
+    const [issue] = walkInstance(DOC, LIST, { value: [item(), item(), item({ logprob: 1 })] });
+    assert.equal(issue?.normalizedPath, '$.value[].logprob');
+    assert.equal(normalizePath('$.a[12].b[0]'), '$.a[].b[]');
+  });
+
+  test('a new value is part of the identity, a sample of an extra property is not', () => {
+    const issues = walkInstance(DOC, LIST, { value: [item({ kind: 'News', extra: 'x' })] });
+    assert.deepEqual(
+      issues.map((issue) => [issue.kind, issue.identity]),
+      [
+        ['new-enum-value', '"News"'],
+        ['undocumented-property', undefined],
+      ],
+    );
+  });
+});
