@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { getOperation, type JsonObject, loadSpec, matchOperation, OPERATIONS, SPEC_PATH } from './spec.ts';
+
+const EXPECTED = [
+  { given: 'interpretGet', want: { method: 'get', path: '/academic/v1.0/interpret', group: 'academic' } },
+  { given: 'interpretPost', want: { method: 'post', path: '/academic/v1.0/interpret', group: 'academic' } },
+  { given: 'evaluateGet', want: { method: 'get', path: '/academic/v1.0/evaluate', group: 'academic' } },
+  { given: 'evaluatePost', want: { method: 'post', path: '/academic/v1.0/evaluate', group: 'academic' } },
+  { given: 'calchistogramGet', want: { method: 'get', path: '/academic/v1.0/calchistogram', group: 'academic' } },
+  { given: 'calchistogramPost', want: { method: 'post', path: '/academic/v1.0/calchistogram', group: 'academic' } },
+  { given: 'similarityGet', want: { method: 'get', path: '/academic/v1.0/similarity', group: 'similarity' } },
+  { given: 'similarityPost', want: { method: 'post', path: '/academic/v1.0/similarity', group: 'similarity' } },
+  { given: 'answerSearch', want: { method: 'get', path: '/answersearch/v7.0/search', group: 'answerSearch' } },
+  { given: 'urlPreview', want: { method: 'get', path: '/urlpreview/v7.0/search', group: 'urlPreview' } },
+  { given: 'hotEvents', want: { method: 'get', path: '/eventknowledge/v1.0/hotevents', group: 'eventKnowledge' } },
+  {
+    given: 'relatedEvents',
+    want: { method: 'get', path: '/eventknowledge/v1.0/relatedevents', group: 'eventKnowledge' },
+  },
+  {
+    given: 'eventDocuments',
+    want: { method: 'get', path: '/eventknowledge/v1.0/events/{event_id}/documents', group: 'eventKnowledge' },
+  },
+] as const;
+
+/** The statuses the interface documents, per group (401 and 403 apply to every operation). */
+const STATUSES: Record<string, string[]> = {
+  academic: ['200', '400', '401', '403', '404', '500'],
+  similarity: ['200', '400', '401', '403', '408', '500'],
+  answerSearch: ['200', '400', '401', '403', '429'],
+  urlPreview: ['200', '400', '401', '403', '429'],
+  eventKnowledge: ['200', '401', '403', '404'],
+};
+
+describe('the spec', () => {
+  test('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    const api = (await SwaggerParser.validate(SPEC_PATH)) as unknown as JsonObject;
+    assert.equal(api.openapi, '3.1.0');
+  });
+
+  test('has exactly the 13 operations of the interface', () => {
+    assert.deepEqual(
+      OPERATIONS.map((op) => op.operationId),
+      EXPECTED.map((row) => row.given),
+    );
+  });
+
+  for (const { given, want } of EXPECTED) {
+    test(`${given}: ${want.method.toUpperCase()} ${want.path} in group ${want.group}`, () => {
+      const op = getOperation(given);
+      assert.ok(op, `${given} must exist`);
+      assert.deepEqual({ method: op.method, path: op.path, group: op.group }, want);
+      assert.deepEqual(Object.keys(op.responses).sort(), [...(STATUSES[op.group] ?? [])].sort());
+    });
+  }
+
+  test('every operation requires the subscription key header', () => {
+    const doc = loadSpec();
+    const scheme = ((doc.components as JsonObject).securitySchemes as JsonObject).subscriptionKey as JsonObject;
+    assert.deepEqual(scheme, { ...scheme, type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key' });
+    for (const op of OPERATIONS) {
+      const raw = ((doc.paths as JsonObject)[op.path] as JsonObject)[op.method] as JsonObject;
+      assert.deepEqual(raw.security, [{ subscriptionKey: [] }], `${op.operationId} must declare the key`);
+    }
+  });
+
+  test('POST variants take a form body with the same fields as the GET query', () => {
+    for (const post of OPERATIONS.filter((op) => op.method === 'post')) {
+      const get = OPERATIONS.find((op) => op.method === 'get' && op.path === post.path);
+      assert.ok(get, `${post.operationId} has a GET twin`);
+      assert.equal(post.requestMediaType, 'application/x-www-form-urlencoded');
+      const form = post.requestSchema as JsonObject;
+      const schemas = (loadSpec().components as JsonObject).schemas as JsonObject;
+      const resolved = schemas[String(form.$ref).split('/').pop() as string] as JsonObject;
+      const fields = Object.keys(resolved.properties as JsonObject).sort();
+      assert.deepEqual(fields, get.parameters.map((p) => p.name).sort(), `${post.operationId} form fields`);
+      assert.deepEqual(
+        [...((resolved.required as string[]) ?? [])].sort(),
+        get.parameters
+          .filter((p) => p.required)
+          .map((p) => p.name)
+          .sort(),
+        `${post.operationId} required form fields`,
+      );
+    }
+  });
+
+  test('the paged operations say how they page', () => {
+    const paged = OPERATIONS.filter((op) => op.paging).map((op) => op.operationId);
+    assert.deepEqual(paged, [
+      'interpretGet',
+      'interpretPost',
+      'evaluateGet',
+      'evaluatePost',
+      'calchistogramGet',
+      'calchistogramPost',
+      'answerSearch',
+      'hotEvents',
+      'relatedEvents',
+      'eventDocuments',
+    ]);
+    for (const op of OPERATIONS.filter((o) => o.paging)) {
+      const names = op.parameters.map((p) => p.name);
+      const formNames = Object.keys(
+        (
+          ((loadSpec().components as JsonObject).schemas as JsonObject)[
+            String(op.requestSchema?.$ref ?? '')
+              .split('/')
+              .pop() ?? ''
+          ] as JsonObject | undefined
+        )?.properties ?? {},
+      );
+      for (const name of [op.paging?.count, op.paging?.offset]) {
+        assert.ok(
+          names.includes(name as string) || formNames.includes(name as string),
+          `${op.operationId} has ${name}`,
+        );
+      }
+    }
+  });
+});
+
+describe('matchOperation', () => {
+  const cases = [
+    { given: ['GET', '/academic/v1.0/evaluate'], want: { id: 'evaluateGet', prefix: '', params: {} } },
+    { given: ['POST', '/academic/v1.0/evaluate'], want: { id: 'evaluatePost', prefix: '', params: {} } },
+    { given: ['GET', '/gw/v2/academic/v1.0/similarity'], want: { id: 'similarityGet', prefix: '/gw/v2', params: {} } },
+    {
+      given: ['GET', '/eventknowledge/v1.0/events/ab%2Fc/documents'],
+      want: { id: 'eventDocuments', prefix: '', params: { event_id: 'ab/c' } },
+    },
+    {
+      given: ['GET', '/eventknowledge/v1.0/events/%E0%A4%A/documents'],
+      want: { id: 'eventDocuments', prefix: '', params: { event_id: '%E0%A4%A' } },
+    },
+    { given: ['DELETE', '/academic/v1.0/evaluate'], want: undefined },
+    { given: ['GET', '/academic/v1.0/nothing'], want: undefined },
+  ] as const;
+  for (const { given, want } of cases) {
+    test(`${given.join(' ')}`, () => {
+      const match = matchOperation(given[0], given[1]);
+      assert.deepEqual(
+        match && { id: match.operation.operationId, prefix: match.prefix, params: match.pathParams },
+        want,
+      );
+    });
+  }
+});
