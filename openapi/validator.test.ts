@@ -231,7 +231,8 @@ describe('validateResponse', () => {
 });
 
 describe('validateRequest', () => {
-  const cases = [
+  type Parts = Record<string, string>;
+  const cases: { given: { op: string; query?: Parts; form?: Parts; pathParams?: Parts }; want: string[] }[] = [
     { given: { op: 'evaluateGet', query: { expr: 'Y>2012', count: '10', offset: '0' } }, want: [] },
     { given: { op: 'evaluateGet', query: { count: '10' } }, want: ['expr'] },
     { given: { op: 'evaluateGet', query: { expr: 'Y>2012', count: '-1' } }, want: ['count'] },
