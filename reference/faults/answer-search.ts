@@ -139,15 +139,12 @@ export function answerSearchFaults(): Fault[] {
       }),
     },
     {
-      name: 'answersearch-no-429',
-      group: 'answerSearch',
-      operations: [...OPS.answerSearch],
+      name: 'rate-limit-disabled',
+      group: 'all',
+      operations: [...OPS.answerSearch, ...OPS.urlPreview],
       deviation: 'forbidden',
-      description: 'answer search has no rate limit: a burst over the rate is answered 200, never 429',
-      async response(ctx, result) {
-        if (result.status !== 429) return result;
-        return ctx.call(ctx.operationId, ctx.params, ctx.pathParams);
-      },
+      description: 'answer search and URL preview have no rate limit: a burst over the rate is answered 200, never 429',
+      settings: { rateLimit: Number.POSITIVE_INFINITY },
     },
     {
       name: 'answersearch-429-no-seconds',

@@ -1,0 +1,767 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type ReferenceServer, startReferenceServer } from '../index.ts';
+import { ROUTE_BY_ID } from '../routes.ts';
+import { FAULTS } from './index.ts';
+
+// Every forbidden and drift fault is proven over real HTTP: the faulty base_url shows the
+// deviation and the clean one does not. Hostile faults have their own file (hostile.test.ts).
+
+type Role = 'full' | 'academicOnly' | 'exhausted' | 'none' | 'wrong';
+
+/** One request: a path under the base_url, its query or form, and which key to send. */
+interface Req {
+  path: string;
+  query?: Record<string, string>;
+  form?: Record<string, string>;
+  key?: Role;
+}
+
+/** A parsed answer body: predicates read arbitrary paths, and a wrong path just makes them false. */
+// biome-ignore lint/suspicious/noExplicitAny: predicates over untyped JSON read best with optional chaining
+type Json = any;
+
+/** What a case looks at in an answer. */
+interface Res {
+  status: number;
+  type: string;
+  text: string;
+  json: Json;
+  ms: number;
+}
+
+/** A fault, the requests that expose it, and the property its answers show (and the clean ones do not). */
+interface Case {
+  fault: string;
+  run(base: string): Promise<Res[]>;
+  shows(res: Res[]): boolean;
+}
+
+const A = '/academic/v1.0';
+const ANSWER = '/answersearch/v7.0/search';
+const PREVIEW = '/urlpreview/v7.0/search';
+const EK = '/eventknowledge/v1.0';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+let server: ReferenceServer;
+/** A second server with a low rate limit, for the 429 faults (its buckets refill in a second). */
+let limited: ReferenceServer;
+let academicReady = false;
+const ACADEMIC_FAULTS = new Set(
+  FAULTS.filter((f) => f.operations.every((op) => /^(interpret|evaluate|calchistogram|similarity)/.test(op))).map(
+    (f) => f.name,
+  ),
+);
+const sample = { author: '', query: '', prefixQuery: '', expr: '', narrowExpr: '', eventId: '', busyEventId: '' };
+
+async function send(base: string, req: Req, keys = server.keys): Promise<Res> {
+  const url = new URL(base + req.path);
+  for (const [name, value] of Object.entries(req.query ?? {})) url.searchParams.set(name, value);
+  const role = req.key ?? 'full';
+  const headers: Record<string, string> = {};
+  if (role === 'wrong') headers['Ocp-Apim-Subscription-Key'] = 'not-a-key-0000';
+  else if (role !== 'none') headers['Ocp-Apim-Subscription-Key'] = keys[role];
+  let body: string | undefined;
+  if (req.form) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(req.form).toString();
+  }
+  const started = performance.now();
+  const res = await fetch(url, { method: req.form ? 'POST' : 'GET', headers, body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    text,
+    json,
+    ms: performance.now() - started,
+  };
+}
+
+/** A case whose requests run one after the other. */
+function seq(fault: string, reqs: () => Req[], shows: (res: Res[]) => boolean): Case {
+  return {
+    fault,
+    async run(base) {
+      const out: Res[] = [];
+      for (const req of reqs()) out.push(await send(base, req));
+      return out;
+    },
+    shows,
+  };
+}
+
+const ids = (res: Res, list = 'entities') => ((res.json?.[list] ?? []) as { Id?: number }[]).map((e) => e.Id);
+const nonIncreasing = (values: number[]) => values.every((v, i) => i === 0 || values[i - 1]! >= v);
+const nonDecreasing = (values: number[]) => values.every((v, i) => i === 0 || values[i - 1]! <= v);
+const pageUrls = (res: Res) => ((res.json?.webPages?.value ?? []) as { url?: string }[]).map((p) => p.url);
+const eventIds = (res: Res) => ((res.json?.value ?? []) as { eventId?: string }[]).map((e) => e.eventId);
+const interpretations = (res: Res) => (res.json?.interpretations ?? []) as Record<string, Json>[];
+const histogram = (res: Res, attribute: string) =>
+  ((res.json?.histograms ?? []) as Record<string, Json>[]).find((h) => h.attribute === attribute);
+const rankingItems = (res: Res) =>
+  ['mainline', 'sidebar'].flatMap((s) => (res.json?.rankingResponse?.[s]?.items ?? []) as Record<string, Json>[]);
+const differ = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
+const interpret = (query: Record<string, string>): Req => ({ path: `${A}/interpret`, query });
+const evaluate = (query: Record<string, string>): Req => ({ path: `${A}/evaluate`, query });
+const histo = (query: Record<string, string>): Req => ({ path: `${A}/calchistogram`, query });
+const similarity = (s1: string, s2: string): Req => ({ path: `${A}/similarity`, query: { s1, s2 } });
+const answer = (query: Record<string, string>, key?: Role): Req => ({
+  path: ANSWER,
+  query: { mkt: 'en-US', ...query },
+  key,
+});
+const hot = (query: Record<string, string> = {}, key?: Role): Req => ({
+  path: `${EK}/hotevents`,
+  query: { date: '2026-11-01', ...query },
+  key,
+});
+const related = (query: Record<string, string> = {}): Req => ({
+  path: `${EK}/relatedevents`,
+  query: { wikipediaid: 'Barack_Obama', ...query },
+});
+const documents = (eventId: string, query: Record<string, string> = {}): Req => ({
+  path: `${EK}/events/${eventId}/documents`,
+  query,
+});
+const asPost = (req: Req): Req => ({ path: req.path, form: req.query, key: req.key });
+const bigText = (bytes: number) => 'graph neural networks '.repeat(Math.ceil(bytes / 22)).slice(0, bytes);
+
+const CASES: Case[] = [
+  // academic: interpret
+  seq(
+    'interpret-prob-missing',
+    () => [interpret({ query: sample.query })],
+    ([r]) => interpretations(r!).some((i) => !('prob' in i)),
+  ),
+  seq(
+    'interpret-not-sorted-by-prob',
+    () => [interpret({ query: sample.prefixQuery, complete: '1', count: '20' })],
+    ([r]) => !nonIncreasing(interpretations(r!).map((i) => i.prob)),
+  ),
+  seq(
+    'interpret-count-ignored',
+    () => [interpret({ query: sample.prefixQuery, complete: '1', count: '1' })],
+    ([r]) => interpretations(r!).length > 1,
+  ),
+  seq(
+    'interpret-offset-ignored',
+    () => [
+      interpret({ query: sample.prefixQuery, complete: '1', count: '1', offset: '1' }),
+      interpret({ query: sample.prefixQuery, complete: '1', count: '2' }),
+    ],
+    ([page, full]) => differ(interpretations(page!)[0], interpretations(full!)[1]),
+  ),
+  seq(
+    'interpret-query-not-echoed',
+    () => [interpret({ query: sample.query })],
+    ([r]) => r!.json.query !== sample.query,
+  ),
+  {
+    fault: 'interpret-output-rejected-by-evaluate',
+    async run(base) {
+      const first = await send(base, interpret({ query: sample.query }));
+      const outputs = interpretations(first).map((i) => i.rules[0].output.value as string);
+      const checks = await Promise.all(outputs.map((expr) => send(base, evaluate({ expr }))));
+      return [first, ...checks];
+    },
+    shows: ([, ...checks]) => checks.some((r) => r.status !== 200),
+  },
+  seq(
+    'interpret-timeout-ignored',
+    () => [interpret({ query: sample.query, timeout: '1' })],
+    ([r]) => r!.ms > 2000 && r!.json.aborted === false,
+  ),
+  seq(
+    'interpret-aborted-not-boolean',
+    () => [interpret({ query: sample.query })],
+    ([r]) => typeof r!.json.aborted !== 'boolean',
+  ),
+  seq(
+    'interpret-post-ignores-count',
+    () => {
+      const get = interpret({ query: sample.prefixQuery, complete: '1', count: '1' });
+      return [get, asPost(get)];
+    },
+    ([get, post]) => differ(get!.json, post!.json),
+  ),
+  // academic: evaluate
+  seq(
+    'evaluate-entity-prob-missing',
+    () => [evaluate({ expr: sample.expr, attributes: 'Ti' })],
+    ([r]) => (r!.json.entities as object[]).some((e) => !('prob' in e)),
+  ),
+  seq(
+    'evaluate-year-as-string',
+    () => [evaluate({ expr: sample.expr, attributes: 'Y' })],
+    ([r]) => (r!.json.entities as { Y: unknown }[]).some((e) => typeof e.Y === 'string'),
+  ),
+  seq(
+    'evaluate-offset-off-by-one',
+    () => [
+      evaluate({ expr: sample.expr, count: '2', offset: '2' }),
+      evaluate({ expr: sample.expr, count: '4', offset: '0' }),
+    ],
+    ([page, full]) => differ(ids(page!), ids(full!).slice(2, 4)),
+  ),
+  seq(
+    'evaluate-count-ignored',
+    () => [evaluate({ expr: sample.expr, count: '2' })],
+    ([r]) => ids(r!).length > 2,
+  ),
+  seq(
+    'evaluate-orderby-ignored',
+    () => [evaluate({ expr: sample.narrowExpr, count: '1000', orderby: 'Y:asc', attributes: 'Y' })],
+    ([r]) => !nonDecreasing((r!.json.entities as { Y: number }[]).map((e) => e.Y)),
+  ),
+  seq(
+    'evaluate-orderby-reversed',
+    () => [evaluate({ expr: sample.narrowExpr, count: '1000', orderby: 'Y:asc', attributes: 'Y' })],
+    ([r]) => !nonDecreasing((r!.json.entities as { Y: number }[]).map((e) => e.Y)),
+  ),
+  seq(
+    'evaluate-attributes-ignored',
+    () => [evaluate({ expr: sample.expr, attributes: 'Ti' })],
+    ([r]) => (r!.json.entities as object[]).some((e) => Object.keys(e).some((k) => k !== 'Ti' && k !== 'prob')),
+  ),
+  seq(
+    'evaluate-attributes-case-insensitive',
+    () => [evaluate({ expr: sample.expr, attributes: 'ti' })],
+    ([r]) => ((r!.json?.entities ?? []) as object[]).some((e) => 'Ti' in e),
+  ),
+  seq(
+    'evaluate-expr-not-echoed',
+    () => [evaluate({ expr: sample.expr })],
+    ([r]) => r!.json.expr !== sample.expr,
+  ),
+  seq(
+    'evaluate-aborted-omitted',
+    () => [evaluate({ expr: sample.expr })],
+    ([r]) => !('aborted' in r!.json),
+  ),
+  seq(
+    'evaluate-post-ignores-offset',
+    () => {
+      const get = evaluate({ expr: sample.expr, count: '2', offset: '2' });
+      return [get, asPost(get)];
+    },
+    ([get, post]) => differ(ids(get!), ids(post!)),
+  ),
+  // academic: calchistogram
+  seq(
+    'calchistogram-not-sorted-by-count',
+    () => [histo({ expr: sample.expr, attributes: 'Y', count: '50' })],
+    ([r]) => !nonIncreasing((histogram(r!, 'Y')?.histogram ?? []).map((e: { count: number }) => e.count)),
+  ),
+  seq(
+    'calchistogram-num-entities-off-by-one',
+    () => [histo({ expr: sample.narrowExpr, attributes: 'Y' }), evaluate({ expr: sample.narrowExpr, count: '1000' })],
+    ([h, e]) => h!.json.num_entities !== ids(e!).length,
+  ),
+  seq(
+    'calchistogram-total-count-off-by-one',
+    () => [histo({ expr: sample.narrowExpr, attributes: 'Y', count: '1000' })],
+    ([r]) => histogram(r!, 'Y')?.total_count !== r!.json.num_entities,
+  ),
+  seq(
+    'calchistogram-distinct-values-off-by-one',
+    () => [histo({ expr: sample.narrowExpr, attributes: 'Y', count: '1000' })],
+    ([r]) => histogram(r!, 'Y')?.distinct_values !== histogram(r!, 'Y')?.histogram.length,
+  ),
+  seq(
+    'calchistogram-count-as-string',
+    () => [histo({ expr: sample.expr, attributes: 'Y' })],
+    ([r]) => histogram(r!, 'Y')?.histogram.some((e: { count: unknown }) => typeof e.count === 'string'),
+  ),
+  seq(
+    'calchistogram-expr-not-echoed',
+    () => [histo({ expr: sample.expr, attributes: 'Y' })],
+    ([r]) => r!.json.expr !== sample.expr,
+  ),
+  seq(
+    'calchistogram-count-ignored',
+    () => [histo({ expr: sample.expr, attributes: 'Y', count: '1' })],
+    ([r]) => histogram(r!, 'Y')?.histogram.length > 1,
+  ),
+  seq(
+    'calchistogram-post-ignores-count',
+    () => {
+      const get = histo({ expr: sample.expr, attributes: 'Y', count: '1' });
+      return [get, asPost(get)];
+    },
+    ([get, post]) => differ(get!.json, post!.json),
+  ),
+  seq(
+    'academic-400-code-not-bad-argument',
+    () => [evaluate({ attributes: 'Ti' })],
+    ([r]) => r!.status === 400 && r!.json?.error?.code !== 'Bad Argument',
+  ),
+  seq(
+    'academic-400-message-only',
+    () => [histo({ attributes: 'Y' })],
+    ([r]) => r!.status === 400 && typeof r!.json?.error !== 'object',
+  ),
+  seq(
+    'evaluate-exhausted-key-401',
+    () => [{ ...evaluate({ expr: sample.expr }), key: 'exhausted' }],
+    ([r]) => r!.status === 401,
+  ),
+  // similarity
+  seq(
+    'similarity-asymmetric',
+    () => [
+      similarity('neural networks for vision', 'graph databases'),
+      similarity('graph databases', 'neural networks for vision'),
+    ],
+    ([ab, ba]) => Math.abs(ab!.json - ba!.json) > 1e-9,
+  ),
+  seq(
+    'similarity-out-of-range',
+    () => [similarity('neural networks', 'neural networks for vision')],
+    ([r]) => typeof r!.json === 'number' && Math.abs(r!.json) > 1,
+  ),
+  seq(
+    'similarity-self-not-one',
+    () => [similarity('neural networks for vision', 'neural networks for vision')],
+    ([r]) => Math.abs(r!.json - 1) > 1e-9,
+  ),
+  seq(
+    'similarity-post-differs',
+    () => {
+      const get = similarity('neural networks', 'neural networks for computer vision and graphs');
+      return [get, asPost(get)];
+    },
+    ([get, post]) => get!.json !== post!.json,
+  ),
+  seq(
+    'similarity-as-string',
+    () => [similarity('neural networks', 'graph databases')],
+    ([r]) => typeof r!.json === 'string',
+  ),
+  seq(
+    'similarity-no-body-limit',
+    () => [{ path: `${A}/similarity`, form: { s1: bigText(2 * 1024 * 1024), s2: 'graph' } }],
+    ([r]) => r!.status !== 400,
+  ),
+  seq(
+    'similarity-body-limit-too-small',
+    () => [{ path: `${A}/similarity`, form: { s1: bigText(300 * 1024), s2: 'graph' } }],
+    ([r]) => r!.status === 400,
+  ),
+  seq(
+    'similarity-body-limit-413',
+    () => [{ path: `${A}/similarity`, form: { s1: bigText(1100 * 1024), s2: 'graph' } }],
+    ([r]) => r!.status === 413,
+  ),
+  seq(
+    'similarity-body-limit-500',
+    () => [{ path: `${A}/similarity`, form: { s1: bigText(1100 * 1024), s2: 'graph' } }],
+    ([r]) => r!.status === 500,
+  ),
+  // answer search
+  seq(
+    'answersearch-webpage-url-missing',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => pageUrls(r!).some((url) => url === undefined),
+  ),
+  seq(
+    'answersearch-total-matches-as-string',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => typeof r!.json.webPages.totalEstimatedMatches === 'string',
+  ),
+  seq(
+    'answersearch-offset-off-by-one',
+    () => [answer({ q: 'jazz history', count: '2', offset: '2' }), answer({ q: 'jazz history', count: '4' })],
+    ([page, full]) => differ(pageUrls(page!), pageUrls(full!).slice(2, 4)),
+  ),
+  seq(
+    'answersearch-offset-ignored',
+    () => [answer({ q: 'jazz history', count: '2', offset: '2' }), answer({ q: 'jazz history', count: '4' })],
+    ([page, full]) => differ(pageUrls(page!), pageUrls(full!).slice(2, 4)),
+  ),
+  seq(
+    'answersearch-count-ignored',
+    () => [answer({ q: 'jazz history', count: '2' })],
+    ([r]) => pageUrls(r!).length > 2,
+  ),
+  seq(
+    'answersearch-missing-mkt-accepted',
+    () => [{ path: ANSWER, query: { q: 'jazz history' } }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'answersearch-400-no-parameter',
+    () => [{ path: ANSWER, query: { q: 'jazz history' } }],
+    ([r]) => r!.status === 400 && !('parameter' in r!.json.errors[0]),
+  ),
+  seq(
+    'answersearch-400-wrong-parameter',
+    () => [{ path: ANSWER, query: { q: 'jazz history' } }],
+    ([r]) => r!.status === 400 && r!.json.errors[0].parameter !== 'mkt',
+  ),
+  seq(
+    'answersearch-401-academic-shape',
+    () => [answer({ q: 'jazz history' }, 'wrong')],
+    ([r]) => r!.status === 401 && typeof r!.json.error.statusCode !== 'number',
+  ),
+  seq(
+    'answersearch-ranking-dangling-index',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => {
+      const lengths: Record<string, number> = {
+        WebPages: r!.json.webPages.value.length,
+        Entities: r!.json.entities.value.length,
+        Facts: r!.json.facts.value.length,
+      };
+      return rankingItems(r!).some(
+        (item) => item.resultIndex !== undefined && item.resultIndex >= lengths[item.answerType]!,
+      );
+    },
+  ),
+  seq(
+    'answersearch-ranking-dangling-id',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => {
+      const known = new Set([
+        r!.json.facts.id,
+        ...r!.json.webPages.value.map((p: { id: string }) => p.id),
+        ...r!.json.entities.value.map((e: { id: string }) => e.id),
+      ]);
+      return rankingItems(r!).some((item) => item.value && !known.has(item.value.id));
+    },
+  ),
+  seq(
+    'answersearch-webpage-id-malformed',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => r!.json.webPages.value.some((p: { id: string }) => !/^https?:\/\/[^#]+#WebPages\.\d+$/.test(p.id)),
+  ),
+  seq(
+    'answersearch-entity-bingid-not-uuid',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => r!.json.entities.value.some((e: { bingId: string }) => !UUID.test(e.bingId)),
+  ),
+  seq(
+    'answersearch-date-last-crawled-not-utc',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => r!.json.webPages.value.some((p: { dateLastCrawled: string }) => !ISO_UTC.test(p.dateLastCrawled)),
+  ),
+  // URL preview
+  seq(
+    'urlpreview-invalid-url-accepted',
+    () => [{ path: PREVIEW, query: { q: 'not a url' } }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'urlpreview-content-type-html',
+    () => [{ path: PREVIEW, query: { q: 'https://example.test/page' } }],
+    ([r]) => !r!.type.startsWith('application/json'),
+  ),
+  seq(
+    'urlpreview-image-missing',
+    () => [{ path: PREVIEW, query: { q: 'https://example.test/page' } }],
+    ([r]) => r!.json.primaryImageOfPage === undefined,
+  ),
+  seq(
+    'urlpreview-400-academic-shape',
+    () => [{ path: PREVIEW, query: { q: 'not a url' } }],
+    ([r]) => r!.status === 400 && r!.json._type !== 'ErrorResponse',
+  ),
+  seq(
+    'urlpreview-exhausted-key-429',
+    () => [{ path: PREVIEW, query: { q: 'https://example.test/page' }, key: 'exhausted' }],
+    ([r]) => r!.status === 429,
+  ),
+  // event knowledge
+  seq(
+    'hotevents-top-ignored',
+    () => [hot({ $top: '1' })],
+    ([r]) => eventIds(r!).length > 1,
+  ),
+  seq(
+    'relatedevents-skip-off-by-one',
+    () => [related({ $top: '2', $skip: '2' }), related({ $top: '4' })],
+    ([page, full]) => differ(eventIds(page!), eventIds(full!).slice(2, 4)),
+  ),
+  seq(
+    'eventdocuments-skip-ignored',
+    () => [documents(sample.busyEventId, { $top: '2', $skip: '2' }), documents(sample.busyEventId, { $top: '4' })],
+    ([page, full]) => differ(page!.json.value, full!.json.value.slice(2, 4)),
+  ),
+  seq(
+    'eventknowledge-no-404',
+    () => [documents('0'.repeat(32))],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'eventknowledge-404-wrong-shape',
+    () => [documents('0'.repeat(32))],
+    ([r]) => r!.status === 404 && r!.json.statusCode !== 404,
+  ),
+  seq(
+    'hotevents-top-document-missing',
+    () => [hot()],
+    ([r]) => r!.json.value.some((e: object) => !('topDocument' in e)),
+  ),
+  seq(
+    'hotevents-document-count-as-string',
+    () => [hot()],
+    ([r]) => r!.json.value.some((e: { documentCount: unknown }) => typeof e.documentCount === 'string'),
+  ),
+  seq(
+    'relatedevents-not-monotonic',
+    () => [related({ $top: '10' })],
+    ([r]) => {
+      const times = (r!.json.value as { from: string }[]).map((e) => Date.parse(e.from));
+      return !nonIncreasing(times) && !nonDecreasing(times);
+    },
+  ),
+  seq(
+    'hotevents-date-ignored',
+    () => [hot({ date: '2026-11-01' }), hot({ date: '2026-11-02' })],
+    ([first, second]) => !differ(eventIds(first!), eventIds(second!)),
+  ),
+  {
+    fault: 'eventknowledge-event-id-not-hex',
+    async run(base) {
+      const list = await send(base, hot());
+      const id = eventIds(list)[0] ?? '';
+      return [list, await send(base, documents(id, { $top: '1' }))];
+    },
+    shows: ([list, docs]) => !/^[0-9a-f]{32}$/.test(eventIds(list!)[0] ?? '') && docs!.status === 200,
+  },
+  seq(
+    'eventdocuments-publish-date-not-iso',
+    () => [documents(sample.eventId)],
+    ([r]) => r!.json.value.some((d: { publishDate: string }) => !ISO_UTC.test(d.publishDate)),
+  ),
+  seq(
+    'relatedevents-time-not-utc',
+    () => [related()],
+    ([r]) => r!.json.value.some((e: { from: string; to: string }) => !ISO_UTC.test(e.from) || !ISO_UTC.test(e.to)),
+  ),
+  // auth and quota
+  seq(
+    'auth-not-enforced-evaluate-post',
+    () => [{ ...asPost(evaluate({ expr: sample.expr })), key: 'none' }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-not-enforced-similarity-get',
+    () => [{ ...similarity('graph', 'graphs'), key: 'wrong' }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-not-enforced-answersearch',
+    () => [answer({ q: 'jazz' }, 'none')],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-not-enforced-urlpreview',
+    () => [{ path: PREVIEW, query: { q: 'https://example.test/' }, key: 'none' }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-not-enforced-hotevents',
+    () => [hot({}, 'wrong')],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-unsubscribed-accepted-answersearch',
+    () => [answer({ q: 'jazz' }, 'academicOnly')],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'auth-unsubscribed-accepted-relatedevents',
+    () => [{ ...related(), key: 'academicOnly' }],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'quota-not-enforced',
+    () => [hot({}, 'exhausted')],
+    ([r]) => r!.status === 200,
+  ),
+  // drift: allowed, undocumented additions
+  seq(
+    'interpret-extra-logprob',
+    () => [interpret({ query: sample.query })],
+    ([r]) => interpretations(r!).some((i) => 'logprob' in i),
+  ),
+  seq(
+    'evaluate-extra-timed-out',
+    () => [evaluate({ expr: sample.expr })],
+    ([r]) => 'timed_out' in r!.json,
+  ),
+  seq(
+    'answersearch-webpage-extra-property',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => r!.json.webPages.value.some((p: object) => 'isNavigational' in p),
+  ),
+  seq(
+    'answersearch-new-contractual-rule-type',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) =>
+      r!.json.entities.value.some((e: { contractualRules: { _type: string }[] }) =>
+        e.contractualRules.some((rule) => rule._type === 'ContractualRules/TextAttribution'),
+      ),
+  ),
+  seq(
+    'answersearch-ranking-news-answer-type',
+    () => [answer({ q: 'jazz history' })],
+    ([r]) => rankingItems(r!).some((item) => item.answerType === 'News') && r!.json.news !== undefined,
+  ),
+  seq(
+    'urlpreview-extra-field',
+    () => [{ path: PREVIEW, query: { q: 'https://example.test/page' } }],
+    ([r]) => 'isFamilyFriendly' in r!.json,
+  ),
+  seq(
+    'hotevents-extra-field',
+    () => [hot()],
+    ([r]) => r!.json.value.some((e: object) => 'hotness' in e),
+  ),
+];
+
+/** Faults that need a burst over the rate limit: run against the low-limit server. */
+function burst(path: string, query: Record<string, string>, times: number, base: string): Promise<Res[]> {
+  return Promise.all(Array.from({ length: times }, () => send(base, { path, query }, limited.keys)));
+}
+
+const RATE_CASES: Case[] = [
+  {
+    fault: 'rate-limit-disabled',
+    async run(base) {
+      const [search, preview] = await Promise.all([
+        burst(ANSWER, { q: 'jazz', mkt: 'en-US' }, 12, base),
+        burst(PREVIEW, { q: 'https://example.test/' }, 12, base),
+      ]);
+      return [...search, ...preview];
+    },
+    shows: (res) => res.every((r) => r.status === 200),
+  },
+  {
+    fault: 'answersearch-429-no-seconds',
+    run: (base) => burst(ANSWER, { q: 'jazz', mkt: 'en-US' }, 12, base),
+    shows: (res) => res.some((r) => r.status === 429 && !/\d+ seconds/.test(r.json.error.message)),
+  },
+  {
+    fault: 'answersearch-429-wrong-shape',
+    run: (base) => burst(ANSWER, { q: 'jazz', mkt: 'en-US' }, 12, base),
+    shows: (res) => res.some((r) => r.status === 429 && r.json.error === undefined),
+  },
+  {
+    fault: 'urlpreview-429-no-recovery',
+    async run(base) {
+      const first = await burst(PREVIEW, { q: 'https://example.test/' }, 12, base);
+      const limitedAnswer = first.find((r) => r.status === 429);
+      const seconds = Number(/(\d+) seconds/.exec(limitedAnswer?.json.error.message ?? '')?.[1] ?? 1);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 100));
+      return [...first, await send(base, { path: PREVIEW, query: { q: 'https://example.test/' } }, limited.keys)];
+    },
+    shows: (res) => res.at(-1)!.status === 429,
+  },
+];
+
+before(async () => {
+  [server, limited] = await Promise.all([
+    startReferenceServer({ quiet: true, rateLimit: 10_000 }),
+    startReferenceServer({ quiet: true, rateLimit: 5 }),
+  ]);
+  const papers = await send(server.url, evaluate({ expr: 'Y>1900', attributes: 'AA.AuN,Y', count: '50' }));
+  academicReady = papers.status === 200;
+  if (academicReady) {
+    const entities = papers.json.entities as { AA?: { AuN: string }[]; Y: number }[];
+    sample.author = entities.find((e) => e.AA?.length)!.AA![0]!.AuN;
+    sample.query = `papers by ${sample.author}`;
+    sample.prefixQuery = `papers by ${sample.author.split(' ')[0]!.slice(0, 2)}`;
+    sample.expr = 'Y>1900';
+    const year = entities[0]!.Y;
+    sample.narrowExpr = `Y=[${year},${year + 3}]`;
+  }
+  const hotList = await send(server.url, hot());
+  sample.eventId = eventIds(hotList)[0]!;
+  sample.busyEventId = eventIds(hotList)[0]!;
+});
+
+after(async () => {
+  await Promise.all([server?.close(), limited?.close()]);
+});
+
+describe('fault catalogue', () => {
+  test('names are unique kebab-case and every operation id exists', () => {
+    const names = FAULTS.map((fault) => fault.name);
+    assert.equal(new Set(names).size, names.length, 'duplicate fault names');
+    for (const fault of FAULTS) {
+      assert.match(fault.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, fault.name);
+      assert.ok(fault.operations.length > 0, `${fault.name} names no operation`);
+      for (const op of fault.operations) assert.ok(ROUTE_BY_ID.has(op), `${fault.name}: unknown operation ${op}`);
+      assert.ok(fault.description.length > 10 && !fault.description.includes('\n'), `${fault.name}: description`);
+    }
+  });
+
+  test('has at least 30 forbidden, 4 drift and 5 hostile faults', () => {
+    const count = (deviation: string) => FAULTS.filter((fault) => fault.deviation === deviation).length;
+    assert.ok(count('forbidden') >= 30, `forbidden: ${count('forbidden')}`);
+    assert.ok(count('drift') >= 4, `drift: ${count('drift')}`);
+    assert.ok(count('hostile') >= 5, `hostile: ${count('hostile')}`);
+  });
+
+  test('GET /faults serves the catalogue without a key', async () => {
+    const res = await send(server.url, { path: '/faults', key: 'none' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.json,
+      FAULTS.map(({ name, group, operations, deviation, description }) => ({
+        name,
+        group,
+        operations,
+        deviation,
+        description,
+      })),
+    );
+  });
+
+  test('every forbidden and drift fault has a case below', () => {
+    const covered = new Set([...CASES, ...RATE_CASES].map((c) => c.fault));
+    const missing = FAULTS.filter((fault) => fault.deviation !== 'hostile' && !covered.has(fault.name));
+    assert.deepEqual(
+      missing.map((fault) => fault.name),
+      [],
+    );
+  });
+});
+
+describe('each fault shows its deviation and the clean server does not', () => {
+  for (const c of CASES) {
+    test(c.fault, async (t) => {
+      if (ACADEMIC_FAULTS.has(c.fault) && !academicReady) return t.skip('academic engine not built yet');
+      const [clean, faulty] = await Promise.all([c.run(server.url), c.run(`${server.url}/faults/${c.fault}`)]);
+      assert.equal(
+        c.shows(clean),
+        false,
+        `the clean server already shows it: ${clean.map((r) => r.text.slice(0, 200))}`,
+      );
+      assert.equal(c.shows(faulty), true, `the fault does not show: ${faulty.map((r) => r.text.slice(0, 200))}`);
+    });
+  }
+});
+
+describe('rate-limit faults (server limited to 5 requests/s per key)', () => {
+  for (const c of RATE_CASES) {
+    test(c.fault, async () => {
+      // The clean and faulty buckets are separate; wait for the clean one to refill from the previous case.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const clean = await c.run(limited.url);
+      const faulty = await c.run(`${limited.url}/faults/${c.fault}`);
+      assert.equal(c.shows(clean), false, `the clean server already shows it: ${clean.map((r) => r.status)}`);
+      assert.equal(c.shows(faulty), true, `the fault does not show: ${faulty.map((r) => r.text.slice(0, 120))}`);
+    });
+  }
+});

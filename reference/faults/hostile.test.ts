@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { type ReferenceServer, startReferenceServer } from '../index.ts';
+import { HUGE_BODY_BYTES, SLOW_BODY } from './hostile.ts';
+
+// Hostile faults break the transport, so they are probed with node:http directly: what arrives,
+// how fast, and that the server still closes promptly while one of them holds a connection.
+
+const PATH = '/answersearch/v7.0/search?q=jazz&mkt=en-US';
+
+let server: ReferenceServer;
+
+interface Probe {
+  /** Status line, when headers arrived. */
+  status?: number;
+  contentType?: string;
+  /** Bytes of body read before the probe stopped. */
+  bytes: number;
+  body: string;
+  /** 'end' (complete), 'limit' (stopped reading), 'timeout', or the socket error code. */
+  outcome: string;
+  headersMs?: number;
+  ms: number;
+}
+
+/** Sends one GET and reads at most `maxBytes` of the answer within `timeoutMs`. */
+function probe(url: string, options: { timeoutMs: number; maxBytes?: number; keepBody?: boolean }): Promise<Probe> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const result: Probe = { bytes: 0, body: '', outcome: 'timeout', ms: 0 };
+    const finish = (outcome: string) => {
+      clearTimeout(timer);
+      result.outcome = outcome;
+      result.ms = performance.now() - started;
+      req.destroy();
+      resolve(result);
+    };
+    const req = request(url, { headers: { 'Ocp-Apim-Subscription-Key': server.keys.full }, agent: false }, (res) => {
+      result.status = res.statusCode;
+      result.contentType = res.headers['content-type'];
+      result.headersMs = performance.now() - started;
+      res.on('data', (chunk: Buffer) => {
+        result.bytes += chunk.length;
+        if (options.keepBody) result.body += chunk.toString();
+        if (options.maxBytes !== undefined && result.bytes >= options.maxBytes) finish('limit');
+      });
+      res.on('end', () => finish('end'));
+      res.on('error', (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+    const timer = setTimeout(() => finish('timeout'), options.timeoutMs);
+    req.end();
+  });
+}
+
+before(async () => {
+  server = await startReferenceServer({ quiet: true });
+});
+
+after(async () => {
+  await server?.close();
+});
+
+describe('hostile faults', () => {
+  const cases: {
+    given: string;
+    options: { timeoutMs: number; maxBytes?: number; keepBody?: boolean };
+    want(p: Probe): void;
+  }[] = [
+    {
+      given: 'hang',
+      options: { timeoutMs: 800 },
+      want: (p) => assert.deepEqual([p.status, p.outcome], [undefined, 'timeout']),
+    },
+    {
+      given: 'reset',
+      options: { timeoutMs: 2000 },
+      want: (p) => assert.deepEqual([p.status, p.outcome], [undefined, 'ECONNRESET']),
+    },
+    {
+      given: 'invalid-json',
+      options: { timeoutMs: 2000, keepBody: true },
+      want(p) {
+        assert.deepEqual([p.status, p.outcome], [200, 'end']);
+        assert.match(p.contentType ?? '', /^application\/json/);
+        assert.throws(() => JSON.parse(p.body), SyntaxError);
+      },
+    },
+    {
+      given: 'huge-body',
+      options: { timeoutMs: 5000, maxBytes: 8 * 1024 * 1024 },
+      want(p) {
+        assert.deepEqual([p.status, p.outcome], [200, 'limit']);
+        assert.match(p.contentType ?? '', /^application\/json/);
+      },
+    },
+    {
+      given: 'slow-body',
+      options: { timeoutMs: 2500, keepBody: true },
+      want(p) {
+        assert.deepEqual([p.status, p.outcome], [200, 'timeout']);
+        assert.ok((p.headersMs ?? Number.POSITIVE_INFINITY) < 500, `headers took ${p.headersMs} ms`);
+        assert.ok(p.bytes >= 1 && p.bytes <= 3, `${p.bytes} bytes in 2.5 s`);
+        assert.ok(SLOW_BODY.startsWith(p.body));
+      },
+    },
+  ];
+
+  for (const { given, options, want } of cases) {
+    test(given, async () => {
+      const clean = await probe(server.url + PATH, { timeoutMs: 2000, keepBody: true });
+      assert.deepEqual([clean.status, clean.outcome], [200, 'end'], 'the clean server answers normally');
+      want(await probe(`${server.url}/faults/${given}${PATH}`, options));
+    });
+  }
+
+  test('huge-body ends after 100 MB when read to the end', async () => {
+    const res = await probe(`${server.url}/faults/huge-body${PATH}`, { timeoutMs: 20_000 });
+    assert.equal(res.outcome, 'end');
+    assert.ok(res.bytes >= HUGE_BODY_BYTES && res.bytes < HUGE_BODY_BYTES + 128 * 1024, `${res.bytes} bytes`);
+  });
+
+  test('a hostile fault applies to every operation, before auth', async () => {
+    const res = await probe(`${server.url}/faults/invalid-json/eventknowledge/v1.0/hotevents?date=2026-11-01`, {
+      timeoutMs: 2000,
+    });
+    assert.equal(res.status, 200);
+  });
+
+  test('close() returns promptly while hang and slow-body hold connections', async () => {
+    const own = await startReferenceServer({ quiet: true, seed: 7 });
+    const held = [
+      probe(`${own.url}/faults/hang${PATH}`, { timeoutMs: 10_000 }),
+      probe(`${own.url}/faults/slow-body${PATH}`, { timeoutMs: 10_000 }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = performance.now();
+    await own.close();
+    const probes = await Promise.all(held);
+    assert.ok(performance.now() - started < 2000, 'close() waited for the held connections');
+    for (const p of probes) assert.notEqual(p.outcome, 'timeout', 'the held connection was not released');
+  });
+});
