@@ -1,0 +1,174 @@
+import { probeBodyLimit } from '../../load/probes/body-limit.ts';
+import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
+import type { ResponseValidator } from '../../load/runner.ts';
+import {
+  durationOption,
+  EXIT,
+  intOption,
+  noPositionals,
+  parseCommandArgs,
+  stringOption,
+  UsageError,
+  urlOption,
+} from '../args.ts';
+import type { Command } from '../main.ts';
+import { redactSecrets } from '../redact.ts';
+import { resolveTarget } from './load.ts';
+
+const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
+                   [--max-requests N] [--max-duration D] [--allow-remote] [--json]
+       kgate probe body-limit [--base-url URL] [--allow-remote] [--json]
+
+rate-limit  raises the arrival rate (doubling each second from 10/s) until 429s are sustained,
+            reports the accepted requests per second while saturated (the limit), validates every
+            429 body, waits the seconds the 429 states (message, or Retry-After) and checks the
+            target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
+            --max-duration (default 30s).
+body-limit  finds the exact largest similarity POST body the target accepts by binary search
+            between 64 bytes and 2 MiB (at most 25 requests), reports the answer just over it
+            (status, or a reset before any status) and whether the limit is 1,000,000 or
+            1,048,576 bytes, then checks the target still answers normally.
+
+  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
+  --allow-remote  allow a target that is not a loopback address
+  --json          print one JSON object: rate-limit { thresholdRps, requests, durationS,
+                  waitSeconds, recovered, ... }; body-limit { limitBytes, requests, overStatus,
+                  healthyAfter, ... }
+
+exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
+2 bad usage or unreachable target`;
+
+const OPTIONS = {
+  operation: { type: 'string' },
+  'base-url': { type: 'string' },
+  'max-rate': { type: 'string' },
+  'max-requests': { type: 'string' },
+  'max-duration': { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+const OPERATIONS: RateLimitedOperation[] = ['answerSearch', 'urlPreview'];
+
+/** The parsed command line of `kgate probe`. */
+export type ProbeArgs =
+  | {
+      kind: 'rate-limit';
+      operation: RateLimitedOperation;
+      baseUrl?: string;
+      maxRate: number;
+      maxRequests: number;
+      maxDurationS: number;
+      allowRemote: boolean;
+      json: boolean;
+    }
+  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean };
+
+/** Parses and checks the arguments of `kgate probe`; throws UsageError naming the option at fault. */
+export function parseProbeArgs(argv: string[]): ProbeArgs {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'probe');
+  const [kind, ...rest] = positionals;
+  noPositionals(rest, 'probe');
+  const common = {
+    baseUrl: urlOption(values, 'base-url'),
+    allowRemote: values['allow-remote'] === true,
+    json: values.json === true,
+  };
+  if (kind === 'rate-limit') {
+    const operation = stringOption(values, 'operation');
+    if (operation === undefined)
+      throw new UsageError('kgate probe rate-limit: option --operation is required (answerSearch or urlPreview)');
+    if (!OPERATIONS.includes(operation as RateLimitedOperation)) {
+      throw new UsageError(`option --operation takes answerSearch or urlPreview, got '${operation}'`);
+    }
+    return {
+      kind,
+      operation: operation as RateLimitedOperation,
+      maxRate: intOption(values, 'max-rate', { min: 10, max: 100_000 }, 1000)!,
+      maxRequests: intOption(values, 'max-requests', { min: 10, max: 1_000_000 }, 10_000)!,
+      maxDurationS: durationOption(values, 'max-duration', { minMs: 5000, maxMs: 600_000 }, 30_000)! / 1000,
+      ...common,
+    };
+  }
+  if (kind === 'body-limit') {
+    for (const name of ['operation', 'max-rate', 'max-requests', 'max-duration']) {
+      if (values[name] !== undefined)
+        throw new UsageError(`option --${name} applies to rate-limit only, not body-limit`);
+    }
+    return { kind, ...common };
+  }
+  throw new UsageError(
+    kind === undefined
+      ? 'kgate probe: missing probe name (rate-limit or body-limit)'
+      : `kgate probe: unknown probe '${kind}' (rate-limit or body-limit)`,
+  );
+}
+
+async function loadValidator(): Promise<ResponseValidator> {
+  const { validateResponse } = await import('../../openapi/validator.ts');
+  return (operationId, status, contentType, body) => validateResponse(operationId, status, contentType, body);
+}
+
+/** `kgate probe`: finds the rate limit or the similarity body limit of a target. */
+export const command: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const args = parseProbeArgs(argv);
+    const target = await resolveTarget(args.baseUrl, args.allowRemote, 'probe');
+    const log = (line: string) => console.error(redactSecrets(line));
+    try {
+      const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
+      let problems: string[];
+      let output: object;
+      if (args.kind === 'rate-limit') {
+        log(
+          `kgate probe rate-limit ${args.operation} -> ${where}\n  plan: from 10/s doubling every second up to ${args.maxRate}/s, at most ${args.maxRequests} requests and ${args.maxDurationS} s`,
+        );
+        const result = await probeRateLimit({
+          baseUrl: target.baseUrl,
+          key: target.key,
+          operation: args.operation,
+          maxRate: args.maxRate,
+          maxRequests: args.maxRequests,
+          maxDurationS: args.maxDurationS,
+          validate: await loadValidator(),
+          log,
+        });
+        problems = result.problems;
+        output = result;
+        if (!args.json) {
+          console.log(
+            [
+              `rate limit of ${args.operation}: ${result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s`} (first 429 at ${result.first429AtRate ?? '-'}/s)`,
+              `429s: ${result.throttledResponses} (${result.invalid429.count} not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
+              `recovered after waiting ${result.waitSeconds ?? '-'} s: ${result.recovered ?? 'not checked'}`,
+              `${result.requests} requests in ${result.durationS} s`,
+            ].join('\n'),
+          );
+        }
+      } else {
+        log(
+          `kgate probe body-limit -> ${where}\n  plan: binary search over 64 B .. 2 MiB of similarity POST bodies, at most 25 requests`,
+        );
+        const result = await probeBodyLimit({ baseUrl: target.baseUrl, key: target.key, log });
+        problems = result.problems;
+        output = result;
+        if (!args.json) {
+          console.log(
+            [
+              `largest accepted body: ${result.limitBytes === null ? 'not found' : `${result.limitBytes.toLocaleString('en-US')} bytes`} (${result.matches})`,
+              `one byte over: ${result.overDetail || '-'}`,
+              `target healthy afterwards: ${result.healthyAfter}`,
+              `${result.requests} requests in ${result.durationS} s`,
+            ].join('\n'),
+          );
+        }
+      }
+      if (args.json) console.log(redactSecrets(JSON.stringify(output)));
+      for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
+      return problems.length === 0 ? EXIT.ok : EXIT.failed;
+    } finally {
+      await target.close();
+    }
+  },
+};

@@ -1,0 +1,190 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { performance } from 'node:perf_hooks';
+
+/** Target of a body-limit probe. */
+export interface BodyLimitProbeOptions {
+  baseUrl: string;
+  key?: string;
+  /** Receives one line per request. */
+  log?: (line: string) => void;
+  /** Milliseconds before one request counts as unanswered (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** How the target answered one body size. */
+export type BodyOutcome =
+  | { kind: 'status'; status: number }
+  | { kind: 'reset'; detail: string }
+  | { kind: 'timeout'; detail: string };
+
+/** What the body-limit probe found. */
+export interface BodyLimitProbeResult {
+  /** Largest body size in bytes the target accepted; null when no limit was found below the upper bound. */
+  limitBytes: number | null;
+  requests: number;
+  /** What the target answered one byte over the limit: a status code, or 'reset' when it closed before any status. */
+  overStatus: number | 'reset' | 'timeout' | null;
+  overDetail: string;
+  /** True when a small, ordinary similarity request succeeded after the search. */
+  healthyAfter: boolean;
+  /** Which documented reading of "1 MB" the limit matches. */
+  matches: '1 MB (1,000,000 bytes)' | '1 MiB (1,048,576 bytes)' | 'something else' | 'no limit found';
+  /** The interval searched: [lowest size tried, upper bound]. */
+  interval: [number, number];
+  durationS: number;
+  problems: string[];
+}
+
+/** Smallest body tried: a short but real pair of strings. */
+export const LOWER_BYTES = 64;
+/**
+ * Upper bound of the search: 2 MiB, twice the larger reading of "1 MB". The invariant is "lower
+ * accepted, upper rejected"; each request halves the interval, so an interval of width
+ * 2,097,152 - 64 < 2^21 is closed in at most 21 requests. With the two requests that check the
+ * ends and the one health check afterwards that is 24, within the budget of 25.
+ */
+export const UPPER_BYTES = 2_097_152;
+/** Most requests the probe sends in total. */
+export const MAX_REQUESTS = 25;
+
+/** A similarity POST form body of exactly `size` bytes: s1 is padded with words, s2 is short. */
+export function bodyOfSize(size: number): string {
+  const tail = '&s2=house';
+  const head = 's1=';
+  const room = size - head.length - tail.length;
+  if (room < 1) throw new RangeError(`a similarity body needs at least ${head.length + tail.length + 1} bytes`);
+  const words = 'home+';
+  const pad = words
+    .repeat(Math.ceil(room / words.length))
+    .slice(0, room)
+    .replace(/\+$/, 'e');
+  return `${head}${pad}${tail}`;
+}
+
+/** True when an outcome means the body passed the size check (2xx, or 408 from a compute time-out). */
+export function accepted(outcome: BodyOutcome): boolean {
+  return outcome.kind === 'status' && ((outcome.status >= 200 && outcome.status < 300) || outcome.status === 408);
+}
+
+/**
+ * Finds the exact largest similarity POST body the target accepts, by binary search between a
+ * small accepted body and a 2 MiB rejected one, then reports the answer just over the limit and
+ * checks the target still answers an ordinary request.
+ */
+export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<BodyLimitProbeResult> {
+  const log = options.log ?? (() => undefined);
+  const started = performance.now();
+  const url = `${options.baseUrl}/academic/v1.0/similarity`;
+  let requests = 0;
+  const problems: string[] = [];
+  const send = async (size: number): Promise<BodyOutcome> => {
+    requests++;
+    const outcome = await postBody(url, bodyOfSize(size), options.key, options.timeoutMs ?? 30_000);
+    log(
+      `  ${String(requests).padStart(2)}. ${size.toLocaleString('en-US').padStart(9)} bytes -> ${describeOutcome(outcome)}`,
+    );
+    return outcome;
+  };
+
+  let lower = LOWER_BYTES;
+  let upper = UPPER_BYTES;
+  let limitBytes: number | null = null;
+  let over: BodyOutcome | null = null;
+  const lowOutcome = await send(lower);
+  if (!accepted(lowOutcome)) {
+    problems.push(`a ${lower}-byte similarity body is refused (${describeOutcome(lowOutcome)})`);
+  } else {
+    const highOutcome = await send(upper);
+    if (accepted(highOutcome)) {
+      problems.push(`a ${upper.toLocaleString('en-US')}-byte body is accepted: no limit up to 2 MiB`);
+    } else {
+      over = highOutcome;
+      while (upper - lower > 1 && requests < MAX_REQUESTS - 1) {
+        const middle = Math.floor((lower + upper) / 2);
+        const outcome = await send(middle);
+        if (accepted(outcome)) {
+          lower = middle;
+        } else {
+          upper = middle;
+          over = outcome;
+        }
+      }
+      if (upper - lower === 1) limitBytes = lower;
+    }
+  }
+
+  requests++;
+  const health = await postBody(url, 's1=home&s2=house', options.key, options.timeoutMs ?? 30_000);
+  const healthyAfter = health.kind === 'status' && health.status === 200;
+  log(`  ${String(requests).padStart(2)}. health check (s1=home&s2=house) -> ${describeOutcome(health)}`);
+  if (!healthyAfter)
+    problems.push(`the target no longer answers an ordinary similarity request (${describeOutcome(health)})`);
+
+  const matches =
+    limitBytes === null
+      ? 'no limit found'
+      : limitBytes === 1_000_000
+        ? '1 MB (1,000,000 bytes)'
+        : limitBytes === 1_048_576
+          ? '1 MiB (1,048,576 bytes)'
+          : 'something else';
+  if (limitBytes !== null && matches === 'something else') {
+    problems.push(`the limit is ${limitBytes.toLocaleString('en-US')} bytes, neither 1,000,000 nor 1,048,576`);
+  }
+  const overStatus = over === null ? null : over.kind === 'status' ? over.status : over.kind;
+  if (over !== null && limitBytes !== null) {
+    if (over.kind === 'status' && over.status !== 400 && over.status !== 413) {
+      problems.push(`just over the limit the target answers ${over.status}, not a rejection (400 or 413)`);
+    }
+  }
+  return {
+    limitBytes,
+    requests,
+    overStatus,
+    overDetail: over === null ? '' : describeOutcome(over),
+    healthyAfter,
+    matches,
+    interval: [LOWER_BYTES, UPPER_BYTES],
+    durationS: Math.round(((performance.now() - started) / 1000) * 100) / 100,
+    problems,
+  };
+}
+
+/** One line for an outcome, e.g. '400' or 'connection reset before any status (ECONNRESET)'. */
+export function describeOutcome(outcome: BodyOutcome): string {
+  if (outcome.kind === 'status') return `HTTP ${outcome.status}`;
+  if (outcome.kind === 'reset') return `connection reset before any status (${outcome.detail})`;
+  return `no answer (${outcome.detail})`;
+}
+
+// One POST on a fresh connection, so a connection the target closes after a rejection never
+// carries the next request.
+function postBody(url: string, body: string, key: string | undefined, timeoutMs: number): Promise<BodyOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: BodyOutcome) => {
+      if (!settled) {
+        settled = true;
+        resolve(outcome);
+      }
+    };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'Content-Length': String(Buffer.byteLength(body)),
+    };
+    if (key) headers['Ocp-Apim-Subscription-Key'] = key;
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const req = send(url, { method: 'POST', headers, agent: false }, (res) => {
+      // The status is what matters; the body is drained and dropped.
+      res.resume();
+      settle({ kind: 'status', status: res.statusCode ?? 0 });
+    });
+    req.setTimeout(timeoutMs, () => {
+      settle({ kind: 'timeout', detail: `nothing within ${timeoutMs} ms` });
+      req.destroy();
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => settle({ kind: 'reset', detail: error.code ?? error.message }));
+    req.end(body);
+  });
+}

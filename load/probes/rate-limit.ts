@@ -1,0 +1,275 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import type { ResponseValidator } from '../runner.ts';
+import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
+
+/** The operations that carry a rate limit. */
+export type RateLimitedOperation = 'answerSearch' | 'urlPreview';
+
+/** Bounds and target of a rate-limit probe. */
+export interface RateLimitProbeOptions {
+  baseUrl: string;
+  key?: string;
+  operation: RateLimitedOperation;
+  /** Highest arrival rate the probe may use (default 1000/s). */
+  maxRate?: number;
+  /** Most requests the probe may send in total (default 10,000). */
+  maxRequests?: number;
+  /** Longest the probe may run, waiting included, in seconds (default 30). */
+  maxDurationS?: number;
+  /** Validates each 429 body against the spec. */
+  validate?: ResponseValidator;
+  /** Receives one line per step. */
+  log?: (line: string) => void;
+}
+
+/** One constant-rate step of the probe. */
+export interface ProbeStep {
+  phase: 'ramp' | 'hold' | 'recovery';
+  rate: number;
+  sent: number;
+  ok: number;
+  throttled: number;
+  other: number;
+}
+
+/** What the rate-limit probe found. */
+export interface RateLimitProbeResult {
+  operation: RateLimitedOperation;
+  /** Accepted requests per second while 429s were sustained: the limit's refill rate; null when none was found. */
+  thresholdRps: number | null;
+  /** The arrival rate at which 429s first appeared. */
+  first429AtRate: number | null;
+  requests: number;
+  durationS: number;
+  /** Seconds the probe waited before checking recovery (from the 429 message, or Retry-After). */
+  waitSeconds: number | null;
+  /** Seconds stated by the last 429 message, and by its Retry-After header. */
+  messageSeconds: number | null;
+  retryAfterSeconds: number | null;
+  /** True when requests succeeded again after the wait; null when the probe could not check. */
+  recovered: boolean | null;
+  throttledResponses: number;
+  /** 429 bodies that did not match the spec (at most 3 examples kept). */
+  invalid429: { count: number; examples: string[] };
+  steps: ProbeStep[];
+  /** Named problems found; an empty list means the probe passed. */
+  problems: string[];
+}
+
+const START_RATE = 10;
+const STEP_S = 1;
+const HOLD_S = 4;
+const TICK_MS = 5;
+
+interface Outcome {
+  status: number;
+  sentAt: number;
+}
+
+/**
+ * Finds where a rate limit starts. The arrival rate doubles every second until 429s appear, then
+ * holds that rate for a few seconds: once the limiter is saturated, the requests it still accepts
+ * per second are its refill rate, which is the limit (for a token bucket, a leaky bucket or a
+ * sliding window alike). Then it waits as long as the 429 says and checks the target recovers.
+ */
+export async function probeRateLimit(options: RateLimitProbeOptions): Promise<RateLimitProbeResult> {
+  const maxRate = options.maxRate ?? 1000;
+  const maxRequests = options.maxRequests ?? 10_000;
+  const maxDurationS = options.maxDurationS ?? 30;
+  const log = options.log ?? (() => undefined);
+  const template = BROWSING_MIX.find((entry) => entry.operationId === options.operation);
+  if (!template) throw new Error(`no request template for ${options.operation}`);
+  const url = `${options.baseUrl}${requestTarget(template)}`;
+  const https = url.startsWith('https:');
+  const agent = https
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 256 })
+    : new Agent({ keepAlive: true, maxSockets: 256 });
+  const headers: Record<string, string> = options.key ? { 'Ocp-Apim-Subscription-Key': options.key } : {};
+  const started = performance.now();
+  const elapsedS = () => (performance.now() - started) / 1000;
+  const steps: ProbeStep[] = [];
+  const problems: string[] = [];
+  const invalid429 = { count: 0, examples: [] as string[] };
+  let requests = 0;
+  let throttledResponses = 0;
+  let last429: { body: string; retryAfter: string | undefined } | undefined;
+
+  const sendOne = (): Promise<Outcome> => {
+    requests++;
+    const sentAt = performance.now();
+    return new Promise((resolve) => {
+      const send = https ? httpsRequest : httpRequest;
+      const req = send(url, { headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status === 429) {
+            throttledResponses++;
+            const body = Buffer.concat(chunks).toString('utf8');
+            const retryAfter = res.headers['retry-after'];
+            last429 = { body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+            check429(body, res.headers['content-type']);
+          }
+          resolve({ status, sentAt });
+        });
+        res.on('error', () => resolve({ status: 0, sentAt }));
+      });
+      req.setTimeout(10_000, () => req.destroy());
+      req.on('error', () => resolve({ status: 0, sentAt }));
+      req.end();
+    });
+  };
+
+  const check429 = (body: string, contentType: string | undefined) => {
+    if (!options.validate) return;
+    let verdict: ReturnType<ResponseValidator>;
+    try {
+      verdict = options.validate(options.operation, 429, contentType, JSON.parse(body));
+    } catch {
+      verdict = { valid: false, errors: [{ pointer: '', message: 'body is not JSON' }] };
+    }
+    if (!verdict.valid) {
+      invalid429.count++;
+      if (invalid429.examples.length < 3) {
+        invalid429.examples.push(verdict.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '));
+      }
+    }
+  };
+
+  const outOfBudget = () => requests >= maxRequests || elapsedS() >= maxDurationS - 1;
+
+  // Sends at a constant rate for `seconds`, then waits for the answers of that step.
+  const runStep = async (phase: ProbeStep['phase'], rate: number, seconds: number): Promise<ProbeStep> => {
+    const stepStart = performance.now();
+    const pending: Promise<Outcome>[] = [];
+    let due = 0;
+    while (performance.now() - stepStart < seconds * 1000 && !outOfBudget()) {
+      due = Math.min(Math.floor(((performance.now() - stepStart) / 1000) * rate) + 1, Math.round(rate * seconds));
+      while (pending.length < due && !outOfBudget()) pending.push(sendOne());
+      await sleep(TICK_MS);
+    }
+    const outcomes = await Promise.all(pending);
+    const step: ProbeStep = {
+      phase,
+      rate,
+      sent: outcomes.length,
+      ok: outcomes.filter((o) => o.status >= 200 && o.status < 300).length,
+      throttled: outcomes.filter((o) => o.status === 429).length,
+      other: outcomes.filter((o) => o.status !== 429 && (o.status < 200 || o.status >= 300)).length,
+    };
+    steps.push(step);
+    log(
+      `  ${phase.padEnd(8)} ${String(rate).padStart(5)}/s for ${seconds} s: ${step.ok} ok, ${step.throttled} x 429, ${step.other} other`,
+    );
+    return step;
+  };
+
+  let thresholdRps: number | null = null;
+  let first429AtRate: number | null = null;
+  let rate = START_RATE;
+  try {
+    while (rate <= maxRate && !outOfBudget()) {
+      const step = await runStep('ramp', rate, STEP_S);
+      if (step.other > step.sent / 2) {
+        problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
+        break;
+      }
+      if (step.throttled > 0) {
+        first429AtRate = rate;
+        // Hold a rate clearly above what was accepted so the limiter stays saturated.
+        const holdRate = Math.min(maxRate, Math.max(rate, Math.ceil((step.ok / STEP_S) * 1.5)));
+        const hold = await runStep('hold', holdRate, HOLD_S);
+        const sustained = hold.throttled >= hold.sent * 0.1;
+        if (sustained && hold.sent > 0) {
+          thresholdRps = Math.round((hold.ok / HOLD_S) * 10) / 10;
+          break;
+        }
+        rate = holdRate;
+      }
+      rate *= 2;
+    }
+    if (thresholdRps === null) {
+      problems.push(
+        first429AtRate === null
+          ? `no 429 up to ${Math.min(rate, maxRate)} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+          : `429s appeared at ${first429AtRate}/s but were not sustained`,
+      );
+    }
+    const wait = last429 ? secondsToWait(last429.body, last429.retryAfter) : undefined;
+    if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
+    if (invalid429.count > 0) problems.push(`${invalid429.count} 429 bodies do not match the spec`);
+    let recovered: boolean | null = null;
+    const waitSeconds = wait ? Math.max(wait.message ?? 0, wait.retryAfter ?? 0) || null : null;
+    if (last429) {
+      const waitMs = (waitSeconds ?? 1) * 1000;
+      if (elapsedS() + waitMs / 1000 + 1 > maxDurationS) {
+        problems.push(`waiting ${waitMs / 1000} s would exceed --max-duration ${maxDurationS} s; recovery not checked`);
+      } else {
+        log(`  waiting ${waitMs / 1000} s as the 429 asked`);
+        await sleep(waitMs);
+        const outcomes: Outcome[] = [];
+        for (let i = 0; i < 3; i++) outcomes.push(await sendOne());
+        const ok = outcomes.filter((o) => o.status >= 200 && o.status < 300).length;
+        steps.push({
+          phase: 'recovery',
+          rate: 0,
+          sent: 3,
+          ok,
+          throttled: outcomes.filter((o) => o.status === 429).length,
+          other: 3 - ok,
+        });
+        recovered = ok === 3;
+        log(`  recovery: ${ok} of 3 requests accepted after the wait`);
+        if (!recovered)
+          problems.push(`the target still refuses requests ${waitMs / 1000} s after the 429 (the wait it asked for)`);
+      }
+    }
+    return {
+      operation: options.operation,
+      thresholdRps,
+      first429AtRate,
+      requests,
+      durationS: Math.round(elapsedS() * 100) / 100,
+      waitSeconds,
+      messageSeconds: wait?.message ?? null,
+      retryAfterSeconds: wait?.retryAfter ?? null,
+      recovered,
+      throttledResponses,
+      invalid429,
+      steps,
+      problems,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The seconds to wait stated by a 429: from its message ("... in N seconds") and its Retry-After header. */
+export function secondsToWait(
+  body: string,
+  retryAfter: string | undefined,
+): { message: number | null; retryAfter: number | null } {
+  let message: number | null = null;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown }; message?: unknown };
+    const text = parsed.error?.message ?? parsed.message;
+    const match = typeof text === 'string' ? /(\d+(?:\.\d+)?)\s*(?:seconds?|secs?|s)\b/i.exec(text) : null;
+    if (match) message = Number(match[1]);
+  } catch {
+    message = null;
+  }
+  let header: number | null = null;
+  if (retryAfter !== undefined) {
+    if (/^\s*\d+\s*$/.test(retryAfter)) header = Number(retryAfter);
+    else if (!Number.isNaN(Date.parse(retryAfter)))
+      header = Math.max(0, Math.ceil((Date.parse(retryAfter) - Date.now()) / 1000));
+  }
+  return { message, retryAfter: header };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
