@@ -131,7 +131,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     faults,
     quiet: options.quiet ?? false,
   });
-  const server = createServer({ keepAlive: true, requestTimeout: 30_000, headersTimeout: 20_000 }, listener);
+  const server = createServer(
+    // Real clients sent expressions of about 16,000 characters in GET query strings: allow long request lines.
+    { keepAlive: true, requestTimeout: 30_000, headersTimeout: 20_000, maxHeaderSize: 256 * 1024 },
+    listener,
+  );
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
