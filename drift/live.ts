@@ -28,6 +28,8 @@ export interface CaseOutcome {
   issues: number;
   /** A transport failure (timeout, reset, oversized body) or the reason the case was skipped. */
   error?: string;
+  /** True when the case was not sent (after repeated transport failures, or past the deadline). */
+  skipped?: boolean;
   durationMs: number;
   /** A curl line reproducing the request, key masked. */
   curl: string;
@@ -49,6 +51,8 @@ export interface LiveResult {
     /** Baseline fingerprints this run no longer saw. */
     resolved: string[];
     transportErrors: number;
+    /** Cases not sent (after repeated transport failures, or past the deadline). */
+    skipped: number;
   };
 }
 
@@ -74,7 +78,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const cases: CaseOutcome[] = [];
   let failuresInARow = 0;
 
-  for (const [index, item] of battery.entries()) {
+  for (const item of battery) {
     const request = item.build(context);
     if (!request) continue;
     const url = buildUrl(options.baseUrl, request);
@@ -100,7 +104,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
     const durationMs = Date.now() - begin;
     if ('error' in answer) {
-      if (index === 0 && answer.unreachable) {
+      if (answer.unreachable && cases.every((item) => item.status === undefined)) {
         throw new UnreachableError(`target ${options.baseUrl} is unreachable: ${answer.error}`);
       }
       failuresInARow += 1;
@@ -135,6 +139,10 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     });
   }
 
+  if (!cases.some((item) => item.status !== undefined)) {
+    const first = cases.find((item) => item.error)?.error ?? 'no request was sent';
+    throw new UnreachableError(`target ${options.baseUrl} gave no answer: ${first}`);
+  }
   const list = findings.list();
   const resolved = options.baseline ? applyBaseline(list, options.baseline) : [];
   const known = list.filter((finding) => finding.known).length;
@@ -151,7 +159,8 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
       new: list.length - known,
       known,
       resolved,
-      transportErrors: cases.filter((item) => item.error !== undefined).length,
+      transportErrors: cases.filter((item) => item.error !== undefined && !item.skipped).length,
+      skipped: cases.filter((item) => item.skipped).length,
     },
   };
 }

@@ -136,7 +136,9 @@ export function flattenAllOf(doc: unknown, schema: Node, depth = 0): Node {
   for (const part of parts) {
     for (const [key, value] of Object.entries(part)) {
       if (key === 'properties' && isObject(value)) {
-        for (const [name, property] of Object.entries(value)) (properties[name] ??= []).push(property);
+        for (const [name, property] of Object.entries(value)) {
+          properties[name] = [...(properties[name] ?? []), property];
+        }
       } else if (key !== 'required' && !(key in merged)) merged[key] = value;
     }
     for (const name of requiredSet(part)) required.add(name);

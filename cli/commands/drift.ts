@@ -1,0 +1,260 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { readEnv } from '../../config/env.ts';
+import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
+import { analyzeHar, HarFormatError } from '../../drift/har.ts';
+import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
+import { findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
+import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
+import {
+  durationOption,
+  EXIT,
+  noPositionals,
+  parseBaseUrl,
+  parseCommandArgs,
+  stringOption,
+  UsageError,
+  urlOption,
+} from '../args.ts';
+import type { Command } from '../main.ts';
+import { redactSecrets, registerSecret } from '../redact.ts';
+
+const USAGE = `usage: kgate drift <live|spec|har> [options]
+
+  kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--timeout 10s] [--report-dir DIR] [--json]
+      Sends a battery of requests (every operation; success and documented error cases) and
+      compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
+      embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
+      --baseline FILE      findings listed in FILE are known; only new ones fail
+      --update-baseline    write this run's findings to the --baseline FILE (exit 0)
+      --timeout            per-request time limit (default 10s)
+      --report-dir DIR     where <run-id>/drift.json and drift.md go (default reports/drift)
+
+  kgate drift spec OLD.yaml NEW.yaml [--json]
+      Lists every difference between two specs and whether it breaks existing clients.
+
+  kgate drift har FILE.har [--json]
+      Validates recorded traffic against the spec and reports which operations and statuses it covered.
+
+  --json   print the result as one JSON object
+exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable target`;
+
+/** `kgate drift`: live target vs spec, spec vs spec, recorded HAR vs spec. */
+export const command: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const [mode, ...rest] = argv;
+    switch (mode) {
+      case 'live':
+        return runLive(rest);
+      case 'spec':
+        return runSpec(rest);
+      case 'har':
+        return runHar(rest);
+      case undefined:
+        throw new UsageError('kgate drift: needs a mode: live, spec or har (see kgate drift --help)');
+      default:
+        throw new UsageError(`kgate drift: unknown mode '${mode}' (modes: live, spec, har)`);
+    }
+  },
+};
+
+async function runLive(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      'base-url': { type: 'string' },
+      baseline: { type: 'string' },
+      'update-baseline': { type: 'boolean' },
+      timeout: { type: 'string' },
+      'report-dir': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    'drift live',
+  );
+  noPositionals(positionals, 'drift live');
+  const env = readEnv();
+  const baseUrl =
+    urlOption(values, 'base-url') ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
+  const baselineFile = stringOption(values, 'baseline');
+  const update = values['update-baseline'] === true;
+  const timeoutMs = durationOption(values, 'timeout', { minMs: 100, maxMs: 120_000 }, 10_000);
+  const reportRoot = stringOption(values, 'report-dir') ?? join('reports', 'drift');
+  if (update && !baselineFile) {
+    throw new UsageError('kgate drift live: option --update-baseline needs --baseline FILE (the file to write)');
+  }
+  let baseline: Baseline | undefined;
+  if (baselineFile && !update) {
+    if (!existsSync(baselineFile)) {
+      throw new UsageError(
+        `kgate drift live: option --baseline: no such file '${baselineFile}' (create it with --update-baseline)`,
+      );
+    }
+    try {
+      baseline = readBaseline(baselineFile);
+    } catch (error) {
+      throw new UsageError(`kgate drift live: option --baseline: ${(error as Error).message}`);
+    }
+  }
+  if (baseUrl && !env.key) {
+    throw new UsageError('kgate drift live: KGATE_KEY must hold a subscription key to run against a --base-url target');
+  }
+
+  let result: LiveResult;
+  let close: (() => Promise<void>) | undefined;
+  try {
+    let target: { url: string; keys: { full: string; exhausted?: string } };
+    if (baseUrl) {
+      target = { url: baseUrl, keys: { full: env.key!, ...(env.keyExhausted ? { exhausted: env.keyExhausted } : {}) } };
+    } else {
+      const { startReferenceServer } = await import('../../reference/index.ts');
+      const server = await startReferenceServer({ quiet: true });
+      close = () => server.close();
+      target = { url: server.url, keys: { full: server.keys.full, exhausted: server.keys.exhausted } };
+    }
+    registerSecret(target.keys.full);
+    registerSecret(target.keys.exhausted);
+    result = await runLiveDrift({ baseUrl: target.url, keys: target.keys, timeoutMs, baseline });
+  } catch (error) {
+    if (error instanceof UnreachableError) {
+      console.error(redactSecrets(`kgate drift live: ${error.message}`));
+      return EXIT.usage;
+    }
+    throw error;
+  } finally {
+    await close?.();
+  }
+
+  const runId = newRunId();
+  const paths = writeLiveReport(result, join(reportRoot, runId));
+  let baselineWritten: string | undefined;
+  if (update && baselineFile) {
+    const written = writeBaseline(baselineFile, result.findings);
+    applyBaseline(result.findings, written);
+    baselineWritten = baselineFile;
+  }
+  if (values.json === true) {
+    console.log(redactSecrets(JSON.stringify({ ...result, runId, report: paths, baselineWritten })));
+  } else {
+    for (const finding of result.findings) console.log(redactSecrets(findingLine(finding)));
+    for (const item of result.cases.filter((entry) => entry.error && !entry.skipped)) {
+      console.log(redactSecrets(`no answer: ${item.name}: ${item.error}`));
+    }
+    const { summary } = result;
+    console.log(
+      `drift live: ${summary.requests} requests, ${summary.findings} findings (${summary.new} new, ${summary.known} known)` +
+        (summary.resolved.length > 0 ? `, ${summary.resolved.length} baseline findings no longer seen` : '') +
+        (summary.transportErrors > 0 ? `, ${summary.transportErrors} requests without an answer` : '') +
+        (summary.skipped > 0 ? `, ${summary.skipped} cases skipped after repeated transport failures` : ''),
+    );
+    if (baselineWritten) console.log(`baseline written: ${baselineWritten} (${result.findings.length} findings)`);
+    console.log(`report: ${paths.markdown}`);
+  }
+  if (update) return EXIT.ok;
+  return result.summary.new > 0 ? EXIT.failed : EXIT.ok;
+}
+
+function readDocument(file: string, command: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`kgate ${command}: cannot read ${what} '${file}' (${reason})`);
+  }
+  try {
+    return parse(text);
+  } catch (error) {
+    const first = ((error as Error).message.split('\n')[0] ?? '').trim();
+    throw new UsageError(`kgate ${command}: ${what} '${file}' is not YAML or JSON (${first})`);
+  }
+}
+
+async function runSpec(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, 'drift spec');
+  if (positionals.length !== 2) {
+    throw new UsageError(`kgate drift spec: takes two spec files, OLD and NEW; got ${positionals.length}`);
+  }
+  const [oldFile, newFile] = positionals as [string, string];
+  const oldDoc = readDocument(oldFile, 'drift spec', 'OLD spec');
+  const newDoc = readDocument(newFile, 'drift spec', 'NEW spec');
+  for (const [file, doc] of [
+    [oldFile, oldDoc],
+    [newFile, newDoc],
+  ] as const) {
+    const record = doc as Record<string, unknown> | null;
+    if (typeof record !== 'object' || record === null || typeof record.openapi !== 'string') {
+      throw new UsageError(`kgate drift spec: '${file}' is not an OpenAPI document (no openapi version field)`);
+    }
+  }
+  const changes = diffSpecs(oldDoc, newDoc);
+  const breaking = changes.filter((change) => change.breaking).length;
+  if (values.json === true) {
+    console.log(
+      JSON.stringify({
+        kind: 'drift-spec',
+        old: oldFile,
+        new: newFile,
+        summary: { changes: changes.length, breaking, nonBreaking: changes.length - breaking },
+        changes,
+      }),
+    );
+  } else {
+    const ordered = [...changes.filter((change) => change.breaking), ...changes.filter((change) => !change.breaking)];
+    for (const change of ordered) console.log(formatChange(change));
+    console.log(`drift spec: ${changes.length} changes, ${breaking} breaking for existing clients`);
+  }
+  return breaking > 0 ? EXIT.failed : EXIT.ok;
+}
+
+async function runHar(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, 'drift har');
+  if (positionals.length !== 1) {
+    throw new UsageError(`kgate drift har: takes exactly one HAR file; got ${positionals.length}`);
+  }
+  const file = positionals[0] as string;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`kgate drift har: cannot read '${file}' (${reason})`);
+  }
+  let har: unknown;
+  try {
+    har = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`kgate drift har: '${file}' is not JSON (${(error as Error).message})`);
+  }
+  let result: ReturnType<typeof analyzeHar>;
+  try {
+    result = analyzeHar(har, file);
+  } catch (error) {
+    if (error instanceof HarFormatError) throw new UsageError(`kgate drift har: ${error.message}`);
+    throw error;
+  }
+  if (values.json === true) {
+    console.log(redactSecrets(JSON.stringify(result)));
+  } else {
+    for (const exchange of result.exchanges.filter((item) => !item.valid)) {
+      const first = `INVALID entry ${exchange.index} ${exchange.method} ${exchange.target} -> ${exchange.status}`;
+      console.log(redactSecrets(`${first}: ${exchange.errors.join('; ')}`));
+    }
+    for (const finding of result.findings) console.log(redactSecrets(`drift ${findingLine(finding).slice(6)}`));
+    console.log('coverage:');
+    for (const item of result.coverage) {
+      const seen = Object.entries(item.statuses)
+        .map(([status, count]) => `${status} x${count}`)
+        .join(', ');
+      const missing = item.notSeen.length > 0 ? `; never: ${item.notSeen.join(', ')}` : '';
+      console.log(`  ${item.operation}: ${seen || 'not exercised'}${missing}`);
+    }
+    const { summary } = result;
+    console.log(
+      `drift har: ${summary.entries} entries, ${summary.matched} matched an operation, ${summary.invalid} invalid; ` +
+        `${summary.operationsTouched} operations exercised, ${summary.operationsUntouched} never touched`,
+    );
+  }
+  return result.summary.invalid > 0 ? EXIT.failed : EXIT.ok;
+}

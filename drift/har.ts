@@ -1,0 +1,185 @@
+import { registerSecret } from '../cli/redact.ts';
+import { matchOperation, OPERATIONS } from '../openapi/spec.ts';
+import { mediaTypeOf, validateResponse } from '../openapi/validator.ts';
+import { compareResponse, isJsonMediaType } from './compare.ts';
+import { type DriftFinding, FindingSet } from './findings.ts';
+import { isObject } from './schema.ts';
+
+/** The verdict on one recorded exchange. */
+export interface HarExchange {
+  /** Position in `log.entries`. */
+  index: number;
+  method: string;
+  /** Path and query of the request (a key in the query is masked when printed). */
+  target: string;
+  /** Operation label, when the path matched one. */
+  operation?: string;
+  operationId?: string;
+  status: number;
+  mediaType?: string;
+  /** False when the response breaks the spec (schema, undocumented status or media type, unparseable JSON). */
+  valid: boolean;
+  /** Why it is invalid, one line each. */
+  errors: string[];
+  /** Set when the exchange was not judged (no operation matched, no status, body not recorded). */
+  skipped?: string;
+}
+
+/** Which operations and statuses the recorded traffic exercised. */
+export interface OperationCoverage {
+  operation: string;
+  operationId: string;
+  /** Exchanges per status seen. */
+  statuses: Record<string, number>;
+  /** Documented statuses the traffic never showed. */
+  notSeen: string[];
+}
+
+/** The result of `kgate drift har`. */
+export interface HarResult {
+  kind: 'drift-har';
+  source: string;
+  summary: {
+    entries: number;
+    matched: number;
+    unmatched: number;
+    invalid: number;
+    operationsTouched: number;
+    operationsUntouched: number;
+  };
+  exchanges: HarExchange[];
+  /** Drift seen in valid traffic too (undocumented properties, new values), as in `drift live`. */
+  findings: DriftFinding[];
+  coverage: OperationCoverage[];
+  /** Operations the traffic never touched. */
+  untouched: string[];
+}
+
+/** A file that is not a HAR log. */
+export class HarFormatError extends Error {
+  override name = 'HarFormatError';
+}
+
+interface HarHeader {
+  name: string;
+  value: string;
+}
+
+/**
+ * Validates recorded traffic (a parsed HAR 1.2 log) against the spec: every exchange whose path
+ * matches an operation, also under a base-path prefix, is checked with the spec's validator and
+ * walked for drift; base64 bodies are decoded; coverage lists what the traffic exercised.
+ * Subscription keys found in the HAR are registered as secrets so no output shows them.
+ */
+export function analyzeHar(har: unknown, source: string): HarResult {
+  const entries = isObject(har) && isObject(har.log) && Array.isArray(har.log.entries) ? har.log.entries : undefined;
+  if (!entries) throw new HarFormatError(`${source} is not a HAR file (no log.entries array)`);
+  const findings = new FindingSet();
+  const exchanges: HarExchange[] = [];
+  const seen = new Map<string, Record<string, number>>();
+
+  entries.forEach((entry, index) => {
+    const request = isObject(entry) && isObject(entry.request) ? entry.request : {};
+    const response = isObject(entry) && isObject(entry.response) ? entry.response : {};
+    const method = String(request.method ?? 'GET').toUpperCase();
+    const url = parseUrl(String(request.url ?? ''));
+    registerKeys(request, url);
+    const status = Number(response.status ?? 0);
+    const target = url ? `${url.pathname}${url.search}` : String(request.url ?? '');
+    const base: HarExchange = { index, method, target, status, valid: true, errors: [] };
+    const match = url ? matchOperation(method, url.pathname) : undefined;
+    if (!match) {
+      exchanges.push({ ...base, skipped: 'no operation matches this method and path' });
+      return;
+    }
+    const op = match.operation;
+    const exchange: HarExchange = { ...base, operation: op.label, operationId: op.operationId };
+    if (!Number.isInteger(status) || status < 100) {
+      exchanges.push({ ...exchange, skipped: 'no response recorded' });
+      return;
+    }
+    const statuses = seen.get(op.operationId) ?? {};
+    statuses[String(status)] = (statuses[String(status)] ?? 0) + 1;
+    seen.set(op.operationId, statuses);
+
+    const content = isObject(response.content) ? response.content : {};
+    const contentType =
+      header(response.headers, 'content-type') ?? (typeof content.mimeType === 'string' ? content.mimeType : undefined);
+    const mediaType = mediaTypeOf(contentType);
+    if (typeof content.text !== 'string' && Number(content.size ?? 0) > 0) {
+      exchanges.push({ ...exchange, mediaType, skipped: 'response body not recorded' });
+      return;
+    }
+    const text = decodeBody(content);
+    const comparison = compareResponse(op, status, contentType, text);
+    findings.add(comparison.issues, {
+      operationId: op.operationId,
+      operation: op.label,
+      status,
+      mediaType,
+      seenIn: `entry ${index}`,
+    });
+    const errors: string[] = comparison.issues
+      .filter((issue) => issue.kind === 'unparseable-body')
+      .map((issue) => issue.message);
+    if (errors.length === 0) {
+      const body = isJsonMediaType(mediaType) ? comparison.body : text;
+      const verdict = validateResponse(op.operationId, status, contentType, body);
+      errors.push(...verdict.errors.map((error) => error.message));
+    }
+    exchanges.push({ ...exchange, mediaType, valid: errors.length === 0, errors });
+  });
+
+  const coverage = OPERATIONS.map((op): OperationCoverage => {
+    const statuses = seen.get(op.operationId) ?? {};
+    return {
+      operation: op.label,
+      operationId: op.operationId,
+      statuses,
+      notSeen: Object.keys(op.responses).filter((status) => !(status in statuses)),
+    };
+  });
+  const untouched = coverage.filter((item) => Object.keys(item.statuses).length === 0).map((item) => item.operation);
+  const matched = exchanges.filter((item) => item.operation !== undefined).length;
+  return {
+    kind: 'drift-har',
+    source,
+    summary: {
+      entries: entries.length,
+      matched,
+      unmatched: entries.length - matched,
+      invalid: exchanges.filter((item) => !item.valid).length,
+      operationsTouched: coverage.length - untouched.length,
+      operationsUntouched: untouched.length,
+    },
+    exchanges,
+    findings: findings.list(),
+    coverage,
+    untouched,
+  };
+}
+
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw, 'http://har.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!Array.isArray(headers)) return undefined;
+  const found = (headers as HarHeader[]).find((item) => isObject(item) && String(item.name).toLowerCase() === name);
+  return found ? String(found.value) : undefined;
+}
+
+/** Registers every subscription key the request carries (header or query) so output masks it. */
+function registerKeys(request: Record<string, unknown>, url: URL | undefined): void {
+  registerSecret(header(request.headers, 'ocp-apim-subscription-key'));
+  for (const name of ['subscription-key', 'Subscription-Key']) registerSecret(url?.searchParams.get(name) ?? undefined);
+}
+
+function decodeBody(content: Record<string, unknown>): string {
+  const text = typeof content.text === 'string' ? content.text : '';
+  return content.encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text;
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { redactSecrets } from '../cli/redact.ts';
+import type { DriftFinding } from './findings.ts';
+import type { LiveResult } from './live.ts';
+import { FINDING_KINDS } from './walk.ts';
+
+/** A run id that sorts by time: `20261122T041500Z-3f9a`. */
+export function newRunId(now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Writes `drift.json` and `drift.md` of a live run into `dir` (created if needed); returns both paths. */
+export function writeLiveReport(result: LiveResult, dir: string): { json: string; markdown: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'drift.json');
+  const markdown = join(dir, 'drift.md');
+  writeFileSync(json, `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
+  writeFileSync(markdown, redactSecrets(renderMarkdown(result)));
+  return { json, markdown };
+}
+
+/** One line per finding, as the CLI prints it. */
+export function findingLine(finding: DriftFinding): string {
+  const state = finding.known ? 'known' : 'NEW  ';
+  const times = finding.occurrences > 1 ? ` (x${finding.occurrences})` : '';
+  return `${state} ${finding.kind} ${finding.operation} ${finding.status} ${finding.path}: ${finding.message}${times} [${finding.fingerprint}]`;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The Markdown report of a live run. */
+export function renderMarkdown(result: LiveResult): string {
+  const { summary } = result;
+  const lines = [
+    '# kgate drift live',
+    '',
+    `Target: ${result.baseUrl}  `,
+    `Started: ${result.startedAt}, ${summary.requests} requests in ${(result.durationMs / 1000).toFixed(1)} s  `,
+    `Findings: ${summary.findings} (${summary.new} new, ${summary.known} known from the baseline)` +
+      (summary.transportErrors > 0 ? `, ${summary.transportErrors} requests without an answer` : ''),
+    '',
+    'Drift is not a conformance failure: it lists where the target differs from the spec.',
+    '',
+  ];
+  if (result.findings.length > 0) {
+    lines.push(
+      '## Findings',
+      '',
+      '| | kind | operation | status | path | what | sample | fingerprint |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const finding of result.findings) {
+      lines.push(
+        `| ${finding.known ? 'known' : '**new**'} | ${finding.kind} | ${cell(finding.operation)} | ${finding.status} | \`${cell(finding.path)}\` | ${cell(finding.message)} | ${finding.sample ? `\`${cell(finding.sample)}\`` : ''} | ${finding.fingerprint} |`,
+      );
+    }
+    lines.push('');
+  } else {
+    lines.push('No drift: every response matched the spec.', '');
+  }
+  if (summary.resolved.length > 0) {
+    lines.push('## Baseline findings no longer seen', '', ...summary.resolved.map((id) => `- ${id}`), '');
+  }
+  const used = [...new Set(result.findings.map((finding) => finding.kind))];
+  if (used.length > 0) {
+    lines.push('## Kinds', '', ...used.map((kind) => `- **${kind}**: ${FINDING_KINDS[kind]}`), '');
+  }
+  lines.push('## Requests', '', '| case | status | media type | issues | reproduce |', '|---|---|---|---|---|');
+  for (const item of result.cases) {
+    lines.push(
+      `| ${cell(item.name)} | ${item.status ?? cell(item.error ?? '')} | ${item.mediaType ?? ''} | ${item.issues} | \`${cell(item.curl)}\` |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
