@@ -55,7 +55,7 @@ export class LatencyHistogram {
       p95: ms(h.getValueAtPercentile(95)),
       p99: ms(h.getValueAtPercentile(99)),
       p999: ms(h.getValueAtPercentile(99.9)),
-      max: ms(h.maxValue),
+      max: ms(h.getValueAtPercentile(100)),
     };
   }
 

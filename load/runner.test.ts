@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, test } from 'node:test';
+import autocannon from 'autocannon';
+import { expandMix, runLoad } from './runner.ts';
+import type { MixRequest } from './scenarios.ts';
+
+const servers: Server[] = [];
+after(() => {
+  for (const server of servers) server.closeAllConnections();
+  return Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function serve(listener: RequestListener): Promise<string> {
+  const server = createServer({ keepAlive: true }, listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const MIX: MixRequest[] = [
+  {
+    operationId: 'evaluateGet',
+    group: 'academic',
+    method: 'GET',
+    path: '/academic/v1.0/evaluate',
+    query: { expr: 'Y>2012' },
+    weight: 3,
+  },
+  {
+    operationId: 'similarityPost',
+    group: 'similarity',
+    method: 'POST',
+    path: '/academic/v1.0/similarity',
+    form: { s1: 'home', s2: 'house' },
+    weight: 1,
+  },
+];
+
+// Answers every request after `delayMs`, one at a time: a server with a known service time.
+function delayed(delayMs: number): RequestListener {
+  return (req, res) => {
+    req.resume();
+    req.on('end', () =>
+      setTimeout(() => {
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end('{"ok":true}');
+      }, delayMs),
+    );
+  };
+}
+
+describe('open-model latency is measured from the intended send time', () => {
+  test('queueing behind a slow server shows up in the latency (coordinated omission corrected)', async () => {
+    // One connection, a 50 ms service time and 40 arrivals per second for one second: the server
+    // answers 20/s,
+    // so arrivals queue and each one waits longer than the one before. The service time of every
+    // request is ~50 ms; an honest measurement must report the waiting too.
+    const url = await serve(delayed(50));
+    const result = await runLoad({
+      baseUrl: url,
+      startRate: 40,
+      stages: [{ durationS: 1, target: 40 }],
+      connections: 1,
+      validateShare: 0,
+      mix: MIX,
+    });
+    assert.equal(result.sent + result.dropped, 40, 'the schedule plans 40 arrivals');
+    assert.ok(result.latencyMs.p50 >= 50, `p50 ${result.latencyMs.p50} ms includes at least one service time`);
+    assert.ok(
+      result.latencyMs.p99 > 500,
+      `p99 ${result.latencyMs.p99} ms must include the queueing (service time is 50 ms)`,
+    );
+    assert.ok(result.latencyMs.max >= result.latencyMs.p99);
+  });
+
+  test('the same server measured by autocannon alone reports only the service time', async () => {
+    // The contrast: autocannon times each request from its actual send, so the queue is invisible.
+    const url = await serve(delayed(50));
+    const native = await autocannon({ url, connections: 1, amount: 20 });
+    assert.ok(native.latency.p99 < 120, `autocannon p99 ${native.latency.p99} ms is close to the 50 ms service time`);
+  });
+
+  test('with enough connections the latency is the service time', async () => {
+    const url = await serve(delayed(20));
+    const result = await runLoad({
+      baseUrl: url,
+      startRate: 50,
+      stages: [{ durationS: 1, target: 50 }],
+      connections: 10,
+      validateShare: 0,
+      mix: MIX,
+    });
+    assert.equal(result.sent, 50);
+    assert.equal(result.failed, 0);
+    assert.ok(result.latencyMs.p50 >= 20 && result.latencyMs.p50 < 40, `p50 ${result.latencyMs.p50} ms`);
+    assert.ok(result.latencyMs.min >= 19, 'no request is measured shorter than the service time');
+  });
+
+  test('sub-millisecond latencies keep their resolution', async () => {
+    const url = await serve((_req, res) => res.end('{}'));
+    const result = await runLoad({
+      baseUrl: url,
+      startRate: 100,
+      stages: [{ durationS: 1, target: 100 }],
+      connections: 4,
+      validateShare: 0,
+      mix: MIX,
+    });
+    assert.ok(result.latencyMs.p50 < 5, `p50 ${result.latencyMs.p50} ms`);
+    assert.notEqual(result.latencyMs.p50, Math.round(result.latencyMs.p50), 'values are not rounded to whole ms');
+  });
+});
+
+describe('statuses, failures and validation', () => {
+  test('non-2xx answers fail, every response is counted by status and operation, the share is validated', async () => {
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.statusCode = req.method === 'POST' ? 500 : 200;
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(req.method === 'POST' ? '{"error":{"code":"Unspecified","message":"boom"}}' : '{"entities":[]}');
+    });
+    const validated: string[] = [];
+    const result = await runLoad(
+      {
+        baseUrl: url,
+        key: 'test-key-1234',
+        startRate: 80,
+        stages: [{ durationS: 1, target: 80 }],
+        connections: 8,
+        validateShare: 0.5,
+        mix: MIX,
+      },
+      {
+        validate: (operationId, status, contentType, body) => {
+          validated.push(operationId);
+          assert.equal(contentType, 'application/json; charset=utf-8');
+          const valid = status === 200 && typeof body === 'object';
+          return { valid, errors: valid ? [] : [{ pointer: '/error', message: 'not documented' }] };
+        },
+      },
+    );
+    assert.equal(result.sent, 80);
+    assert.equal(result.completed, 80);
+    assert.equal((result.statuses['200'] ?? 0) + (result.statuses['500'] ?? 0), 80);
+    assert.equal(result.failed, result.statuses['500']);
+    assert.equal(result.validation.checked, 40, 'half of 80 responses validated');
+    assert.equal(result.validation.invalid, result.validation.checked - result.validation.valid);
+    assert.ok(result.validation.invalid > 0 && result.validation.samples.length > 0);
+    assert.deepEqual(Object.keys(result.operations), ['evaluateGet', 'similarityPost']);
+    assert.equal(result.operations.similarityPost!.failed, result.operations.similarityPost!.count);
+    assert.ok(seen.some((line) => line.startsWith('GET /academic/v1.0/evaluate?expr=Y%3E2012')));
+    assert.ok(result.timeline.length >= 1 && result.timeline[0]!.sent > 0);
+  });
+
+  test('a target that drops connections yields transport errors, not a hang', async () => {
+    const url = await serve((req) => req.socket.destroy());
+    const result = await runLoad({
+      baseUrl: url,
+      startRate: 20,
+      stages: [{ durationS: 1, target: 20 }],
+      connections: 2,
+      validateShare: 0,
+      mix: MIX,
+      timeoutS: 2,
+    });
+    assert.equal(result.completed, 0);
+    assert.ok(result.transportErrors > 0);
+    assert.equal(result.failed, result.transportErrors + result.dropped);
+    assert.ok(result.elapsedS < 6, `bounded: ${result.elapsedS} s`);
+  });
+
+  test('closed model at maximum rate runs for its duration', async () => {
+    const url = await serve((_req, res) => res.end('{}'));
+    const result = await runLoad({
+      baseUrl: url,
+      startRate: 0,
+      stages: [],
+      maxRate: { durationS: 1 },
+      connections: 4,
+      validateShare: 0,
+      mix: MIX,
+    });
+    assert.equal(result.model, 'closed');
+    assert.equal(result.plannedArrivals, null);
+    assert.ok(result.sent > 100, `${result.sent} requests in a second`);
+    assert.equal(result.failed, 0);
+  });
+});
+
+describe('expandMix', () => {
+  const cases = [
+    { given: [3, 1], want: { evaluateGet: 75, similarityPost: 25 } },
+    { given: [1, 1], want: { evaluateGet: 50, similarityPost: 50 } },
+  ];
+  for (const { given, want } of cases) {
+    test(`weights ${given.join(':')} give shares ${JSON.stringify(want)}`, () => {
+      const mix = MIX.map((entry, i) => ({ ...entry, weight: given[i]! }));
+      const list = expandMix(mix, 'k-123456', {});
+      const counts: Record<string, number> = {};
+      for (const request of list) counts[request.operationId] = (counts[request.operationId] ?? 0) + 1;
+      assert.deepEqual(counts, want);
+      assert.equal(list[0]!.headers!['Ocp-Apim-Subscription-Key'], 'k-123456');
+      const post = list.find((r) => r.method === 'POST')!;
+      assert.equal(post.body, 's1=home&s2=house');
+      assert.equal(post.headers!['Content-Type'], 'application/x-www-form-urlencoded');
+      // Interleaved: the minority operation is not bunched at the end.
+      assert.ok(list.slice(0, 10).some((r) => r.operationId === 'similarityPost'));
+    });
+  }
+});
