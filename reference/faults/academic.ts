@@ -8,6 +8,7 @@ import {
   postOnly,
   shiftIntParam,
   sleep,
+  withBody,
 } from './transform.ts';
 import type { Fault, RequestContext } from './types.ts';
 
@@ -353,6 +354,41 @@ export function academicFaults(): Fault[] {
       deviation: 'forbidden',
       description: 'POST calchistogram ignores count (GET honours it), so GET and POST disagree',
       request: postOnly(dropParams('count')),
+    },
+    {
+      name: 'interpret-missing-query-accepted',
+      group: 'academic',
+      operations: [...OPS.interpret],
+      deviation: 'forbidden',
+      description:
+        "interpret without the required query answers 200 {query:'',interpretations:[]} instead of 400 Bad Argument",
+      response(ctx, result) {
+        if (result.status !== 400 || (ctx.params.query ?? '').trim() !== '') return result;
+        return withBody({ status: 200 }, { query: '', interpretations: [], aborted: false });
+      },
+    },
+    {
+      name: 'evaluate-invalid-count-accepted',
+      group: 'academic',
+      operations: [...OPS.evaluate],
+      deviation: 'forbidden',
+      description:
+        'evaluate ignores a count that is not a non-negative integer (count=-1, count=abc) instead of 400 Bad Argument',
+      request(ctx) {
+        const count = ctx.params.count;
+        if (count !== undefined && !/^\s*\d+\s*$/.test(count)) delete ctx.params.count;
+      },
+    },
+    {
+      name: 'interpret-401-wrong-code',
+      group: 'academic',
+      operations: [...OPS.interpret],
+      deviation: 'forbidden',
+      description: "interpret 401 carries error.code 'Unauthorized' instead of 'Unspecified'",
+      response: editStatus(401, (body) => {
+        const error = body.error;
+        if (error && typeof error === 'object' && 'code' in error) error.code = 'Unauthorized';
+      }),
     },
     {
       name: 'academic-400-code-not-bad-argument',

@@ -96,6 +96,18 @@ export function answerSearchFaults(): Fault[] {
       request: dropParams('count'),
     },
     {
+      name: 'answersearch-invalid-offset-accepted',
+      group: 'answerSearch',
+      operations: [...OPS.answerSearch],
+      deviation: 'forbidden',
+      description:
+        'answer search ignores an offset that is not a non-negative integer (offset=-1) instead of 400 naming offset',
+      request(ctx) {
+        const offset = ctx.params.offset;
+        if (offset !== undefined && !/^\s*\d+\s*$/.test(offset)) delete ctx.params.offset;
+      },
+    },
+    {
       name: 'answersearch-missing-mkt-accepted',
       group: 'answerSearch',
       operations: [...OPS.answerSearch],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
 import { ROUTE_BY_ID } from '../routes.ts';
@@ -300,6 +301,21 @@ const CASES: Case[] = [
     ([get, post]) => differ(get!.json, post!.json),
   ),
   seq(
+    'interpret-missing-query-accepted',
+    () => [interpret({ complete: '1' })],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'evaluate-invalid-count-accepted',
+    () => [evaluate({ expr: sample.expr, count: '-1' })],
+    ([r]) => r!.status === 200,
+  ),
+  seq(
+    'interpret-401-wrong-code',
+    () => [{ ...interpret({ query: sample.query }), key: 'wrong' }],
+    ([r]) => r!.status === 401 && r!.json.error.code !== 'Unspecified',
+  ),
+  seq(
     'academic-400-code-not-bad-argument',
     () => [evaluate({ attributes: 'Ti' })],
     ([r]) => r!.status === 400 && r!.json?.error?.code !== 'Bad Argument',
@@ -391,6 +407,11 @@ const CASES: Case[] = [
     'answersearch-count-ignored',
     () => [answer({ q: 'jazz history', count: '2' })],
     ([r]) => pageUrls(r!).length > 2,
+  ),
+  seq(
+    'answersearch-invalid-offset-accepted',
+    () => [answer({ q: 'jazz history', offset: '-1' })],
+    ([r]) => r!.status === 200,
   ),
   seq(
     'answersearch-missing-mkt-accepted',
@@ -725,6 +746,14 @@ describe('fault catalogue', () => {
         deviation,
         description,
       })),
+    );
+  });
+
+  test('README.md lists every fault', () => {
+    const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+    assert.deepEqual(
+      FAULTS.filter((fault) => !new RegExp(`^\\| \`${fault.name}\` +\\|`, 'm').test(readme)).map((fault) => fault.name),
+      [],
     );
   });
 
