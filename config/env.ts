@@ -12,6 +12,8 @@ export interface HarnessEnv {
   githubStepSummary?: string;
   /** CI: set by CI systems; progress lines are plainer there. */
   ci: boolean;
+  /** KGATE_CONFORM_OPTIONS: non-secret conformance run settings (JSON) that `kgate conform` hands to Playwright. */
+  conformOptions?: string;
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -24,5 +26,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     keyExhausted: nonEmpty(env.KGATE_KEY_EXHAUSTED),
     githubStepSummary: nonEmpty(env.GITHUB_STEP_SUMMARY),
     ci: Boolean(nonEmpty(env.CI)),
+    conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
   };
 }

@@ -1,0 +1,35 @@
+import { op } from '../discovery.ts';
+import { show } from '../failure.ts';
+import { defineCheck } from './registry.ts';
+import { baseName, sameJson, validRequest } from './support.ts';
+
+/** The POST variant answers exactly as the GET variant for the same parameters. */
+export const check = defineCheck({
+  id: 'get-and-post-agree',
+  severity: 'fail',
+  verifies:
+    'interpret, evaluate, calchistogram and similarity answer a form POST exactly as the GET with the same parameters',
+  kind: 'test',
+  appliesTo: (o) => o.method === 'post',
+  async run(ctx) {
+    const get = op(`${baseName(ctx.op)}Get`);
+    const request = await validRequest(get, ctx.data);
+    const variants = [request.params!];
+    if (ctx.op.paging) variants.push({ ...request.params!, [ctx.op.paging.count]: '2', [ctx.op.paging.offset]: '1' });
+    for (const params of variants) {
+      await ctx.step(new URLSearchParams(params).toString().slice(0, 80), async () => {
+        const viaGet = await ctx.api.call(get, { params });
+        const viaPost = await ctx.api.call(ctx.op, { params });
+        ctx.expect(
+          viaGet.status === viaPost.status && sameJson(viaGet.json, viaPost.json),
+          'POST answers differently from GET',
+          () => ({
+            received: `POST status ${viaPost.status} ${show(viaPost.json, 160)}`,
+            documented: `same as GET: status ${viaGet.status} ${show(viaGet.json, 160)}`,
+          }),
+          viaPost,
+        );
+      });
+    }
+  },
+});

@@ -1,0 +1,57 @@
+import { show } from '../failure.ts';
+import { defineCheck } from './registry.ts';
+import { body, sameJson, validRequest } from './support.ts';
+
+/** The interpret `timeout` sent, in milliseconds. */
+const TIMEOUT_MS = 100;
+/** How much longer than `timeout` an answer may take (network, scheduling, serialisation). */
+const SLACK_MS = 1_900;
+
+/** interpret with `timeout` answers in bounded time: aborted true, or a complete answer. */
+export const check = defineCheck({
+  id: 'interpret-timeout-honoured',
+  severity: 'fail',
+  verifies: `interpret with timeout=${TIMEOUT_MS} answers within ${TIMEOUT_MS + SLACK_MS} ms with a boolean aborted: true when cut short, else the complete answer`,
+  kind: 'test',
+  appliesTo: (op) => op.operationId.startsWith('interpret'),
+  async run(ctx) {
+    const request = await validRequest(ctx.op, ctx.data);
+    const params = { ...request.params!, complete: '1' };
+    const full = await ctx.step('without timeout', () => ctx.api.call(ctx.op, { params }));
+    const timed = await ctx.step(`timeout=${TIMEOUT_MS}`, () =>
+      ctx.api.call(ctx.op, { params: { ...params, timeout: String(TIMEOUT_MS) } }),
+    );
+    ctx.expect(
+      timed.elapsedMs <= TIMEOUT_MS + SLACK_MS,
+      'timeout not honoured',
+      () => ({
+        received: `answer after ${Math.round(timed.elapsedMs)} ms`,
+        documented: `only interpretations found before ${TIMEOUT_MS} ms are returned (allowing ${SLACK_MS} ms for transport)`,
+      }),
+      timed,
+    );
+    const aborted = body(timed).aborted;
+    ctx.expect(
+      typeof aborted === 'boolean',
+      'aborted is not a boolean',
+      () => ({
+        received: `aborted ${show(aborted)}`,
+        documented: 'aborted: boolean (interface 2.1)',
+        pointer: '/aborted',
+      }),
+      timed,
+    );
+    if (aborted === false) {
+      ctx.expect(
+        sameJson(body(timed).interpretations, body(full).interpretations),
+        'not aborted but incomplete',
+        () => ({
+          received: `aborted false with ${show(body(timed).interpretations, 160)}`,
+          documented: `the complete answer: ${show(body(full).interpretations, 160)}`,
+          pointer: '/interpretations',
+        }),
+        timed,
+      );
+    }
+  },
+});

@@ -1,0 +1,64 @@
+import { identity, page, pagedRequest, showIds } from './paging.ts';
+import { defineCheck } from './registry.ts';
+
+/** An offset past the end of any test data set. */
+const PAST_END = 100_000;
+
+/** Consecutive pages join into the larger page, never overlap, and an offset past the end is empty. */
+export const check = defineCheck({
+  id: 'paging-is-consistent',
+  severity: 'fail',
+  verifies:
+    'pages [0,k) and [k,2k) join into page [0,2k) without overlap, and an offset past the end gives an empty page',
+  kind: 'test',
+  appliesTo: (op) => op.paging !== undefined,
+  async run(ctx) {
+    const request = await pagedRequest(ctx.op, ctx.data);
+    const paging = ctx.op.paging!;
+    const whole = await ctx.step(`${paging.count}=6 ${paging.offset}=0`, () => page(ctx, request, 6, 0));
+    const size = Math.min(3, Math.floor(whole.items.length / 2));
+    if (size >= 1) {
+      const first = await ctx.step(`${paging.count}=${size} ${paging.offset}=0`, () => page(ctx, request, size, 0));
+      const second = await ctx.step(`${paging.count}=${size} ${paging.offset}=${size}`, () =>
+        page(ctx, request, size, size),
+      );
+      const firstIds = first.items.map(identity);
+      const overlap = second.items.map(identity).filter((id) => firstIds.includes(id));
+      ctx.expect(
+        overlap.length === 0,
+        'consecutive pages overlap',
+        () => ({
+          received: `${overlap.length} item(s) on both pages: ${showIds(second.items.filter((i) => overlap.includes(identity(i))))}`,
+          documented: `${paging.offset}=${size} starts right after the first ${size} items`,
+          pointer: paging.items,
+        }),
+        second.response,
+      );
+      const joined = [...first.items, ...second.items].map(identity);
+      const expected = whole.items.slice(0, 2 * size).map(identity);
+      ctx.expect(
+        joined.join('\n') === expected.join('\n'),
+        'consecutive pages do not join into the larger page',
+        () => ({
+          received: `pages of ${size}: ${showIds([...first.items, ...second.items])}`,
+          documented: `the first ${2 * size} items of ${paging.count}=6: ${showIds(whole.items.slice(0, 2 * size))}`,
+          pointer: paging.items,
+        }),
+        second.response,
+      );
+    }
+    await ctx.step(`${paging.offset}=${PAST_END}`, async () => {
+      const past = await page(ctx, request, 3, PAST_END);
+      ctx.expect(
+        past.items.length === 0,
+        'offset past the end is not empty',
+        () => ({
+          received: `${past.items.length} items`,
+          documented: 'an empty page',
+          pointer: paging.items,
+        }),
+        past.response,
+      );
+    });
+  },
+});

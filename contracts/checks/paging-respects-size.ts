@@ -1,0 +1,30 @@
+import { page, pagedRequest } from './paging.ts';
+import { defineCheck } from './registry.ts';
+
+/** A page never holds more items than requested. */
+export const check = defineCheck({
+  id: 'paging-respects-size',
+  severity: 'fail',
+  verifies: 'a page never holds more items than count / $top asked for',
+  kind: 'test',
+  appliesTo: (op) => op.paging !== undefined,
+  async run(ctx) {
+    const request = await pagedRequest(ctx.op, ctx.data);
+    const paging = ctx.op.paging!;
+    for (const size of [1, 2]) {
+      await ctx.step(`${paging.count}=${size}`, async () => {
+        const { items, response } = await page(ctx, request, size, 0);
+        ctx.expect(
+          items.length <= size,
+          `page larger than ${paging.count}`,
+          () => ({
+            received: `${items.length} items at ${paging.items}`,
+            documented: `at most ${size} items (${paging.count}=${size})`,
+            pointer: paging.items,
+          }),
+          response,
+        );
+      });
+    }
+  },
+});

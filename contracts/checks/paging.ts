@@ -1,0 +1,49 @@
+import type { ApiResponse, CallOptions, Operation } from '../api.ts';
+import type { Discovery } from '../discovery.ts';
+import { show } from '../failure.ts';
+import type { CheckContext } from './registry.ts';
+import { at, baseName, validRequest } from './support.ts';
+
+/** One page of a paged operation: its items and the response they came from. */
+export interface Page {
+  items: unknown[];
+  response: ApiResponse;
+}
+
+/** The request paged by the paging checks: enough items to page through, in a stable order. */
+export async function pagedRequest(op: Operation, data: Discovery): Promise<CallOptions> {
+  const request = await validRequest(op, data);
+  if (baseName(op) === 'evaluate') return { params: { expr: await data.broadExpr(), attributes: 'Id,Ti' } };
+  return request;
+}
+
+/** Fetches the page [offset, offset + size) of the operation. */
+export async function page(ctx: CheckContext, request: CallOptions, size: number, offset: number): Promise<Page> {
+  const paging = ctx.op.paging!;
+  const params = { ...request.params, [paging.count]: String(size), [paging.offset]: String(offset) };
+  const response = await ctx.api.call(ctx.op, { ...request, params });
+  ctx.expect(
+    response.status === 200,
+    `page ${paging.count}=${size} ${paging.offset}=${offset} must succeed`,
+    () => ({
+      received: `status ${response.status}`,
+      documented: 'status 200',
+    }),
+    response,
+  );
+  const items = at(response.json, paging.items);
+  return { items: Array.isArray(items) ? items : [], response };
+}
+
+/** What makes two items the same result: the item without its position-dependent `id`. */
+export function identity(item: unknown): string {
+  if (item === null || typeof item !== 'object') return JSON.stringify(item);
+  const { id: _position, ...rest } = item as Record<string, unknown>;
+  const url = (rest as { url?: unknown }).url;
+  return typeof url === 'string' ? url : JSON.stringify(rest);
+}
+
+/** Short list of identities for failure messages. */
+export function showIds(items: unknown[]): string {
+  return show(items.map(identity), 200);
+}

@@ -1,0 +1,80 @@
+import type { Api, ApiResponse, Operation } from '../api.ts';
+import type { Discovery } from '../discovery.ts';
+import type { Failure, Severity } from '../failure.ts';
+
+/** Which key roles a target provides; a check that needs a missing one is skipped with that reason. */
+export interface KeyRoles {
+  full: boolean;
+  unsubscribed: boolean;
+  exhausted: boolean;
+}
+
+/** What a check gets to work with: one operation, the request fixture, discovered data, and test helpers. */
+export interface CheckContext {
+  /** The operation under test. */
+  op: Operation;
+  /** Sends requests; every response is validated against the spec on the way. */
+  api: Api;
+  /** Test data discovered from the target itself. */
+  data: Discovery;
+  /** Key roles the run was given. */
+  keys: KeyRoles;
+  /** Groups the unsubscribed key is known not to cover (exact expectations), if known. */
+  unsubscribedGroups?: string[];
+  /** Per-request deadline of the run, in milliseconds. */
+  timeoutMs: number;
+  /** Runs a named step (a Playwright `test.step`). */
+  step<T>(title: string, body: () => Promise<T>): Promise<T>;
+  /** Marks the test skipped with a reason (never passed). */
+  skip(reason: string): never;
+  /** Throws this check's failure; `response` adds the body excerpt and the curl line. */
+  fail(
+    title: string,
+    detail: { received: string; documented: string; pointer?: string },
+    response?: ApiResponse,
+  ): never;
+  /** Fails with `title` unless `condition` holds. */
+  expect(
+    condition: boolean,
+    title: string,
+    detail: () => { received: string; documented: string; pointer?: string },
+    response?: ApiResponse,
+  ): void;
+}
+
+/**
+ * A named property of the interface. `test` checks run as one Playwright test per operation they
+ * apply to; `fixture` checks are applied by the request fixture to every response of every test.
+ */
+export interface Check {
+  /** Reads as the property verified; also the file name, the test title and the CLI name. */
+  id: string;
+  /** `fail` for what the interface states, `warn` for what it only saw in samples. */
+  severity: Severity;
+  /** One sentence: what the check verifies. */
+  verifies: string;
+  /** `test`: runs as its own test per operation; `fixture`: applied to every response. */
+  kind: 'test' | 'fixture';
+  /** Tag for tests that need opting in (bursts of traffic). */
+  tag?: '@rate-limit';
+  /** Which operations the check's test runs on (fixture checks: every operation). */
+  appliesTo(op: Operation): boolean;
+  /** The test body; absent for pure fixture checks. */
+  run?(ctx: CheckContext): Promise<void>;
+}
+
+/** Declares a check; the identity function exists so each check file reads as a declaration. */
+export function defineCheck(check: Check): Check {
+  return check;
+}
+
+/** Builds a failure object for `check` on `op`, adding the response's excerpt and curl line. */
+export function failureOf(
+  check: string,
+  operation: string,
+  title: string,
+  detail: { received: string; documented: string; pointer?: string },
+  response?: ApiResponse,
+): Failure {
+  return { check, operation, title, ...detail, excerpt: response?.excerpt, curl: response?.curl };
+}

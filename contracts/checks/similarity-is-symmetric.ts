@@ -1,0 +1,25 @@
+import { defineCheck } from './registry.ts';
+import { similarity } from './similarity.ts';
+
+/** Cosine similarity is symmetric: sim(a, b) equals sim(b, a). */
+export const check = defineCheck({
+  id: 'similarity-is-symmetric',
+  severity: 'fail',
+  verifies: 'similarity(s1, s2) equals similarity(s2, s1) (cosine similarity is symmetric)',
+  kind: 'test',
+  appliesTo: (op) => op.group === 'similarity',
+  async run(ctx) {
+    const [a, b] = await ctx.data.titles();
+    const forward = await ctx.step('s1=a s2=b', () => similarity(ctx, a, b));
+    const backward = await ctx.step('s1=b s2=a', () => similarity(ctx, b, a));
+    ctx.expect(
+      Math.abs(forward.value - backward.value) <= 1e-9,
+      'similarity is not symmetric',
+      () => ({
+        received: `sim(a,b) ${forward.value}, sim(b,a) ${backward.value}`,
+        documented: 'equal values: cosine similarity is symmetric (interface 2.4)',
+      }),
+      backward.response,
+    );
+  },
+});

@@ -1,0 +1,182 @@
+import type { ApiResponse, CallOptions, Operation } from '../api.ts';
+import type { Discovery } from '../discovery.ts';
+import { show } from '../failure.ts';
+import type { CheckContext } from './registry.ts';
+
+/** The operation's id without its GET/POST suffix: interpret, evaluate, calchistogram, similarity... */
+export function baseName(op: Operation): string {
+  return op.operationId.replace(/(Get|Post)$/, '');
+}
+
+/** True for interpret, evaluate and calchistogram (GET and POST). */
+export function isAcademicSearch(op: Operation): boolean {
+  return ['interpret', 'evaluate', 'calchistogram'].includes(baseName(op));
+}
+
+/** A request of `op` the interface says must succeed, built from discovered data. */
+export async function validRequest(op: Operation, data: Discovery): Promise<CallOptions> {
+  switch (baseName(op)) {
+    case 'interpret':
+      return { params: { query: await data.interpretQuery(), complete: '0' } };
+    case 'evaluate':
+      return { params: { expr: await data.broadExpr(), attributes: 'Id,Ti,Y', count: '5' } };
+    case 'calchistogram':
+      return { params: { expr: await data.broadExpr(), attributes: 'Y' } };
+    case 'similarity': {
+      const [s1, s2] = await data.titles();
+      return { params: { s1, s2 } };
+    }
+    case 'answerSearch':
+      return { params: { q: await data.answerQuery(), mkt: 'en-US' } };
+    case 'urlPreview':
+      return { params: { q: await data.previewUrl() } };
+    case 'hotEvents':
+      return { params: { date: (await data.hotDate()).date } };
+    case 'relatedEvents':
+      return { params: { wikipediaid: await data.wikipediaId() } };
+    case 'eventDocuments':
+      return { pathParams: { event_id: await data.eventId() } };
+    default:
+      throw new Error(`no valid request known for ${op.operationId}`);
+  }
+}
+
+/** Reads the value at a JSON pointer (`/histograms/0/histogram`), or undefined. */
+export function at(json: unknown, pointer: string): unknown {
+  let node = json;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** Fails unless the response has the expected status. */
+export function expectStatus(ctx: CheckContext, response: ApiResponse, want: number, why: string): void {
+  ctx.expect(
+    response.status === want,
+    `${why}: expected status ${want}`,
+    () => ({
+      received: `status ${response.status}`,
+      documented: `status ${want}`,
+    }),
+    response,
+  );
+}
+
+/** The body as an object (or an empty one). */
+export function body(response: ApiResponse): Record<string, unknown> {
+  const json = response.json;
+  return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+}
+
+/**
+ * Asserts the documented "bad parameter" answer of the group: academic 400 `Bad Argument`
+ * whose message names the parameter; answer search / URL preview 400 `ErrorResponse` whose
+ * error names it; similarity 400; event knowledge any 4xx (the interface documents none).
+ */
+export function expectParameterRejected(
+  ctx: CheckContext,
+  response: ApiResponse,
+  parameter: string,
+  why: string,
+): void {
+  const group = ctx.op.group;
+  if (group === 'eventKnowledge') {
+    ctx.expect(
+      response.status >= 400 && response.status < 500,
+      `${why}: expected a 4xx`,
+      () => ({
+        received: `status ${response.status}`,
+        documented: 'a 4xx (the interface documents no error body for this case)',
+      }),
+      response,
+    );
+    return;
+  }
+  expectStatus(ctx, response, 400, why);
+  const json = body(response);
+  if (group === 'academic') {
+    const error = (json.error ?? {}) as { code?: unknown; message?: unknown };
+    ctx.expect(
+      error.code === 'Bad Argument',
+      `${why}: error code must be 'Bad Argument'`,
+      () => ({
+        received: `error.code ${show(error.code)}`,
+        documented: "400 error.code 'Bad Argument' (interface 7.1)",
+        pointer: '/error/code',
+      }),
+      response,
+    );
+    ctx.expect(
+      typeof error.message === 'string' && error.message.toLowerCase().includes(parameter.toLowerCase()),
+      `${why}: error message must name the parameter`,
+      () => ({
+        received: `error.message ${show(error.message)}`,
+        documented: `a message that names the parameter '${parameter}' (interface 7.1)`,
+        pointer: '/error/message',
+      }),
+      response,
+    );
+  } else if (group === 'answerSearch' || group === 'urlPreview') {
+    const errors = Array.isArray(json.errors) ? (json.errors as Record<string, unknown>[]) : [];
+    const named = errors.some((error) => String(error.parameter ?? '').toLowerCase() === parameter.toLowerCase());
+    ctx.expect(
+      json._type === 'ErrorResponse',
+      `${why}: body must be an ErrorResponse`,
+      () => ({
+        received: `_type ${show(json._type)}`,
+        documented: "_type 'ErrorResponse' (interface 7.3)",
+        pointer: '/_type',
+      }),
+      response,
+    );
+    ctx.expect(
+      named,
+      `${why}: the error must name the offending parameter`,
+      () => ({
+        received: `parameters named: ${show(errors.map((error) => error.parameter))}`,
+        documented: `an error whose parameter is '${parameter}' (interface 7.3)`,
+        pointer: '/errors',
+      }),
+      response,
+    );
+    const codes = errors.map((error) => `${error.code}/${error.subCode}`);
+    ctx.expect(
+      codes.includes('InvalidRequest/ParameterInvalidValue'),
+      `${why}: error code must be InvalidRequest`,
+      () => ({
+        received: `code/subCode ${show(codes)}`,
+        documented: "code 'InvalidRequest', subCode 'ParameterInvalidValue' (interface 7.3)",
+        pointer: '/errors/0/code',
+      }),
+      response,
+    );
+  }
+}
+
+/** Days since the epoch of an ISO 8601 UTC timestamp, or NaN. */
+export function parseUtc(text: unknown): number {
+  return typeof text === 'string' && ISO_UTC.test(text) ? Date.parse(text) : Number.NaN;
+}
+
+/** ISO 8601 UTC timestamp: date, time, optional fraction, `Z` (or +00:00). */
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
+
+/** Deep equality of two JSON values. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}

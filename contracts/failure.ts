@@ -1,0 +1,104 @@
+import { MASK } from '../cli/redact.ts';
+
+/** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
+export type Severity = 'fail' | 'warn';
+
+/** What a failed check reports: enough to understand and reproduce it without rerunning the suite. */
+export interface Failure {
+  /** The id of the check that failed, e.g. `paging-is-consistent`. */
+  check: string;
+  /** The operation label, e.g. `GET /academic/v1.0/evaluate`. */
+  operation: string;
+  /** A fixed short title: the same for every occurrence of this kind of failure. */
+  title: string;
+  /** What the target sent. */
+  received: string;
+  /** What the interface or the spec says. */
+  documented: string;
+  /** JSON pointer into the body, for schema errors. */
+  pointer?: string;
+  /** The start of the response body, truncated. */
+  excerpt?: string;
+  /** A curl line reproducing the request, with the key masked. */
+  curl?: string;
+}
+
+/** Thrown by a check (or by the request fixture) when the target breaks a property. */
+export class CheckFailure extends Error {
+  override name = 'CheckFailure';
+  readonly failure: Failure;
+
+  constructor(failure: Failure) {
+    super(formatFailure(failure));
+    this.failure = failure;
+  }
+}
+
+/** Largest body excerpt kept in a failure, in characters. */
+export const EXCERPT_LIMIT = 300;
+
+/** Cuts a body to a one-line excerpt of at most `limit` characters, saying how much was dropped. */
+export function excerpt(body: string, limit = EXCERPT_LIMIT): string {
+  const flat = body.replace(/\s+/g, ' ').trim();
+  if (flat.length <= limit) return flat;
+  return `${flat.slice(0, limit)}... (${flat.length - limit} more characters)`;
+}
+
+/** Renders a failure as the block a person reads in the terminal and in the reports. */
+export function formatFailure(failure: Failure): string {
+  const lines = [
+    `[${failure.check}] ${failure.operation}: ${failure.title}`,
+    `  received:   ${failure.received}`,
+    `  documented: ${failure.documented}`,
+  ];
+  if (failure.pointer !== undefined) lines.push(`  at:         ${failure.pointer || '/'}`);
+  if (failure.excerpt) lines.push(`  body:       ${failure.excerpt}`);
+  if (failure.curl) lines.push(`  reproduce:  ${failure.curl}`);
+  return lines.join('\n');
+}
+
+/** One request as the suite sent it: what a curl line needs. */
+export interface SentRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  /** Header name -> value; the subscription key header is always masked in the curl line. */
+  headers: Record<string, string>;
+  /** The form body of a POST, if any. */
+  body?: string;
+}
+
+/** Longest body shown inside a curl line; longer bodies are summarised by their size. */
+const CURL_BODY_LIMIT = 200;
+
+/** Builds a curl command that reproduces a request, with the subscription key replaced by `***`. */
+export function curlLine(request: SentRequest): string {
+  const parts = ['curl -sS'];
+  if (request.method !== 'GET') parts.push(`-X ${request.method}`);
+  for (const [name, value] of Object.entries(request.headers)) {
+    const shown = name.toLowerCase() === 'ocp-apim-subscription-key' ? MASK : value;
+    parts.push(`-H ${shellQuote(`${name}: ${shown}`)}`);
+  }
+  if (request.body !== undefined) {
+    const body =
+      request.body.length > CURL_BODY_LIMIT
+        ? `<${request.body.length} bytes: ${request.body.slice(0, 40)}...>`
+        : request.body;
+    parts.push(`--data-raw ${shellQuote(body)}`);
+  }
+  parts.push(shellQuote(request.url));
+  return parts.join(' ');
+}
+
+/** Quotes a string for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Serialises a value for `received`/`documented`, short enough for one line. */
+export function show(value: unknown, limit = 120): string {
+  let text: string;
+  if (typeof value === 'string') text = JSON.stringify(value);
+  else if (value === undefined) text = 'nothing';
+  else text = JSON.stringify(value) ?? String(value);
+  return text.length > limit ? `${text.slice(0, limit)}...` : text;
+}

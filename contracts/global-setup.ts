@@ -1,0 +1,22 @@
+import { registerSecret } from '../cli/redact.ts';
+import { readEnv } from '../config/env.ts';
+import { startReferenceServer } from '../reference/index.ts';
+import { readConformOptions } from './options.ts';
+
+/**
+ * Playwright global setup: with no KGATE_BASE_URL, starts the embedded reference server in the
+ * runner process and hands its URL and keys to the workers through the environment.
+ */
+export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  if (readEnv().baseUrl) return undefined;
+  // Workers re-read the config; pin the settings derived from "no base URL" before one is set.
+  const options = readConformOptions();
+  const server = await startReferenceServer({ quiet: true });
+  for (const key of Object.values(server.keys)) registerSecret(key);
+  process.env.KGATE_BASE_URL = server.url;
+  process.env.KGATE_KEY = server.keys.full;
+  process.env.KGATE_KEY_UNSUBSCRIBED = server.keys.academicOnly;
+  process.env.KGATE_KEY_EXHAUSTED = server.keys.exhausted;
+  process.env.KGATE_CONFORM_OPTIONS = JSON.stringify(options);
+  return () => server.close();
+}

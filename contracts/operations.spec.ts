@@ -1,0 +1,16 @@
+import { OPERATIONS } from '../openapi/spec.ts';
+import { CHECKS } from './checks/index.ts';
+import { runCheck, test } from './fixtures.ts';
+
+// One describe per operation of the spec, one test per check that applies to it; the request
+// fixture validates every response, so checks only state the semantics the schema cannot.
+for (const op of OPERATIONS) {
+  test.describe(op.label, () => {
+    for (const check of CHECKS) {
+      if (!check.run || !check.appliesTo(op)) continue;
+      test(check.id, { tag: check.tag ? [check.tag] : [] }, async ({ api, kgate }, testInfo) => {
+        await runCheck(check, op, api, kgate, testInfo);
+      });
+    }
+  });
+}

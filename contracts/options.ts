@@ -1,0 +1,75 @@
+import { readEnv } from '../config/env.ts';
+
+/** One target of a fault sweep: a Playwright project of its own. */
+export interface SweepTarget {
+  /** Project name: the fault name, or `clean`. */
+  name: string;
+  baseUrl: string;
+  /** Regular expression (source) selecting the tests to run against it. */
+  grep?: string;
+  /** Per-request deadline for this target, in milliseconds. */
+  timeoutMs?: number;
+  /** Whether the `@rate-limit` tests run against it. */
+  rateLimit?: boolean;
+}
+
+/** Non-secret settings of one conformance run; keys travel separately in KGATE_KEY*. */
+export interface ConformOptions {
+  /** Observed-only properties (warnings) fail the gate. */
+  strict: boolean;
+  /** Deadline of each request, in milliseconds. */
+  timeoutMs: number;
+  /** Largest response body read, in bytes. */
+  maxBytes: number;
+  /** Run the `@rate-limit` tests (bursts of traffic). */
+  rateLimit: boolean;
+  /** The target is the embedded reference server (its key roles are known exactly). */
+  embedded: boolean;
+  /** Groups the unsubscribed key is known not to be subscribed to. */
+  unsubscribedGroups?: string[];
+  /** Only these checks run (--checks). */
+  checks?: string[];
+  /** These checks do not run, and the fixture does not apply them (--exclude-checks). */
+  excludeChecks?: string[];
+  /** Folder the reports are written to. */
+  reportDir: string;
+  /** Worker processes. */
+  workers?: number;
+  /** Print nothing but the summary reporter's own files (for --json and the sweep). */
+  quiet: boolean;
+  /** Targets of a fault sweep; when set, one project per target replaces the single target. */
+  sweep?: SweepTarget[];
+}
+
+/** Deadline of one request unless --timeout says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Response bodies above this size are abandoned (a 100 MB body must not reach JSON.parse). */
+export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/** Where `kgate conform` writes its reports. */
+export const DEFAULT_REPORT_DIR = 'reports/conformance';
+
+/** The reference server's academic-only key is not subscribed to these groups. */
+export const REFERENCE_UNSUBSCRIBED_GROUPS = ['answerSearch', 'urlPreview', 'eventKnowledge'];
+
+/** Reads the run settings from KGATE_CONFORM_OPTIONS; a run without them (plain `npx playwright test`) gets defaults. */
+export function readConformOptions(
+  raw = readEnv().conformOptions,
+  hasBaseUrl = Boolean(readEnv().baseUrl),
+): ConformOptions {
+  const given = raw ? (JSON.parse(raw) as Partial<ConformOptions>) : {};
+  const embedded = given.embedded ?? !hasBaseUrl;
+  return {
+    strict: given.strict ?? false,
+    timeoutMs: given.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBytes: given.maxBytes ?? DEFAULT_MAX_BYTES,
+    rateLimit: given.rateLimit ?? embedded,
+    embedded,
+    unsubscribedGroups: given.unsubscribedGroups ?? (embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : undefined),
+    checks: given.checks,
+    excludeChecks: given.excludeChecks,
+    reportDir: given.reportDir ?? DEFAULT_REPORT_DIR,
+    workers: given.workers,
+    quiet: given.quiet ?? false,
+    sweep: given.sweep,
+  };
+}

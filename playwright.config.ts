@@ -1,0 +1,75 @@
+import { availableParallelism } from 'node:os';
+import { defineConfig, type Project } from '@playwright/test';
+import { readEnv } from './config/env.ts';
+import type { TargetOption } from './contracts/fixtures.ts';
+import { readConformOptions } from './contracts/options.ts';
+
+// The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
+// gets the defaults (the embedded reference server, rate-limit tests on).
+const env = readEnv();
+const options = readConformOptions();
+const RATE_LIMIT = /@rate-limit/;
+const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
+
+/** Selects the tests of the given check ids (test titles are check ids). */
+function checksGrep(ids: string[] | undefined): RegExp | undefined {
+  return ids ? new RegExp(`(?:^|\\s)(?:${ids.join('|')})(?:\\s|$)`) : undefined;
+}
+
+type ProjectWithTarget = Project<object, { kgateTarget: TargetOption }>;
+
+function projects(): ProjectWithTarget[] {
+  if (options.sweep) {
+    return options.sweep.map((target) => ({
+      name: target.name,
+      grep: target.grep ? new RegExp(target.grep) : undefined,
+      grepInvert: target.rateLimit ? undefined : RATE_LIMIT,
+      use: { kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs } },
+    }));
+  }
+  const grep = checksGrep(options.checks);
+  const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
+  // The rate-limit tests burst traffic: they run as a teardown project, after every other test.
+  return [
+    {
+      name: 'conformance',
+      grep,
+      grepInvert: exclude ? [RATE_LIMIT, exclude] : RATE_LIMIT,
+      teardown: options.rateLimit ? 'rate-limit' : undefined,
+    },
+    ...(options.rateLimit
+      ? [
+          {
+            name: 'rate-limit',
+            grep: grep ?? RATE_LIMIT,
+            grepInvert: exclude ? [NOT_RATE_LIMIT, exclude] : NOT_RATE_LIMIT,
+          },
+        ]
+      : []),
+  ];
+}
+
+const reportDir = options.reportDir;
+
+export default defineConfig<object, { kgateTarget: TargetOption }>({
+  testDir: './contracts',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: true,
+  workers: options.workers ?? Math.max(2, availableParallelism()),
+  retries: 0,
+  timeout: 60_000,
+  forbidOnly: env.ci,
+  globalSetup: './contracts/global-setup.ts',
+  outputDir: `${reportDir}/test-results`,
+  // Requests go through the suite's own client (contracts/http.ts), never the browser or
+  // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
+  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  reporter: [
+    options.quiet ? ['null'] : env.ci ? ['dot'] : ['list'],
+    ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
+    ['junit', { outputFile: `${reportDir}/junit.xml` }],
+    ['json', { outputFile: `${reportDir}/results.json` }],
+    ['./contracts/reporter.ts'],
+  ],
+  projects: projects(),
+});
