@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { loadSpec } from '../openapi/spec.ts';
 import { diffSpecs, formatChange } from './spec-diff.ts';
 
 /** A one-operation spec: GET /x with the given parameters, request body and 200 schema. */
-function spec(parts: { params?: unknown[]; body?: unknown; schema?: unknown; responses?: unknown; extra?: unknown }) {
+function spec(parts: {
+  params?: unknown[];
+  body?: unknown;
+  schema?: unknown;
+  responses?: unknown;
+  extra?: unknown;
+  security?: unknown;
+}) {
   return {
     openapi: '3.1.0',
     info: { title: 't', version: '1' },
@@ -13,6 +21,7 @@ function spec(parts: { params?: unknown[]; body?: unknown; schema?: unknown; res
         get: {
           parameters: parts.params ?? [],
           ...(parts.body ? { requestBody: parts.body } : {}),
+          ...(parts.security ? { security: parts.security } : {}),
           responses: parts.responses ?? {
             '200': {
               description: 'ok',
@@ -170,6 +179,50 @@ const CASES: Case[] = [
       next: spec({ params: [param({ type: 'string', pattern: '^b' })] }),
     },
     want: [['pattern-changed', true]],
+  },
+  {
+    given: {
+      title: 'parameter default changed',
+      old: spec({ params: [param({ type: 'string', default: 'latest' }, false, 'model')] }),
+      next: spec({ params: [param({ type: 'string', default: 'v2' }, false, 'model')] }),
+    },
+    want: [['default-changed', false]],
+  },
+  {
+    given: {
+      title: 'security required where none was',
+      old: spec({ security: [{}] }),
+      next: spec({ security: [{ subscriptionKey: [] }] }),
+    },
+    want: [['security-narrowed', true]],
+  },
+  {
+    given: {
+      title: 'security alternative added',
+      old: spec({ security: [{ subscriptionKey: [] }] }),
+      next: spec({ security: [{ subscriptionKey: [] }, { bearer: [] }] }),
+    },
+    want: [['security-widened', false]],
+  },
+  {
+    given: {
+      title: 'response header removed',
+      old: spec({
+        responses: { '429': { description: 'slow', headers: { 'Retry-After': { schema: { type: 'integer' } } } } },
+      }),
+      next: spec({ responses: { '429': { description: 'slow' } } }),
+    },
+    want: [['response-header-removed', true]],
+  },
+  {
+    given: {
+      title: 'response header added',
+      old: spec({ responses: { '429': { description: 'slow' } } }),
+      next: spec({
+        responses: { '429': { description: 'slow', headers: { 'Retry-After': { schema: { type: 'integer' } } } } },
+      }),
+    },
+    want: [['response-header-added', false]],
   },
   {
     given: {
@@ -440,6 +493,28 @@ describe('drift spec: diffSpecs', () => {
     const line = formatChange(change!);
     assert.equal(line.includes('\n'), false);
     assert.match(line, /^BREAKING parameter-became-required: GET \/x query parameter count: /);
+  });
+
+  test('the project spec: a shared component change shows up on every operation using it', () => {
+    const old = loadSpec();
+    const next = structuredClone(old) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
+      paths: Record<string, Record<string, { parameters: unknown[] }>>;
+    };
+    delete next.components.schemas.InterpretResponse!.properties.aborted;
+    next.components.schemas.InterpretResponse!.required = ['query', 'interpretations'];
+    next.paths['/answersearch/v7.0/search']!.get!.parameters.push({
+      name: 'setLang',
+      in: 'query',
+      required: true,
+      schema: { type: 'string' },
+    });
+    const got = diffSpecs(old, next).map((change) => `${change.rule} ${change.operation} ${change.location}`);
+    assert.deepEqual(got.sort(), [
+      'property-removed GET /academic/v1.0/interpret response 200 application/json $.aborted',
+      'property-removed POST /academic/v1.0/interpret response 200 application/json $.aborted',
+      'required-parameter-added GET /answersearch/v7.0/search query parameter setLang',
+    ]);
   });
 
   test('YAML specs parse and compare like objects', () => {

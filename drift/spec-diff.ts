@@ -40,6 +40,8 @@ interface Operation {
   label: string;
   node: Node;
   parameters: Map<string, Node>;
+  /** Effective security requirement alternatives, each a sorted list of scheme names. */
+  security: string[][];
 }
 
 /**
@@ -98,6 +100,16 @@ class SpecDiffer {
         this.add('parameter-removed', true, where, 'parameter removed; clients sending it may be rejected');
         continue;
       }
+      const oldDefault = deref(this.oldDoc, oldParam.schema);
+      const newDefault = deref(this.newDoc, newParam.schema);
+      if (isObject(oldDefault) && isObject(newDefault) && sample(oldDefault.default) !== sample(newDefault.default)) {
+        this.add(
+          'default-changed',
+          false,
+          where,
+          `default ${sample(oldDefault.default, 40)} -> ${sample(newDefault.default, 40)} (clients omitting it get the new behaviour)`,
+        );
+      }
       if (oldParam.required !== true && newParam.required === true) {
         this.add('parameter-became-required', true, where, 'optional parameter became required');
       } else if (oldParam.required === true && newParam.required !== true) {
@@ -118,8 +130,47 @@ class SpecDiffer {
         this.add('required-parameter-added', true, where, 'new required parameter; existing clients do not send it');
       } else this.add('parameter-added', false, where, 'new optional parameter');
     }
+    this.compareSecurity(old.security, next.security);
     this.compareRequestBody(deref(this.oldDoc, old.node.requestBody), deref(this.newDoc, next.node.requestBody));
     this.compareResponses(deref(this.oldDoc, old.node.responses), deref(this.newDoc, next.node.responses));
+  }
+
+  /** Security requirements: a client holds the credentials the old spec asked for, and no others. */
+  private compareSecurity(old: string[][], next: string[][]): void {
+    const render = (alternatives: string[][]) =>
+      alternatives.length === 0 ? 'none' : alternatives.map((names) => names.join('+') || 'anonymous').join(' or ');
+    if (render(old) === render(next)) return;
+    // Each old alternative must still be accepted as it is, or a client using it breaks.
+    const accepted = (names: string[]) =>
+      next.length === 0 || next.some((option) => option.every((name) => names.includes(name)));
+    const breaking = (old.length === 0 ? [[]] : old).some((names) => !accepted(names));
+    this.add(
+      breaking ? 'security-narrowed' : 'security-widened',
+      breaking,
+      'security',
+      `security ${render(old)} -> ${render(next)}${breaking ? ' (credentials existing clients send no longer suffice)' : ''}`,
+    );
+  }
+
+  private compareHeaders(old: unknown, next: unknown, where: string): void {
+    const headers = (node: unknown) => {
+      const raw = isObject(node) && isObject(node.headers) ? node.headers : {};
+      return new Map(Object.keys(raw).map((name) => [name.toLowerCase(), name]));
+    };
+    const before = headers(old);
+    const after = headers(next);
+    for (const [key, name] of before) {
+      if (!after.has(key))
+        this.add(
+          'response-header-removed',
+          true,
+          `${where} header ${name}`,
+          'documented response header removed; clients reading it break',
+        );
+    }
+    for (const [key, name] of after) {
+      if (!before.has(key)) this.add('response-header-added', false, `${where} header ${name}`, 'new response header');
+    }
   }
 
   private compareRequestBody(old: unknown, next: unknown): void {
@@ -181,6 +232,7 @@ class SpecDiffer {
         );
         continue;
       }
+      this.compareHeaders(deref(this.oldDoc, oldResponse), deref(this.newDoc, newResponses[status]), where);
       const oldContent = mediaTypes(deref(this.oldDoc, oldResponse));
       const newContent = mediaTypes(deref(this.newDoc, newResponses[status]));
       for (const [type, media] of oldContent) {
@@ -481,7 +533,17 @@ function collectOperations(doc: unknown): Map<string, Operation> {
       }
       // Path parameter names are not visible to clients: /a/{x} and /a/{y} are the same operation.
       const key = `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
-      operations.set(key, { label: `${method.toUpperCase()} ${path}`, node, parameters });
+      const security = Array.isArray(node.security)
+        ? node.security
+        : isObject(doc) && Array.isArray(doc.security)
+          ? doc.security
+          : [];
+      operations.set(key, {
+        label: `${method.toUpperCase()} ${path}`,
+        node,
+        parameters,
+        security: security.filter(isObject).map((requirement) => Object.keys(requirement).sort()),
+      });
     }
   }
   return operations;
