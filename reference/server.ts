@@ -25,6 +25,7 @@ export const UNLIMITED_BODY_CAP = 64 * 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const KEY_HEADER = 'ocp-apim-subscription-key';
 const CACHEABLE_ACADEMIC = 2000;
+const QUERY_CACHE_SIZE = 5000;
 
 /** Everything one request pipeline needs: data, keys, settings and the fault catalogue. */
 export interface Pipeline {
@@ -44,6 +45,7 @@ type Ctx = RequestContext & { route: Route };
 export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: ServerResponse) => void {
   const buckets = new TokenBuckets();
   const academicCache = new Map<string, string>();
+  const queryCache = new Map<string, string>();
   const faultSettings = new Map<string, ServerSettings>();
   for (const fault of pipeline.faults.values()) {
     faultSettings.set(fault.name, { ...pipeline.settings, ...fault.settings });
@@ -90,10 +92,9 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       typeof result.body === 'object' &&
       result.body !== null &&
       (result.body as { aborted?: unknown }).aborted === true;
-    if (!aborted && text.length < 512 * 1024) {
-      if (academicCache.size >= CACHEABLE_ACADEMIC) academicCache.delete(academicCache.keys().next().value!);
-      academicCache.set(cacheKey, text);
-    }
+    if (aborted || text.length >= 512 * 1024) return { status: 200, body: result.body };
+    if (academicCache.size >= CACHEABLE_ACADEMIC) academicCache.delete(academicCache.keys().next().value!);
+    academicCache.set(cacheKey, text);
     return { status: 200, rawBody: text };
   }
 
@@ -210,6 +211,13 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       if (limited) return limited;
     }
 
+    // Clean GETs whose answer is a pure function of the query string skip decoding on a repeat.
+    const rawKey =
+      fault === undefined && route.method === 'GET'
+        ? `${route.operationId}\u0000${ctx.pathParams.event_id ?? ''}\u0000${query}`
+        : undefined;
+    const known = rawKey === undefined ? undefined : queryCache.get(rawKey);
+    if (known !== undefined) return { status: 200, rawBody: known };
     let params: Record<string, string>;
     try {
       params = parseForm(toUtf8(query));
@@ -243,7 +251,18 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     ctx.params = params;
     fault?.request?.(ctx);
     if (!settings.interpretTimeoutHonoured && route.operationId.startsWith('interpret')) delete ctx.params.timeout;
-    return runHandler(route, ctx.params, ctx.pathParams);
+    const result = runHandler(route, ctx.params, ctx.pathParams);
+    // Handlers answer with a pre-serialized rawBody exactly when the answer is pure and complete.
+    if (
+      rawKey !== undefined &&
+      result.status === 200 &&
+      typeof result.rawBody === 'string' &&
+      result.rawBody.length < 512 * 1024
+    ) {
+      if (queryCache.size >= QUERY_CACHE_SIZE) queryCache.delete(queryCache.keys().next().value!);
+      queryCache.set(rawKey, result.rawBody);
+    }
+    return result;
   }
 }
 
