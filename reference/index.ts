@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAcademicEngine } from './academic/engine.ts';
 import { WebCorpus } from './answer-search.ts';
 import { defaultKey, KeyConfigError, KeyTable } from './auth.ts';
 import { EventCorpus } from './events.ts';
 import { FAULTS } from './faults/index.ts';
 import type { Fault, ServerSettings } from './faults/types.ts';
 import { namedEntities } from './names.ts';
-import { type AcademicPort, createListener } from './server.ts';
+import { createListener } from './server.ts';
 import { PreviewCorpus } from './url-preview.ts';
 
 /** Options of the reference server; every one has a default. */
@@ -27,6 +28,10 @@ export interface ReferenceServerOptions {
   quiet?: boolean;
   /** JSON file with extra keys, subscriptions and quotas (format in reference/README.md). */
   configFile?: string;
+  /** Server-side time budget of evaluate, calchistogram (answers carry aborted: true) in ms; default 1000. */
+  timeBudgetMs?: number;
+  /** Similarity compute deadline in ms, answered with 408 when passed; default 5000. */
+  similarityDeadlineMs?: number;
 }
 
 /** The three built-in subscription keys. */
@@ -41,6 +46,8 @@ export interface ReferenceServer {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   url: string;
   keys: ReferenceKeys;
+  /** Paths (with query) of a few requests that answer 200 with non-empty results on this corpus. */
+  examples: string[];
   close(): Promise<void>;
 }
 
@@ -90,23 +97,6 @@ export function cleanSettings(rateLimit: number, bodyLimit: number): ServerSetti
   };
 }
 
-async function loadEngine(seed: number, papers: number): Promise<AcademicPort> {
-  const path = './academic/engine.ts';
-  try {
-    const module = (await import(path)) as {
-      createAcademicEngine(options: { seed: number; papers: number }): AcademicPort;
-    };
-    return module.createAcademicEngine({ seed, papers });
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    const pending = () => ({
-      status: 500,
-      body: { error: { code: 'Unspecified', message: 'academic engine not built yet' } },
-    });
-    return { interpret: pending, evaluate: pending, calchistogram: pending, similarity: pending };
-  }
-}
-
 /** Starts the reference server (all 13 operations plus the fault catalogue under /faults). */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const seed = options.seed ?? DEFAULTS.seed;
@@ -120,12 +110,19 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   }
   const keys = new KeyTable(seed, options.configFile);
   const entities = namedEntities(seed);
+  const engine = createAcademicEngine({
+    seed,
+    papers,
+    timeBudgetMs: options.timeBudgetMs,
+    similarityDeadlineMs: options.similarityDeadlineMs,
+  });
+  const events = new EventCorpus(seed, entities);
   const faults = new Map<string, Fault>(FAULTS.map((fault) => [fault.name, fault]));
   const listener = createListener({
-    engine: await loadEngine(seed, papers),
+    engine,
     web: new WebCorpus(seed, entities),
     previews: new PreviewCorpus(seed),
-    events: new EventCorpus(seed, entities),
+    events,
     keys,
     settings: cleanSettings(rateLimit, bodyLimit),
     faults,
@@ -154,6 +151,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       academicOnly: keys.named('academicOnly')!.key,
       exhausted: keys.named('exhausted')!.key,
     },
+    examples: examplePaths(engine.samples(), events.samples()),
     close() {
       closing ??= new Promise<void>((resolve) => {
         for (const fault of faults.values()) fault.dispose?.();
@@ -163,4 +161,22 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       return closing;
     },
   };
+}
+
+function examplePaths(
+  academic: ReturnType<ReturnType<typeof createAcademicEngine>['samples']>,
+  events: ReturnType<EventCorpus['samples']>,
+): string[] {
+  const q = (params: Record<string, string>) => new URLSearchParams(params).toString().replaceAll('+', '%20');
+  return [
+    `/academic/v1.0/interpret?${q({ query: academic.queries[0]!, complete: '1', count: '3' })}`,
+    `/academic/v1.0/evaluate?${q({ expr: academic.expressions[0]!, count: '3', attributes: 'Ti,Y,AA.AuN' })}`,
+    `/academic/v1.0/calchistogram?${q({ expr: `Y>${academic.years[1]}`, attributes: 'Y,F.FN', count: '3' })}`,
+    `/academic/v1.0/similarity?${q({ s1: academic.titles[0]!, s2: academic.titleWords.slice(0, 3).join(' ') })}`,
+    `/answersearch/v7.0/search?${q({ q: 'barack obama', mkt: 'en-US', count: '3' })}`,
+    `/urlpreview/v7.0/search?${q({ q: 'https://example.com/' })}`,
+    `/eventknowledge/v1.0/hotevents?date=${events.date}&$top=3`,
+    `/eventknowledge/v1.0/relatedevents?wikipediaid=${events.wikipediaId}&$top=3`,
+    `/eventknowledge/v1.0/events/${events.eventId}/documents?$top=3`,
+  ];
 }

@@ -29,9 +29,8 @@ The built-in keys are local reference keys derived from the seed and are printed
 used; keys that come from --config are masked.
 exit codes: 0 stopped cleanly, 2 bad usage or the port cannot be opened`;
 
-function banner(url: string, keys: ReferenceKeys, faultCount: number): string {
-  const key = keys.full;
-  const curl = (path: string) => `  curl -s -H 'Ocp-Apim-Subscription-Key: ${key}' '${url}${path}'`;
+function banner(url: string, keys: ReferenceKeys, examples: string[], faultCount: number): string {
+  const curl = (path: string) => `  curl -s -H 'Ocp-Apim-Subscription-Key: ${keys.full}' '${url}${path}'`;
   return [
     `kgate reference server listening on ${url}`,
     '',
@@ -41,13 +40,7 @@ function banner(url: string, keys: ReferenceKeys, faultCount: number): string {
     `  exhausted     ${keys.exhausted}   (quota used up: 403 everywhere)`,
     '',
     'try:',
-    curl('/academic/v1.0/interpret?query=papers%20by&complete=1&count=3'),
-    curl('/academic/v1.0/evaluate?expr=Y%3E2012&count=3&attributes=Ti,Y,AA.AuN'),
-    curl('/academic/v1.0/similarity?s1=latent%20semantic%20analysis&s2=semantic%20indexing'),
-    curl('/answersearch/v7.0/search?q=barack%20obama&mkt=en-US&count=3'),
-    curl('/urlpreview/v7.0/search?q=https%3A%2F%2Fexample.com%2F'),
-    curl('/eventknowledge/v1.0/hotevents?date=2026-11-01&$top=3'),
-    curl('/eventknowledge/v1.0/relatedevents?wikipediaid=Barack_Obama&$top=3'),
+    ...examples.map(curl),
     '',
     `${faultCount} faults: curl -s ${url}/faults   (base url of one: ${url}/faults/<name>)`,
     'stop with Ctrl-C',
@@ -116,7 +109,7 @@ export const command: Command = {
       }
     }
     if (values.json) console.log(JSON.stringify({ url: server.url, keys: shown }));
-    else console.log(banner(server.url, shown, listFaults().length));
+    else console.log(banner(server.url, shown, server.examples, listFaults().length));
 
     await new Promise<void>((resolve) => {
       const stop = () => {
