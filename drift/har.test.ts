@@ -134,6 +134,14 @@ describe('drift har: recorded traffic against the spec', () => {
     });
   }
 
+  test('a request that breaks the spec is noted, not judged invalid', () => {
+    const invalidUrl = result.exchanges[3]!;
+    assert.equal(invalidUrl.valid, true);
+    assert.match(invalidUrl.requestErrors?.join('; ') ?? '', /parameter 'q'/);
+    assert.equal(result.exchanges[0]?.requestErrors, undefined, 'a good request has no notes');
+    assert.equal(result.exchanges[4]?.requestErrors, undefined, 'form bodies are read from postData');
+  });
+
   test('unmatched paths are counted, not judged', () => {
     assert.equal(result.exchanges[9]?.skipped, 'no operation matches this method and path');
     assert.deepEqual(result.summary, {

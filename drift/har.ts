@@ -1,6 +1,6 @@
 import { registerSecret } from '../cli/redact.ts';
 import { matchOperation, OPERATIONS } from '../openapi/spec.ts';
-import { mediaTypeOf, validateResponse } from '../openapi/validator.ts';
+import { mediaTypeOf, validateRequest, validateResponse } from '../openapi/validator.ts';
 import { compareResponse, isJsonMediaType } from './compare.ts';
 import { type DriftFinding, FindingSet } from './findings.ts';
 import { isObject } from './schema.ts';
@@ -21,6 +21,8 @@ export interface HarExchange {
   valid: boolean;
   /** Why it is invalid, one line each. */
   errors: string[];
+  /** Where the recorded request itself breaks the spec (informational: a client error, not the target's). */
+  requestErrors?: string[];
   /** Set when the exchange was not judged (no operation matched, no status, body not recorded). */
   skipped?: string;
 }
@@ -93,7 +95,13 @@ export function analyzeHar(har: unknown, source: string): HarResult {
       return;
     }
     const op = match.operation;
-    const exchange: HarExchange = { ...base, operation: op.label, operationId: op.operationId };
+    const requestErrors = checkRequest(op.operationId, request, url!, match.pathParams);
+    const exchange: HarExchange = {
+      ...base,
+      operation: op.label,
+      operationId: op.operationId,
+      ...(requestErrors.length > 0 ? { requestErrors } : {}),
+    };
     if (!Number.isInteger(status) || status < 100) {
       exchanges.push({ ...exchange, skipped: 'no response recorded' });
       return;
@@ -177,6 +185,26 @@ function header(headers: unknown, name: string): string | undefined {
 function registerKeys(request: Record<string, unknown>, url: URL | undefined): void {
   registerSecret(header(request.headers, 'ocp-apim-subscription-key'));
   for (const name of ['subscription-key', 'Subscription-Key']) registerSecret(url?.searchParams.get(name) ?? undefined);
+}
+
+/** Validates the recorded request's query, form body and path parameters. */
+function checkRequest(
+  operationId: string,
+  request: Record<string, unknown>,
+  url: URL,
+  pathParams: Record<string, string>,
+): string[] {
+  const query = Object.fromEntries(url.searchParams);
+  const postData = isObject(request.postData) ? request.postData : undefined;
+  let form: Record<string, string> | undefined;
+  if (postData && Array.isArray(postData.params)) {
+    form = Object.fromEntries(
+      postData.params.filter(isObject).map((param) => [String(param.name), String(param.value ?? '')]),
+    );
+  } else if (postData && typeof postData.text === 'string') {
+    form = Object.fromEntries(new URLSearchParams(postData.text));
+  }
+  return validateRequest(operationId, { query, form, pathParams }).errors.map((error) => error.message);
 }
 
 function decodeBody(content: Record<string, unknown>): string {

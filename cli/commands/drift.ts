@@ -241,6 +241,10 @@ async function runHar(argv: string[]): Promise<number> {
       const first = `INVALID entry ${exchange.index} ${exchange.method} ${exchange.target} -> ${exchange.status}`;
       console.log(redactSecrets(`${first}: ${exchange.errors.join('; ')}`));
     }
+    for (const exchange of result.exchanges.filter((item) => item.requestErrors)) {
+      const first = `note: entry ${exchange.index} ${exchange.method} ${exchange.target}: request breaks the spec`;
+      console.log(redactSecrets(`${first}: ${exchange.requestErrors?.join('; ')}`));
+    }
     for (const finding of result.findings) console.log(redactSecrets(`drift ${findingLine(finding).slice(6)}`));
     console.log('coverage:');
     for (const item of result.coverage) {
