@@ -72,12 +72,16 @@ export function lineChart(options: {
 }): string {
   const width = 760;
   const height = 300;
-  const pad = { left: 64, right: 120, top: 36, bottom: 40 };
+  const pad = { left: 64, right: 120, top: 52, bottom: 40 };
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const all = [...options.series.flatMap((s) => s.points), ...(options.bars?.points ?? [])];
-  const xMax = Math.max(1, ...all.map(([x]) => x));
-  const yData = Math.max(0, ...all.map(([, y]) => y), ...(options.limits ?? []).map((l) => l.value));
+  const xMax = Math.max(1, ...all.map(([x]) => x)) + (options.bars ? 0.5 : 0);
+  const dataMax = Math.max(0, ...all.map(([, y]) => y));
+  // A limit far above the data would squash the lines flat: such limits are named, not drawn.
+  const drawn = (options.limits ?? []).filter((l) => dataMax === 0 || l.value <= dataMax * 3);
+  const above = (options.limits ?? []).filter((l) => !drawn.includes(l));
+  const yData = Math.max(dataMax, ...drawn.map((l) => l.value));
   const { max: yMax, ticks } = niceScale(yData);
   const x = (v: number) => pad.left + (v / xMax) * plotW;
   const y = (v: number) => pad.top + plotH - (v / yMax) * plotH;
@@ -110,7 +114,12 @@ export function lineChart(options: {
       );
     parts.push(`<g data-series="${options.bars.name}">${bars.join('')}</g>`);
   }
-  for (const limit of options.limits ?? []) {
+  if (above.length > 0) {
+    parts.push(
+      `<text x="${pad.left + plotW}" y="39" class="tick" text-anchor="end">off the scale: ${escapeHtml(above.map((l) => l.label).join(', '))}</text>`,
+    );
+  }
+  for (const limit of drawn) {
     parts.push(
       `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${y(limit.value).toFixed(1)}" y2="${y(limit.value).toFixed(1)}" stroke="${limit.color}" stroke-dasharray="6 4" class="limit"/>`,
       `<text x="${pad.left + plotW + 6}" y="${(y(limit.value) + 4).toFixed(1)}" class="legend" fill="${limit.color}">${escapeHtml(limit.label)}</text>`,
@@ -131,17 +140,17 @@ export function lineChart(options: {
       `<g class="series" data-series="${series.name}" data-points="${series.points.length}" fill="${series.color}">`,
       `<path d="${d}" fill="none" stroke="${series.color}" stroke-width="2"${series.dashed ? ' stroke-dasharray="4 3"' : ''}/>${dots}</g>`,
     );
-    const ly = pad.top + 14 + index * 18;
+    const lx = pad.left + index * 100;
     parts.push(
-      `<rect x="${pad.left + plotW + 6}" y="${ly - 9}" width="12" height="4" fill="${series.color}"/>`,
-      `<text x="${pad.left + plotW + 22}" y="${ly - 4}" class="legend">${escapeHtml(series.name)}</text>`,
+      `<rect x="${lx}" y="33" width="14" height="4" fill="${series.color}"/>`,
+      `<text x="${lx + 20}" y="39" class="legend">${escapeHtml(series.name)}</text>`,
     );
   });
   if (options.bars) {
-    const ly = pad.top + 14 + options.series.length * 18;
+    const lx = pad.left + options.series.length * 100;
     parts.push(
-      `<rect x="${pad.left + plotW + 6}" y="${ly - 12}" width="12" height="10" fill="${options.bars.color}"/>`,
-      `<text x="${pad.left + plotW + 22}" y="${ly - 4}" class="legend">${escapeHtml(options.bars.name)}</text>`,
+      `<rect x="${lx}" y="29" width="14" height="10" fill="${options.bars.color}"/>`,
+      `<text x="${lx + 20}" y="39" class="legend">${escapeHtml(options.bars.name)}</text>`,
     );
   }
   parts.push('</svg>');
@@ -217,9 +226,9 @@ export function renderReportHtml(summary: LoadSummary): string {
   const cards: [string, string][] = [
     ['requests', r.sent.toLocaleString('en-US')],
     ['throughput', `${r.throughputRps} /s`],
-    ['p50', `${r.latencyMs.p50} ms`],
-    ['p95', `${r.latencyMs.p95} ms`],
-    ['p99', `${r.latencyMs.p99} ms`],
+    ['p50', formatMs(r.latencyMs.p50)],
+    ['p95', formatMs(r.latencyMs.p95)],
+    ['p99', formatMs(r.latencyMs.p99)],
     ['errors', formatShare(attempted === 0 ? 0 : r.failed / attempted)],
     ['validated', `${r.validation.valid}/${r.validation.checked}`],
   ];
@@ -232,7 +241,7 @@ export function renderReportHtml(summary: LoadSummary): string {
   const operationRows = Object.entries(r.operations)
     .map(
       ([id, op]) =>
-        `<tr><td>${escapeHtml(id)}</td><td>${op.count}</td><td>${op.failed}</td><td>${op.latencyMs.p50}</td><td>${op.latencyMs.p95}</td><td>${op.latencyMs.p99}</td><td>${op.latencyMs.max}</td></tr>`,
+        `<tr><td>${escapeHtml(id)}</td><td>${op.count}</td><td>${op.failed}</td>${[op.latencyMs.p50, op.latencyMs.p95, op.latencyMs.p99, op.latencyMs.max].map((v) => `<td>${formatMs(v).replace(' ms', '')}</td>`).join('')}</tr>`,
     )
     .join('\n');
   const invalid = r.validation.samples
@@ -312,6 +321,11 @@ function niceScale(maxValue: number, count = 5): { max: number; ticks: number[] 
   const ticks: number[] = [];
   for (let t = 0; t <= max + step / 2; t += step) ticks.push(Number(t.toPrecision(10)));
   return { max, ticks };
+}
+
+/** A latency for people: two decimals under 10 ms, one under 1 s, whole ms above. */
+export function formatMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(2) : ms < 1000 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US')} ms`;
 }
 
 function formatTick(value: number): string {

@@ -133,10 +133,15 @@ export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<Bo
     problems.push(`the limit is ${limitBytes.toLocaleString('en-US')} bytes, neither 1,000,000 nor 1,048,576`);
   }
   const overStatus = over === null ? null : over.kind === 'status' ? over.status : over.kind;
-  if (over !== null && limitBytes !== null) {
-    if (over.kind === 'status' && over.status !== 400 && over.status !== 413) {
-      problems.push(`just over the limit the target answers ${over.status}, not a rejection (400 or 413)`);
-    }
+  // The interface documents 400 for a similarity request it refuses; a reset before any status
+  // is still a rejection and is reported as such (overStatus 'reset'), not as a failure.
+  if (over !== null && limitBytes !== null && over.kind === 'status' && over.status !== 400) {
+    problems.push(
+      `just over the limit the target answers ${over.status}, where the interface documents 400 for a refused similarity request`,
+    );
+  }
+  if (over !== null && limitBytes !== null && over.kind === 'timeout') {
+    problems.push(`just over the limit the target does not answer (${over.detail})`);
   }
   return {
     limitBytes,

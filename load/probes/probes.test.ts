@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { validateResponse } from '../../openapi/validator.ts';
+import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import type { ResponseValidator } from '../runner.ts';
+import { accepted, bodyOfSize, MAX_REQUESTS, probeBodyLimit } from './body-limit.ts';
+import { probeRateLimit, secondsToWait } from './rate-limit.ts';
+
+const validate: ResponseValidator = (operationId, status, contentType, body) =>
+  validateResponse(operationId, status, contentType, body);
+
+const started: ReferenceServer[] = [];
+after(() => Promise.all(started.map((server) => server.close())));
+
+async function reference(options: { rateLimit?: number; bodyLimit?: number } = {}): Promise<ReferenceServer> {
+  const server = await startReferenceServer({ ...options, quiet: true });
+  started.push(server);
+  return server;
+}
+
+describe('rate-limit probe against the reference server', { concurrency: true }, () => {
+  const cases = [
+    { given: { operation: 'answerSearch' as const, rateLimit: 50 }, want: 50 },
+    { given: { operation: 'urlPreview' as const, rateLimit: 200 }, want: 200 },
+  ];
+  for (const { given, want } of cases) {
+    test(`${given.operation} limited to ${given.rateLimit}/s is found within 10 % in under 30 s`, async () => {
+      const server = await reference({ rateLimit: given.rateLimit });
+      const result = await probeRateLimit({
+        baseUrl: server.url,
+        key: server.keys.full,
+        operation: given.operation,
+        validate,
+      });
+      assert.ok(result.thresholdRps !== null, result.problems.join('; '));
+      assert.ok(Math.abs(result.thresholdRps - want) <= want * 0.1, `found ${result.thresholdRps}/s, limit ${want}/s`);
+      assert.ok(result.durationS < 30, `took ${result.durationS} s`);
+      assert.equal(result.invalid429.count, 0, result.invalid429.examples.join('; '));
+      assert.ok(result.throttledResponses > 0);
+      assert.ok(result.waitSeconds !== null && result.waitSeconds >= 1);
+      assert.equal(result.messageSeconds, result.retryAfterSeconds);
+      assert.equal(result.recovered, true);
+      assert.deepEqual(result.problems, []);
+      assert.ok(result.requests <= 10_000);
+    });
+  }
+});
+
+describe('rate-limit probe against faults', { concurrency: true }, () => {
+  let server: ReferenceServer;
+  let faults: string[] = [];
+  before(async () => {
+    server = await reference({ rateLimit: 20 });
+    faults = ((await (await fetch(`${server.url}/faults`)).json()) as { name: string }[]).map((f) => f.name);
+  });
+  const cases = [
+    { given: 'rate-limit-disabled', want: { threshold: null, problem: /no 429 up to/ } },
+    { given: 'answersearch-429-no-seconds', want: { threshold: 20, problem: /does not state how many seconds/ } },
+    { given: 'answersearch-429-wrong-shape', want: { threshold: 20, problem: /429 bodies do not match the spec/ } },
+  ];
+  for (const { given, want } of cases) {
+    test(`${given}: ${want.problem.source}`, async (t) => {
+      if (!faults.includes(given)) return t.skip(`fault ${given} is not in the catalogue`);
+      const result = await probeRateLimit({
+        baseUrl: `${server.url}/faults/${given}`,
+        key: server.keys.full,
+        operation: 'answerSearch',
+        validate,
+        maxRate: 320,
+        maxDurationS: 12,
+      });
+      if (want.threshold === null) assert.equal(result.thresholdRps, null);
+      else assert.ok(Math.abs((result.thresholdRps ?? 0) - want.threshold) <= want.threshold * 0.1);
+      assert.ok(
+        result.problems.some((p) => want.problem.test(p)),
+        result.problems.join('; '),
+      );
+      assert.ok(result.durationS < 14, 'the probe stops by itself within its bounds');
+    });
+  }
+  test('urlpreview-429-no-recovery: the target is reported as not recovered', async (t) => {
+    const name = 'urlpreview-429-no-recovery';
+    if (!faults.includes(name)) return t.skip(`fault ${name} is not in the catalogue`);
+    const result = await probeRateLimit({
+      baseUrl: `${server.url}/faults/${name}`,
+      key: server.keys.full,
+      operation: 'urlPreview',
+      validate,
+      maxRate: 320,
+      maxDurationS: 15,
+    });
+    assert.equal(result.recovered, false);
+    assert.ok(result.problems.some((p) => /still refuses/.test(p)));
+  });
+});
+
+describe('body-limit probe', { concurrency: true }, () => {
+  const cases = [
+    {
+      given: { bodyLimit: undefined, fault: undefined },
+      want: { limit: 1_048_576, matches: '1 MiB (1,048,576 bytes)', over: 400, ok: true },
+    },
+    {
+      given: { bodyLimit: 1_000_000, fault: undefined },
+      want: { limit: 1_000_000, matches: '1 MB (1,000,000 bytes)', over: 400, ok: true },
+    },
+    {
+      given: { bodyLimit: undefined, fault: 'similarity-no-body-limit' },
+      want: { limit: null, matches: 'no limit found', over: null, ok: false },
+    },
+    {
+      given: { bodyLimit: undefined, fault: 'similarity-body-limit-too-small' },
+      want: { limit: 'other', matches: 'something else', over: 400, ok: false },
+    },
+    {
+      given: { bodyLimit: undefined, fault: 'similarity-body-limit-413' },
+      want: { limit: 1_048_576, matches: '1 MiB (1,048,576 bytes)', over: 413, ok: false },
+    },
+  ];
+  for (const { given, want } of cases) {
+    test(`${given.fault ?? `limit ${given.bodyLimit ?? 'default'}`}: ${want.matches}, ${want.over ?? 'nothing'} just over`, async (t) => {
+      const server = await reference({ bodyLimit: given.bodyLimit });
+      if (given.fault) {
+        const names = ((await (await fetch(`${server.url}/faults`)).json()) as { name: string }[]).map((f) => f.name);
+        if (!names.includes(given.fault)) return t.skip(`fault ${given.fault} is not in the catalogue`);
+      }
+      const baseUrl = given.fault ? `${server.url}/faults/${given.fault}` : server.url;
+      const result = await probeBodyLimit({ baseUrl, key: server.keys.full });
+      if (want.limit === 'other') assert.ok(result.limitBytes !== null && result.limitBytes < 1_000_000);
+      else assert.equal(result.limitBytes, want.limit);
+      assert.equal(result.matches, want.matches);
+      assert.equal(result.overStatus, want.over);
+      assert.ok(result.requests <= MAX_REQUESTS, `${result.requests} requests`);
+      assert.equal(result.healthyAfter, true);
+      assert.equal(result.problems.length === 0, want.ok, result.problems.join('; '));
+    });
+  }
+});
+
+describe('probe helpers', () => {
+  const waits = [
+    {
+      given: { message: 'Rate limit is exceeded. Try again in 3 seconds.', header: '3' },
+      want: { message: 3, retryAfter: 3 },
+    },
+    {
+      given: { message: 'Rate limit is exceeded. Try again in 1 second.', header: undefined },
+      want: { message: 1, retryAfter: null },
+    },
+    { given: { message: 'Rate limit is exceeded.', header: '2' }, want: { message: null, retryAfter: 2 } },
+  ];
+  for (const { given, want } of waits) {
+    test(`seconds to wait from '${given.message}' and Retry-After ${given.header}`, () => {
+      const body = JSON.stringify({ error: { statusCode: 429, message: given.message } });
+      assert.deepEqual(secondsToWait(body, given.header), want);
+    });
+  }
+
+  test('bodies have the exact size asked for and stay valid form bodies', () => {
+    for (const size of [13, 64, 1000, 1_048_576, 1_048_577]) {
+      const body = bodyOfSize(size);
+      assert.equal(Buffer.byteLength(body), size);
+      assert.match(body, /^s1=[a-z+]+&s2=house$/);
+    }
+  });
+
+  const outcomes = [
+    { given: { kind: 'status', status: 200 } as const, want: true },
+    { given: { kind: 'status', status: 408 } as const, want: true },
+    { given: { kind: 'status', status: 400 } as const, want: false },
+    { given: { kind: 'status', status: 413 } as const, want: false },
+    { given: { kind: 'reset', detail: 'ECONNRESET' } as const, want: false },
+  ];
+  for (const { given, want } of outcomes) {
+    test(`outcome ${JSON.stringify(given)} counts as ${want ? 'accepted' : 'rejected'}`, () => {
+      assert.equal(accepted(given), want);
+    });
+  }
+});
