@@ -52,12 +52,12 @@ export function renderMarkdown(result: LiveResult): string {
     lines.push(
       '## Findings',
       '',
-      '| | kind | operation | status | path | what | sample | fingerprint |',
-      '|---|---|---|---|---|---|---|---|',
+      '| | kind | operation | status | path (first seen) | what | sample | seen | fingerprint |',
+      '|---|---|---|---|---|---|---|---|---|',
     );
     for (const finding of result.findings) {
       lines.push(
-        `| ${finding.known ? 'known' : '**new**'} | ${finding.kind} | ${cell(finding.operation)} | ${finding.status} | \`${cell(finding.path)}\` | ${cell(finding.message)} | ${finding.sample ? `\`${cell(finding.sample)}\`` : ''} | ${finding.fingerprint} |`,
+        `| ${finding.known ? 'known' : '**new**'} | ${finding.kind} | ${cell(finding.operation)} | ${finding.status} | \`${cell(finding.path)}\` | ${cell(finding.message)} | ${finding.sample ? `\`${cell(finding.sample)}\`` : ''} | ${finding.occurrences}x in ${cell(finding.seenIn)} | ${finding.fingerprint} |`,
       );
     }
     lines.push('');
