@@ -108,10 +108,8 @@ export const command: Command = {
         shown[role] = MASK;
       }
     }
-    if (values.json) console.log(JSON.stringify({ url: server.url, keys: shown }));
-    else console.log(banner(server.url, shown, server.examples, listFaults().length));
-
-    await new Promise<void>((resolve) => {
+    // Listen for the signals before announcing the server, so a caller may stop it as soon as it reads the line.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -120,6 +118,10 @@ export const command: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    if (values.json) console.log(JSON.stringify({ url: server.url, keys: shown }));
+    else console.log(banner(server.url, shown, server.examples, listFaults().length));
+
+    await stopped;
     await server.close();
     return EXIT.ok;
   },
