@@ -130,7 +130,13 @@ async function runLive(argv: string[]): Promise<number> {
   const paths = writeLiveReport(result, join(reportRoot, runId));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
-    const written = writeBaseline(baselineFile, result.findings);
+    let written: Baseline;
+    try {
+      written = writeBaseline(baselineFile, result.findings);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new UsageError(`kgate drift live: option --baseline: cannot write '${baselineFile}' (${reason})`);
+    }
     applyBaseline(result.findings, written);
     baselineWritten = baselineFile;
   }

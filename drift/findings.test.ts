@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { applyBaseline, FindingSet, fingerprint, readBaseline, writeBaseline } from './findings.ts';
+import type { WalkIssue } from './walk.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kgate-findings-'));
+const issue = (extra: Partial<WalkIssue> = {}): WalkIssue => ({
+  kind: 'undocumented-property',
+  path: '$.value[0].hotness',
+  normalizedPath: '$.value[].hotness',
+  message: 'property not in the spec',
+  sample: '12',
+  ...extra,
+});
+const context = {
+  operationId: 'hotEvents',
+  operation: 'GET /eventknowledge/v1.0/hotevents',
+  status: 200,
+  seenIn: 'case',
+};
+
+describe('drift findings: fingerprints and baselines', () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const SAME: Array<{ given: string; other: WalkIssue }> = [
+    { given: 'another array index', other: issue({ path: '$.value[7].hotness' }) },
+    { given: 'another sample value', other: issue({ sample: '99', message: 'property not in the spec (sample 99)' }) },
+  ];
+  for (const { given, other } of SAME) {
+    test(`the fingerprint ignores ${given}`, () => {
+      assert.equal(fingerprint(other, 'hotEvents', 200), fingerprint(issue(), 'hotEvents', 200));
+    });
+  }
+
+  const DIFFERENT: Array<{ given: string; other: [WalkIssue, string, number] }> = [
+    { given: 'the kind', other: [issue({ kind: 'type-changed' }), 'hotEvents', 200] },
+    { given: 'the operation', other: [issue(), 'relatedEvents', 200] },
+    { given: 'the status', other: [issue(), 'hotEvents', 404] },
+    { given: 'the normalized path', other: [issue({ normalizedPath: '$.value[].score' }), 'hotEvents', 200] },
+    { given: 'a new value', other: [issue({ kind: 'new-enum-value', identity: '"News"' }), 'hotEvents', 200] },
+  ];
+  for (const { given, other } of DIFFERENT) {
+    test(`the fingerprint changes with ${given}`, () => {
+      assert.notEqual(fingerprint(...other), fingerprint(issue(), 'hotEvents', 200));
+    });
+  }
+
+  test('repeats merge into one finding with a count', () => {
+    const set = new FindingSet();
+    set.add([issue(), issue({ path: '$.value[1].hotness' })], context);
+    set.add([issue({ path: '$.value[2].hotness' })], { ...context, seenIn: 'later case' });
+    const [finding, ...rest] = set.list();
+    assert.equal(rest.length, 0);
+    assert.equal(finding?.occurrences, 3);
+    assert.equal(finding?.path, '$.value[0].hotness', 'the first occurrence is kept');
+    assert.equal(finding?.seenIn, 'case');
+  });
+
+  test('a baseline file round trip marks known findings and lists resolved ones', () => {
+    const set = new FindingSet();
+    set.add([issue()], context);
+    const file = join(dir, 'baseline.json');
+    writeBaseline(file, set.list());
+    const next = new FindingSet();
+    next.add([issue({ normalizedPath: '$.value[].score', path: '$.value[0].score' })], context);
+    next.add([issue()], context);
+    const findings = next.list();
+    const resolved = applyBaseline(findings, readBaseline(file));
+    assert.deepEqual(
+      findings.map((finding) => [finding.normalizedPath, finding.known]),
+      [
+        ['$.value[].hotness', true],
+        ['$.value[].score', false],
+      ],
+    );
+    assert.deepEqual(resolved, []);
+    assert.deepEqual(applyBaseline(findings.slice(1), readBaseline(file)), [findings[0]!.fingerprint]);
+  });
+
+  test('a file that is not a baseline is rejected with its name', () => {
+    const file = join(dir, 'other.json');
+    writeFileSync(file, '{"findings": 3}');
+    assert.throws(() => readBaseline(file), /other\.json is not a kgate drift baseline/);
+    assert.throws(() => readBaseline(join(dir, 'missing.json')), /cannot read baseline/);
+  });
+});
