@@ -57,6 +57,10 @@ describe('kgate drift command line', () => {
     { given: ['drift', 'live', 'extra'], want: /unexpected argument 'extra'/ },
     { given: ['drift', 'live', '--update-baseline'], want: /option --update-baseline needs --baseline FILE/ },
     { given: ['drift', 'live', '--baseline', '/nonexistent/baseline.json'], want: /option --baseline: no such file/ },
+    {
+      given: ['drift', 'live', '--baseline', '/nonexistent/dir/b.json', '--update-baseline'],
+      want: /option --baseline: no such directory '\/nonexistent\/dir'/,
+    },
     { given: ['drift', 'live', '--timeout', 'forever'], want: /option --timeout takes a duration/ },
     {
       given: ['drift', 'live', '--base-url', 'ftp://example.org'],

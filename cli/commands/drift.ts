@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
@@ -83,6 +83,11 @@ async function runLive(argv: string[]): Promise<number> {
   const reportRoot = stringOption(values, 'report-dir') ?? join('reports', 'drift');
   if (update && !baselineFile) {
     throw new UsageError('kgate drift live: option --update-baseline needs --baseline FILE (the file to write)');
+  }
+  if (update && baselineFile && !existsSync(dirname(baselineFile))) {
+    throw new UsageError(
+      `kgate drift live: option --baseline: no such directory '${dirname(baselineFile)}' to write into`,
+    );
   }
   let baseline: Baseline | undefined;
   if (baselineFile && !update) {
