@@ -112,7 +112,7 @@ describe('load reports', () => {
         assert.ok((count as number) >= 4 && circles === count, `${name}: ${count} points drawn`);
       }
       const pathLength = await page.$eval('#latency-chart .series path', (path) =>
-        (path as SVGPathElement).getTotalLength(),
+        (path as unknown as { getTotalLength(): number }).getTotalLength(),
       );
       assert.ok(pathLength > 100, 'the p50 line has a visible length');
       const throughput = await page.$$eval('#throughput-chart .series', (groups) =>

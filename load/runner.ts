@@ -146,7 +146,11 @@ export async function runLoad(
   let finished = false;
 
   const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {});
-  const t0 = performance.now();
+  // Arrivals are timed from the moment every connection exists: autocannon builds its clients
+  // synchronously (cloning the request list for each), and that set-up is not the target's latency.
+  let t0 = performance.now();
+  let started = false;
+  const waiting: (() => void)[] = [];
 
   const operationOf = (id: string) => {
     let entry = perOperation.get(id);
@@ -248,6 +252,10 @@ export async function runLoad(
       state.operationId = client.requestIterator.currentRequest?.operationId ?? '';
     };
     client._doRequest = () => {
+      if (!started) {
+        waiting.push(() => client._doRequest());
+        return;
+      }
       if (state.pending) return;
       if (state.intended !== null) {
         // A new request while one is in flight means autocannon reconnected and abandoned it.
@@ -307,7 +315,6 @@ export async function runLoad(
     secondCounters.failed = 0;
     hooks.onSecond?.(snapshot);
   };
-  const tick = setInterval(snapshotSecond, 1000);
 
   // Open model: the schedule ends the run; autocannon's duration is only the outer bound (the
   // planned duration plus one request timeout for the last answers).
@@ -324,6 +331,10 @@ export async function runLoad(
     },
     () => undefined,
   );
+  t0 = performance.now();
+  started = true;
+  const tick = setInterval(snapshotSecond, 1000);
+  for (const begin of waiting.splice(0)) begin();
   const hardStop = setTimeout(() => instance.stop(), (durationS + 2) * 1000);
   await new Promise<void>((resolve) => instance.once('done', () => resolve()));
   finished = true;
