@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { FINDING_KINDS, type FindingKind, type WalkIssue } from './walk.ts';
-
-export { FINDING_KINDS, type FindingKind };
+import type { FindingKind, WalkIssue } from './walk.ts';
 
 /** One drift finding: a way a target's responses differ from the spec, seen one or more times. */
 export interface DriftFinding {
