@@ -1,4 +1,5 @@
 import {
+  child,
   dropParams,
   editOk,
   editStatus,
@@ -117,10 +118,8 @@ export function academicFaults(): Fault[] {
       response: editOk((body) => {
         for (const interpretation of objects(body.interpretations)) {
           for (const rule of objects(interpretation.rules)) {
-            const output = rule.output;
-            if (output && typeof output === 'object' && 'value' in output && typeof output.value === 'string') {
-              output.value = namespaceAttributes(output.value);
-            }
+            const output = child(rule, 'output');
+            if (typeof output?.value === 'string') output.value = namespaceAttributes(output.value);
           }
         }
       }),
@@ -386,8 +385,8 @@ export function academicFaults(): Fault[] {
       deviation: 'forbidden',
       description: "interpret 401 carries error.code 'Unauthorized' instead of 'Unspecified'",
       response: editStatus(401, (body) => {
-        const error = body.error;
-        if (error && typeof error === 'object' && 'code' in error) error.code = 'Unauthorized';
+        const error = child(body, 'error');
+        if (error) error.code = 'Unauthorized';
       }),
     },
     {
@@ -398,8 +397,8 @@ export function academicFaults(): Fault[] {
       description:
         "interpret/evaluate/calchistogram answer 400 with error.code 'BadArgument' instead of 'Bad Argument'",
       response: editStatus(400, (body) => {
-        const error = body.error;
-        if (error && typeof error === 'object' && 'code' in error) error.code = 'BadArgument';
+        const error = child(body, 'error');
+        if (error) error.code = 'BadArgument';
       }),
     },
     {
@@ -410,9 +409,7 @@ export function academicFaults(): Fault[] {
       description:
         'interpret/evaluate/calchistogram answer 400 with a bare {message} body instead of {error:{code,message}}',
       response: editStatus(400, (body) => {
-        const error = body.error;
-        const message = error && typeof error === 'object' && 'message' in error ? error.message : '';
-        return { message };
+        return { message: child(body, 'error')?.message ?? '' };
       }),
     },
   ];

@@ -1,10 +1,7 @@
 import { child, dropParams, editOk, editStatus, type JsonObject, OPS, objects, shiftIntParam } from './transform.ts';
-import type { Fault, HandlerResult, RequestContext } from './types.ts';
+import type { Fault } from './types.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** How long a key stays locked out after a real 429 on the no-recovery fault. */
-export const NO_RECOVERY_LOCKOUT_MS = 20_000;
 
 function webPages(body: JsonObject): JsonObject[] {
   return objects(child(body, 'webPages')?.value);
@@ -19,29 +16,6 @@ function rankingItems(body: JsonObject): JsonObject[] {
 function staleId(id: string): string {
   const match = /^(.*?)(\d+)$/.exec(id);
   return match ? `${match[1]}${Number(match[2]) + 1000}` : `${id}.1000`;
-}
-
-/**
- * A response hook that, once a key got a real 429, keeps answering that key 429 (with the same
- * stated wait) for NO_RECOVERY_LOCKOUT_MS, so waiting the stated seconds does not help.
- */
-export function lockoutAfter429(): NonNullable<Fault['response']> {
-  const lockedUntil = new Map<string, { until: number; answer: HandlerResult }>();
-  return (ctx: RequestContext, result: HandlerResult) => {
-    const key = ctx.key ?? '';
-    const now = Date.now();
-    if (result.status === 429) {
-      lockedUntil.set(key, { until: now + NO_RECOVERY_LOCKOUT_MS, answer: result });
-      return result;
-    }
-    const lock = lockedUntil.get(key);
-    if (!lock) return result;
-    if (lock.until <= now) {
-      lockedUntil.delete(key);
-      return result;
-    }
-    return lock.answer;
-  };
 }
 
 /** Forbidden deviations of answer search. */

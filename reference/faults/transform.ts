@@ -94,16 +94,6 @@ export function editNumber(map: (value: number, ctx: RequestContext) => unknown)
   };
 }
 
-/** The message of an error body in any of the interface's shapes, or ''. */
-export function errorMessage(body: unknown): string {
-  if (!isObject(body)) return '';
-  const error = child(body, 'error');
-  if (error && typeof error.message === 'string') return error.message;
-  const first = objects(body.errors)[0];
-  if (first && typeof first.message === 'string') return first.message;
-  return typeof body.message === 'string' ? body.message : '';
-}
-
 /** Moves a non-negative integer paging parameter by `delta` (never below 0), leaving absent or invalid values alone. */
 export function shiftIntParam(params: Record<string, string>, name: string, delta: number): void {
   const raw = params[name];

@@ -1,6 +1,31 @@
-import { lockoutAfter429 } from './answer-search.ts';
 import { editOk, editStatus, OPS, objects, withBody } from './transform.ts';
-import type { Fault } from './types.ts';
+import type { Fault, HandlerResult, RequestContext } from './types.ts';
+
+/** How long a key stays locked out after a real 429 on the no-recovery fault. */
+export const NO_RECOVERY_LOCKOUT_MS = 20_000;
+
+/**
+ * A response hook that, once a key got a real 429, keeps answering that key 429 (with the same
+ * stated wait) for NO_RECOVERY_LOCKOUT_MS, so waiting the stated seconds does not help.
+ */
+function lockoutAfter429(): NonNullable<Fault['response']> {
+  const lockedUntil = new Map<string, { until: number; answer: HandlerResult }>();
+  return (ctx: RequestContext, result: HandlerResult) => {
+    const key = ctx.key ?? '';
+    const now = Date.now();
+    if (result.status === 429) {
+      lockedUntil.set(key, { until: now + NO_RECOVERY_LOCKOUT_MS, answer: result });
+      return result;
+    }
+    const lock = lockedUntil.get(key);
+    if (!lock) return result;
+    if (lock.until <= now) {
+      lockedUntil.delete(key);
+      return result;
+    }
+    return lock.answer;
+  };
+}
 
 /** Forbidden deviations of URL preview. */
 export function urlPreviewFaults(): Fault[] {
