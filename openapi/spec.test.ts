@@ -122,6 +122,37 @@ describe('the spec', () => {
   });
 });
 
+describe('vendor extensions', () => {
+  const schemas = (loadSpec().components as JsonObject).schemas as Record<string, JsonObject>;
+  const prop = (schema: string, name: string) =>
+    (schemas[schema]?.properties as Record<string, JsonObject>)[name] ?? {};
+  const cases = [
+    { given: prop('RankingItem', 'answerType'), want: { 'x-kgate-known-values': ['WebPages', 'Entities', 'Facts'] } },
+    { given: prop('ErrorResponseItem', 'subCode'), want: { 'x-kgate-known-values': ['ParameterInvalidValue'] } },
+    { given: prop('EventError', 'message'), want: { 'x-kgate-known-values': ['Resource not found'] } },
+    {
+      given: prop('Event', 'eventId'),
+      want: { 'x-kgate-observed': { pattern: '^[0-9a-f]{32}$', note: '32 hex characters in samples' } },
+    },
+    {
+      given: prop('Histogram', 'histogram'),
+      want: {
+        'x-kgate-observed': {
+          order: 'count-descending',
+          note: 'Entries appear in descending order of count in the sample payloads.',
+        },
+      },
+    },
+    { given: schemas.ContractualRule ?? {}, want: { 'x-kgate-discriminator': '_type' } },
+  ];
+  for (const [i, { given, want }] of cases.entries()) {
+    test(`extension ${Object.keys(want)[0]} #${i} is a real key, not text in a description`, () => {
+      for (const [key, value] of Object.entries(want)) assert.deepEqual(given[key], value);
+      assert.doesNotMatch(String(given.description ?? ''), /x-kgate/);
+    });
+  }
+});
+
 describe('matchOperation', () => {
   const cases = [
     { given: ['GET', '/academic/v1.0/evaluate'], want: { id: 'evaluateGet', prefix: '', params: {} } },

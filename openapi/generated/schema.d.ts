@@ -654,7 +654,7 @@ export interface components {
         };
         /** @description One ranked answer or result. An item with only answerType refers to the whole answer group; resultIndex indexes that answer's value array; value.id references an answer's or result's id. */
         RankingItem: {
-            /** @description Answer type., x-kgate-known-values: [WebPages, Entities, Facts] */
+            /** @description Answer type. */
             answerType: string;
             /** @description Index into the answer's value array. */
             resultIndex?: number;
@@ -684,7 +684,7 @@ export interface components {
              * @constant
              */
             code: "InvalidRequest";
-            /** @description Error sub-code., x-kgate-known-values: [ParameterInvalidValue] */
+            /** @description Error sub-code. */
             subCode: string;
             /** @description What went wrong. */
             message: string;
@@ -790,7 +790,7 @@ export interface components {
              * @constant
              */
             statusCode: 404;
-            /** @description What went wrong., x-kgate-known-values: [Resource not found] */
+            /** @description What went wrong. */
             message: string;
         };
         /**
