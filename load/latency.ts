@@ -59,6 +59,11 @@ export class LatencyHistogram {
     };
   }
 
+  /** Adds every value recorded in another histogram (folds a per-second histogram into the run's). */
+  add(other: LatencyHistogram): void {
+    this.histogram.add(other.histogram);
+  }
+
   /** Forgets every value (used for the per-second histogram of the timeline). */
   reset(): void {
     this.histogram.reset();

@@ -19,12 +19,13 @@ let summaryPath: string;
 
 before(async () => {
   let n = 0;
-  // Answers 200, with every 10th answer search throttled and an occasional slow request.
+  let searches = 0;
+  // Answers 200, with every 4th answer search throttled and an occasional slow request.
   const server = createServer((req, res) => {
     n++;
     req.resume();
     res.setHeader('content-type', 'application/json; charset=utf-8');
-    const throttled = req.url?.startsWith('/answersearch') && n % 10 === 0;
+    const throttled = req.url?.startsWith('/answersearch') === true && ++searches % 4 === 0;
     res.statusCode = throttled ? 429 : 200;
     setTimeout(
       () => res.end(throttled ? '{"error":{"statusCode":429,"message":"Try again in 1 seconds."}}' : '{"value":[]}'),

@@ -136,7 +136,8 @@ export async function runLoad(
   const second = new LatencyHistogram();
   const perOperation = new Map<string, { count: number; failed: number; histogram: LatencyHistogram }>();
   const statuses: Record<string, number> = {};
-  let secondStatuses: Record<string, number> = {};
+  // Counted in a flat array per second (no string keys on the hot path), folded into `statuses`.
+  const secondStatusCounts = new Uint32Array(600);
   const validation = { share: plan.validateShare, checked: 0, valid: 0, invalid: 0, samples: [] as InvalidSample[] };
   const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0 };
   const secondCounters = { sent: 0, completed: 0, failed: 0 };
@@ -162,7 +163,6 @@ export async function runLoad(
   };
 
   const recordLatency = (operationId: string, ms: number, failed: boolean) => {
-    overall.recordMs(ms);
     second.recordMs(ms);
     const op = operationOf(operationId);
     op.count++;
@@ -191,9 +191,7 @@ export async function runLoad(
     state.intended = null;
     counters.completed++;
     secondCounters.completed++;
-    const key = String(status);
-    statuses[key] = (statuses[key] ?? 0) + 1;
-    secondStatuses[key] = (secondStatuses[key] ?? 0) + 1;
+    if (status >= 0 && status < 600) secondStatusCounts[status]!++;
     const failed = status < 200 || status > 299;
     if (failed) {
       counters.non2xx++;
@@ -294,6 +292,15 @@ export async function runLoad(
   };
 
   const snapshotSecond = () => {
+    const secondStatuses: Record<string, number> = {};
+    for (let status = 0; status < 600; status++) {
+      const count = secondStatusCounts[status]!;
+      if (count === 0) continue;
+      secondStatuses[status] = count;
+      statuses[status] = (statuses[status] ?? 0) + count;
+    }
+    secondStatusCounts.fill(0);
+    overall.add(second);
     const snapshot: SecondSnapshot = {
       t: Math.round((performance.now() - t0) / 100) / 10,
       sent: secondCounters.sent,
@@ -309,7 +316,6 @@ export async function runLoad(
     };
     timeline.push(snapshot);
     second.reset();
-    secondStatuses = {};
     secondCounters.sent = 0;
     secondCounters.completed = 0;
     secondCounters.failed = 0;
