@@ -4,7 +4,7 @@ import { createAcademicEngine } from './academic/engine.ts';
 import { WebCorpus } from './answer-search.ts';
 import { defaultKey, KeyConfigError, KeyTable } from './auth.ts';
 import { EventCorpus } from './events.ts';
-import { FAULTS } from './faults/index.ts';
+import { createFaults, FAULTS } from './faults/index.ts';
 import type { Fault, ServerSettings } from './faults/types.ts';
 import { namedEntities } from './names.ts';
 import { createListener } from './server.ts';
@@ -117,7 +117,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     similarityDeadlineMs: options.similarityDeadlineMs,
   });
   const events = new EventCorpus(seed, entities);
-  const faults = new Map<string, Fault>(FAULTS.map((fault) => [fault.name, fault]));
+  // Each server gets its own catalogue: some faults keep state (lockouts, held connections).
+  const faults = new Map<string, Fault>(createFaults().map((fault) => [fault.name, fault]));
   const listener = createListener({
     engine,
     web: new WebCorpus(seed, entities),
