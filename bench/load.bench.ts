@@ -21,7 +21,6 @@ const rssDurationS = process.env.KGATE_BENCH_LOAD_RSS_DURATION
   ? Number(process.env.KGATE_BENCH_LOAD_RSS_DURATION)
   : undefined;
 const connections = 10;
-const BODY = '{"value":[]}';
 
 // The bare target runs in a child process of its own, so that the generator measured in this
 // process (in-process figures) never shares an event loop or CPU accounting with it.
