@@ -1,3 +1,5 @@
+const MAX_BUCKETS = 100_000;
+
 /** A per-key token bucket: capacity = max(rate, 1), refilled at rate tokens per second. */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -7,6 +9,8 @@ export class TokenBuckets {
     if (!Number.isFinite(rate)) return 0;
     let bucket = this.buckets.get(key);
     if (!bucket) {
+      // Keys are bounded by the key table, except under faults that skip auth: keep memory bounded there.
+      if (this.buckets.size >= MAX_BUCKETS) this.buckets.clear();
       bucket = { tokens: Math.max(1, rate), at: now };
       this.buckets.set(key, bucket);
     }
