@@ -67,7 +67,7 @@ export interface Fault {
   /** kebab-case, descriptive, e.g. 'evaluate-offset-off-by-one'. */
   name: string;
   group: Group;
-  /** Operation ids the deviation is visible on. */
+  /** Operation ids the deviation is visible on; hooks and raw apply only to these (an empty list: every operation). */
   operations: string[];
   deviation: Deviation;
   /** One line saying what differs from the clean server. */
