@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig, type Project } from '@playwright/test';
 import { readEnv } from './config/env.ts';
-import type { TargetOption } from './contracts/fixtures.ts';
 import { readConformOptions } from './contracts/options.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
@@ -16,23 +15,15 @@ function checksGrep(ids: string[] | undefined): RegExp | undefined {
   return ids ? new RegExp(`(?:^|\\s)(?:${ids.join('|')})(?:\\s|$)`) : undefined;
 }
 
-type ProjectWithTarget = Project<object, { kgateTarget: TargetOption }>;
-
-function projects(): ProjectWithTarget[] {
-  if (options.sweep) {
-    return options.sweep.map((target) => ({
-      name: target.name,
-      grep: target.grep ? new RegExp(target.grep) : undefined,
-      grepInvert: target.rateLimit ? undefined : RATE_LIMIT,
-      use: { kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs } },
-    }));
-  }
+function projects(): Project[] {
+  if (options.sweep) return [{ name: 'sweep', testMatch: 'fault-sweep.spec.ts' }];
   const grep = checksGrep(options.checks);
   const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
   // The rate-limit tests burst traffic: they run as a teardown project, after every other test.
   return [
     {
       name: 'conformance',
+      testMatch: 'operations.spec.ts',
       grep,
       grepInvert: exclude ? [RATE_LIMIT, exclude] : RATE_LIMIT,
       teardown: options.rateLimit ? 'rate-limit' : undefined,
@@ -41,6 +32,7 @@ function projects(): ProjectWithTarget[] {
       ? [
           {
             name: 'rate-limit',
+            testMatch: 'operations.spec.ts',
             grep: grep ?? RATE_LIMIT,
             grepInvert: exclude ? [NOT_RATE_LIMIT, exclude] : NOT_RATE_LIMIT,
           },
@@ -51,9 +43,8 @@ function projects(): ProjectWithTarget[] {
 
 const reportDir = options.reportDir;
 
-export default defineConfig<object, { kgateTarget: TargetOption }>({
+export default defineConfig({
   testDir: './contracts',
-  testMatch: '**/*.spec.ts',
   fullyParallel: true,
   workers: options.workers ?? Math.max(2, availableParallelism()),
   retries: 0,

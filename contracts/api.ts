@@ -78,7 +78,7 @@ export class Api {
   /** Every request sent, for the test's own bookkeeping. */
   readonly sent: ApiResponse[] = [];
 
-  constructor(private readonly settings: ApiSettings) {}
+  constructor(readonly settings: ApiSettings) {}
 
   /** True when the run has a key for the role. */
   has(role: KeyRole): boolean {

@@ -17,47 +17,72 @@ export interface TargetOption {
   timeoutMs?: number;
 }
 
-/** What every worker shares: the run settings and the data discovered from the target. */
+/** What every worker shares: the run settings, and the data discovered from each target it meets. */
 export interface Kgate {
   options: ConformOptions;
-  settings: ApiSettings;
-  data: Discovery;
+  /** Request settings of the run's own target (the sweep overrides baseUrl and timeoutMs per test). */
+  settings: Omit<ApiSettings, 'baseUrl'> & { baseUrl?: string };
+  /** The discovery of a target, shared by every test of this worker that meets it. */
+  discovery(settings: ApiSettings): Discovery;
 }
 
 /** Attachment name under which a test's failure object is stored for the reporters. */
 export const FAILURE_ATTACHMENT = 'kgate-failure';
 /** Annotation type of a warning (a `warn` check that failed without --strict). */
 export const WARNING_ANNOTATION = 'kgate-warning';
+/** Annotation type of a failure recorded without failing the Playwright test (fault sweeps: keeps workers alive). */
+export const RECORDED_FAILURE_ANNOTATION = 'kgate-failed';
 
-/** The suite's test object: `api` validates every response against the spec; `kgate` holds the discovered data. */
-export const test = base.extend<{ api: Api }, { kgateTarget: TargetOption; kgate: Kgate }>({
-  kgateTarget: [{}, { option: true, scope: 'worker' }],
+/**
+ * The suite's test object. `api` sends every request and validates every response against the
+ * spec; `data` is the test data discovered from the target. `kgateTarget` (a test option) points
+ * a describe block at another target: the fault sweep runs every fault in one worker pool that way.
+ */
+export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Discovery }, { kgate: Kgate }>({
+  kgateTarget: [{}, { option: true }],
   kgate: [
-    async ({ kgateTarget }, use) => {
+    async ({}, use) => {
       const env = readEnv();
       const options = readConformOptions();
-      const baseUrl = kgateTarget.baseUrl ?? env.baseUrl;
-      if (!baseUrl) throw new Error('no target: set KGATE_BASE_URL or let the global setup start the reference server');
       for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
-      const settings: ApiSettings = {
-        baseUrl,
-        keys: { full: env.key, unsubscribed: env.keyUnsubscribed, exhausted: env.keyExhausted },
-        timeoutMs: kgateTarget.timeoutMs ?? options.timeoutMs,
-        maxBytes: options.maxBytes,
-        disabledChecks: new Set(options.excludeChecks ?? []),
-      };
-      await use({ options, settings, data: new Discovery(new Api(settings)) });
+      const discoveries = new Map<string, Discovery>();
+      await use({
+        options,
+        settings: {
+          baseUrl: env.baseUrl,
+          keys: { full: env.key, unsubscribed: env.keyUnsubscribed, exhausted: env.keyExhausted },
+          timeoutMs: options.timeoutMs,
+          maxBytes: options.maxBytes,
+          disabledChecks: new Set(options.excludeChecks ?? []),
+        },
+        discovery(settings) {
+          let found = discoveries.get(settings.baseUrl);
+          if (!found) discoveries.set(settings.baseUrl, (found = new Discovery(new Api(settings))));
+          return found;
+        },
+      });
       closeIdleSockets();
     },
     { scope: 'worker' },
   ],
-  api: async ({ kgate }, use) => {
-    await use(new Api(kgate.settings));
+  api: async ({ kgate, kgateTarget }, use) => {
+    const baseUrl = kgateTarget.baseUrl ?? kgate.settings.baseUrl;
+    if (!baseUrl) throw new Error('no target: set KGATE_BASE_URL, or let the global setup start the reference server');
+    await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
+  },
+  data: async ({ kgate, api }, use) => {
+    await use(kgate.discovery(api.settings));
   },
 });
 
 /** Runs one check against one operation inside the current test, turning its failure into the reported object. */
-export async function runCheck(check: Check, op: Operation, api: Api, kgate: Kgate, testInfo: TestInfo): Promise<void> {
+export async function runCheck(
+  check: Check,
+  op: Operation,
+  fixtures: { api: Api; data: Discovery; kgate: Kgate },
+  testInfo: TestInfo,
+): Promise<void> {
+  const { api, data, kgate } = fixtures;
   const fail = (
     title: string,
     detail: { received: string; documented: string; pointer?: string },
@@ -68,10 +93,10 @@ export async function runCheck(check: Check, op: Operation, api: Api, kgate: Kga
   const ctx: CheckContext = {
     op,
     api,
-    data: kgate.data,
+    data,
     keys: { full: api.has('full'), unsubscribed: api.has('unsubscribed'), exhausted: api.has('exhausted') },
     unsubscribedGroups: kgate.options.unsubscribedGroups,
-    timeoutMs: kgate.settings.timeoutMs,
+    timeoutMs: api.settings.timeoutMs,
     step: (title, body) => test.step(title, body),
     skip(reason) {
       test.skip(true, reason);
@@ -90,6 +115,10 @@ export async function runCheck(check: Check, op: Operation, api: Api, kgate: Kga
     await testInfo.attach(FAILURE_ATTACHMENT, { body: JSON.stringify(failure), contentType: 'application/json' });
     if (getCheck(failure.check)?.severity === 'warn' && !kgate.options.strict) {
       testInfo.annotations.push({ type: WARNING_ANNOTATION, description: failure.check });
+      return;
+    }
+    if (kgate.options.sweep) {
+      testInfo.annotations.push({ type: RECORDED_FAILURE_ANNOTATION, description: failure.check });
       return;
     }
     const reported = new CheckFailure(failure);

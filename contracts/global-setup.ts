@@ -8,9 +8,9 @@ import { readConformOptions } from './options.ts';
  * runner process and hands its URL and keys to the workers through the environment.
  */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
-  if (readEnv().baseUrl) return undefined;
-  // Workers re-read the config; pin the settings derived from "no base URL" before one is set.
   const options = readConformOptions();
+  if (readEnv().baseUrl || options.sweep) return undefined;
+  // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
   const server = await startReferenceServer({ quiet: true });
   for (const key of Object.values(server.keys)) registerSecret(key);
   process.env.KGATE_BASE_URL = server.url;

@@ -8,8 +8,8 @@ for (const op of OPERATIONS) {
   test.describe(op.label, () => {
     for (const check of CHECKS) {
       if (!check.run || !check.appliesTo(op)) continue;
-      test(check.id, { tag: check.tag ? [check.tag] : [] }, async ({ api, kgate }, testInfo) => {
-        await runCheck(check, op, api, kgate, testInfo);
+      test(check.id, { tag: check.tag ? [check.tag] : [] }, async ({ api, data, kgate }, testInfo) => {
+        await runCheck(check, op, { api, data, kgate }, testInfo);
       });
     }
   });

@@ -6,12 +6,9 @@ import { readEnv } from '../config/env.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS } from './checks/index.ts';
 import { excerpt, type Failure } from './failure.ts';
-import { FAILURE_ATTACHMENT, WARNING_ANNOTATION } from './fixtures.ts';
+import { FAILURE_ATTACHMENT, RECORDED_FAILURE_ANNOTATION, WARNING_ANNOTATION } from './fixtures.ts';
 import { readConformOptions } from './options.ts';
-import { type RunSummary, renderSummary, summarise, type TestRecord } from './summary.ts';
-
-/** File names the reporter writes into the report folder. */
-export const SUMMARY_FILES = { markdown: 'summary.md', json: 'summary.json' } as const;
+import { type RunSummary, renderSummary, SUMMARY_FILES, summarise, type TestRecord } from './summary.ts';
 
 /**
  * Playwright reporter that turns test results into the operation x check matrix: writes
@@ -28,16 +25,23 @@ export default class ConformanceReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     registerKeys();
-    const [, project = '', , operation = '', check = test.title] = test.titlePath();
-    const status = result.status === 'passed' ? 'passed' : result.status === 'skipped' ? 'skipped' : 'failed';
+    // titlePath: '', project, file, [sweep target,] operation, check id.
+    const [, project = '', , ...rest] = test.titlePath();
+    const check = rest.pop() ?? test.title;
+    const operation = rest.pop() ?? '';
+    const target = rest[0] ?? project;
+    const annotations = [...test.annotations, ...result.annotations];
+    const recorded = annotations.some((a) => a.type === RECORDED_FAILURE_ANNOTATION);
+    const status =
+      result.status === 'skipped' ? 'skipped' : result.status === 'passed' && !recorded ? 'passed' : 'failed';
     const attached = result.attachments.find((attachment) => attachment.name === FAILURE_ATTACHMENT && attachment.body);
     const reported = attached ? (JSON.parse(attached.body!.toString('utf8')) as Failure) : undefined;
-    const warned = [...test.annotations, ...result.annotations].some((a) => a.type === WARNING_ANNOTATION);
-    const record: TestRecord = { project, operation, check, status, durationMs: result.duration };
+    const warned = annotations.some((a) => a.type === WARNING_ANNOTATION);
+    const record: TestRecord = { project: target, operation, check, status, durationMs: result.duration };
     if (status === 'failed') record.failure = reported ?? unexplained(operation, check, result);
     else if (warned && reported) record.warning = reported;
     if (status === 'skipped') {
-      record.skipReason = [...result.annotations, ...test.annotations].find((a) => a.type === 'skip')?.description;
+      record.skipReason = annotations.find((a) => a.type === 'skip')?.description;
     }
     this.records.push(redactRecord(record));
   }

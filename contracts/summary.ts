@@ -1,6 +1,9 @@
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
 
+/** File names the reporter writes into the report folder. */
+export const SUMMARY_FILES = { markdown: 'summary.md', json: 'summary.json' } as const;
+
 /** One finished test as the reporter saw it. */
 export interface TestRecord {
   /** Playwright project: `conformance`, `rate-limit`, or a fault name in a sweep. */

@@ -15,7 +15,10 @@ export const check = defineCheck({
     const get = op(`${baseName(ctx.op)}Get`);
     const request = await validRequest(get, ctx.data);
     const variants = [request.params!];
-    if (ctx.op.paging) variants.push({ ...request.params!, [ctx.op.paging.count]: '2', [ctx.op.paging.offset]: '1' });
+    if (ctx.op.paging) {
+      variants.push({ ...request.params!, [ctx.op.paging.count]: '1' });
+      variants.push({ ...request.params!, [ctx.op.paging.count]: '2', [ctx.op.paging.offset]: '1' });
+    }
     for (const params of variants) {
       await ctx.step(new URLSearchParams(params).toString().slice(0, 80), async () => {
         const viaGet = await ctx.api.call(get, { params });

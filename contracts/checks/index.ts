@@ -10,7 +10,7 @@ import { check as eventIdsAre32Hex } from './event-ids-are-32-hex.ts';
 import { check as getAndPostAgree } from './get-and-post-agree.ts';
 import { check as histogramAgreesWithEvaluate } from './histogram-agrees-with-evaluate.ts';
 import { check as histogramOrderedByCount } from './histogram-ordered-by-count.ts';
-import { check as idsHaveDocumentedForm } from './ids-have-documented-form.ts';
+import { check as hotEventsMatchDate } from './hot-events-match-date.ts';
 import { check as interpretTimeoutHonoured } from './interpret-timeout-honoured.ts';
 import { check as interpretationsAreEvaluable } from './interpretations-are-evaluable.ts';
 import { check as interpretationsOrderedByProb } from './interpretations-ordered-by-prob.ts';
@@ -28,10 +28,8 @@ import { check as relatedEventsOrderedByTime } from './related-events-ordered-by
 import { check as requestIsEchoed } from './request-is-echoed.ts';
 import { check as respondsWithinTimeout } from './responds-within-timeout.ts';
 import { check as responseMatchesSpec } from './response-matches-spec.ts';
-import { check as similarityInRange } from './similarity-in-range.ts';
 import { check as similarityIsSymmetric } from './similarity-is-symmetric.ts';
 import { check as similarityOfIdenticalIsOne } from './similarity-of-identical-is-one.ts';
-import { check as timestampsAreIsoUtc } from './timestamps-are-iso-utc.ts';
 import { check as unknownEventIs404 } from './unknown-event-is-404.ts';
 
 /** Every check of the suite, in report order: transport and schema first, then auth, errors, paging, ordering, semantics, time, rate limit. */
@@ -54,19 +52,17 @@ export const CHECKS: readonly Check[] = [
   interpretationsOrderedByProb,
   orderbyIsHonoured,
   relatedEventsOrderedByTime,
+  hotEventsMatchDate,
   histogramOrderedByCount,
   requestIsEchoed,
   attributesAreHonoured,
   interpretationsAreEvaluable,
   histogramAgreesWithEvaluate,
-  similarityInRange,
   similarityIsSymmetric,
   similarityOfIdenticalIsOne,
   getAndPostAgree,
   rankingReferencesResolve,
-  idsHaveDocumentedForm,
   eventIdsAre32Hex,
-  timestampsAreIsoUtc,
   interpretTimeoutHonoured,
   bodyLimitEnforced,
   rateLimitSignalled,

@@ -23,8 +23,10 @@ export async function validRequest(op: Operation, data: Discovery): Promise<Call
     case 'calchistogram':
       return { params: { expr: await data.broadExpr(), attributes: 'Y' } };
     case 'similarity': {
-      const [s1, s2] = await data.titles();
-      return { params: { s1, s2 } };
+      // Two related texts (a title, and its first words joined to another title), so the score is
+      // neither 0 nor 1 and any rounding or distortion shows.
+      const [a, b] = await data.titles();
+      return { params: { s1: a, s2: `${a.split(' ').slice(0, 3).join(' ')} ${b}` } };
     }
     case 'answerSearch':
       return { params: { q: await data.answerQuery(), mkt: 'en-US' } };
