@@ -48,14 +48,14 @@ const RATE_LIMITED_OPERATIONS = ['answerSearch', 'urlPreview'];
 /** Per-request deadline against hostile faults: long enough for a loopback answer, short enough to keep the sweep fast. */
 const HOSTILE_TIMEOUT_MS = 2_000;
 
-function escape(text: string): string {
+function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** A grep selecting the tests of the given checks on the given operations (describe title, then test title). */
 export function sweepGrep(operationIds: string[], checkIds: string[]): string {
-  const labels = OPERATIONS.filter((op) => operationIds.includes(op.operationId)).map((op) => escape(op.label));
-  return `(?:${labels.join('|')}) (?:${checkIds.map(escape).join('|')})(?:\\s|$)`;
+  const labels = OPERATIONS.filter((op) => operationIds.includes(op.operationId)).map((op) => escapeRegex(op.label));
+  return `(?:${labels.join('|')}) (?:${checkIds.map(escapeRegex).join('|')})(?:\\s|$)`;
 }
 
 /** The tests that exercise a check: its own, or (for checks the fixture applies) every valid-request test. */

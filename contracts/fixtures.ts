@@ -41,6 +41,7 @@ export const RECORDED_FAILURE_ANNOTATION = 'kgate-failed';
 export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Discovery }, { kgate: Kgate }>({
   kgateTarget: [{}, { option: true }],
   kgate: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; it has none.
     async ({}, use) => {
       const env = readEnv();
       const options = readConformOptions();
@@ -56,8 +57,8 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           disabledChecks: new Set(options.excludeChecks ?? []),
         },
         discovery(settings) {
-          let found = discoveries.get(settings.baseUrl);
-          if (!found) discoveries.set(settings.baseUrl, (found = new Discovery(new Api(settings))));
+          const found = discoveries.get(settings.baseUrl) ?? new Discovery(new Api(settings));
+          discoveries.set(settings.baseUrl, found);
           return found;
         },
       });
