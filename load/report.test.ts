@@ -128,7 +128,7 @@ describe('load reports', () => {
         ['HTTP 200', 'HTTP 429'],
       );
       assert.ok(bars.every(([, width]) => (width as number) > 0));
-      assert.match(await page.locator('#thresholds').textContent(), /FAIL\s*error rate <= 0 %/);
+      assert.match((await page.locator('#thresholds').textContent()) ?? '', /FAIL\s*error rate <= 0 %/);
       assert.deepEqual(
         requests.filter((url) => !url.startsWith('file:')),
         [],
