@@ -166,13 +166,11 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       route,
     };
     let result = await respond(req, ctx, query, settings, applies ? fault! : undefined, fault?.name ?? '');
-    if (result === undefined) return;
     if (applies && fault!.response) result = await fault!.response(ctx, materialize(result));
     if (route.method === 'POST' && !req.readableEnded) finishEarly(req, res, result);
     else send(res, result);
   }
 
-  /** Auth, quota, rate limit, body, params, handler: the answer before any response hook (undefined: already answered). */
   /** The 429 for a key whose bucket is empty (answer search and URL preview only), else undefined. */
   function rateLimit(ctx: Ctx, settings: ServerSettings, scope: string): HandlerResult | undefined {
     if (ctx.group !== 'answerSearch' && ctx.group !== 'urlPreview') return undefined;
@@ -183,6 +181,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     return limited;
   }
 
+  /** Auth, quota, rate limit, body, params, handler: the answer before any response hook. */
   async function respond(
     req: IncomingMessage,
     ctx: Ctx,
@@ -190,7 +189,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     settings: ServerSettings,
     fault: Fault | undefined,
     scope: string,
-  ): Promise<HandlerResult | undefined> {
+  ): Promise<HandlerResult> {
     const { route } = ctx;
     const group = route.group;
     const listed = (list: string[] | undefined) =>
