@@ -91,7 +91,7 @@ function oracle(g: number, e: Expr): boolean {
     case 'Ti':
       return scalarMatch(corpus.title(g), e);
     case 'W':
-      return corpus.uniqueWords(g).some((w) => corpus.words[w] === e.value);
+      return e.kind === 'eq' && corpus.uniqueWords(g).some((w) => corpus.words[w] === e.value);
     case 'Y':
       return scalarMatch(corpus.year[g], e);
     case 'D':
@@ -133,7 +133,7 @@ const plainLeaf: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('1', '19', '20', '201', '2').map((p) => `Y='${p}'...`),
   date.map((d) => `D=${d}`),
   fc.tuple(fc.constantFrom('>', '>=', '<', '<='), date).map(([o, d]) => `D${o}${d}`),
-  fc.tuple(bracket, date, date).map(([[l, r], a, b]) => `D=${l}${a < b ? a : b},${a < b ? b : a}${r}`),
+  fc.tuple(bracket, date, date).map(([[l, r], a, b]) => `D=${l}${[a, b].sort().join(',')}${r}`),
   pickG.map((g) => `Id=${corpus.id[g]}`),
   fc.tuple(pickG, fc.nat()).map(([g, k]) => {
     const words = corpus.uniqueWords(g);
