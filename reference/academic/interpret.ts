@@ -25,6 +25,8 @@ const MAX_CANDIDATES = 400;
 const MAX_COMPLETIONS = 8;
 const MAX_SENSES = 4;
 const NOISE = new Set(['papers', 'paper', 'articles', 'article', 'publications', 'works', 'written', 'and', 'the']);
+/** Words of the grammar itself: never read as title words. */
+const KEYWORDS = new Set(['by', 'after', 'before', 'since', 'between', 'from', 'in', 'at', 'on', 'about', 'published']);
 
 /** One interpretation as the interface returns it. */
 export interface Interpretation {
@@ -247,7 +249,7 @@ export class Interpreter {
       }
     }
 
-    const words = this.titleWords(token, complete && i === last);
+    const words = KEYWORDS.has(token) ? [] : this.titleWords(token, complete && i === last);
     for (const [k, word] of words.entries()) {
       out.push({
         end: i + 1,

@@ -77,6 +77,12 @@ export function cosine(a: Map<number, number>, b: Map<number, number>): number {
   const keysA = [...a.keys()].sort((x, y) => x - y);
   const keysB = [...b.keys()].sort((x, y) => x - y);
   if (keysA.length === keysB.length && keysA.every((k, i) => k === keysB[i] && a.get(k) === b.get(k))) return 1;
+  // Each vector is scaled by its own largest weight (cosine is scale-free) so that squares never overflow.
+  let maxA = 0;
+  let maxB = 0;
+  for (const w of a.values()) maxA = Math.max(maxA, Math.abs(w));
+  for (const w of b.values()) maxB = Math.max(maxB, Math.abs(w));
+  if (maxA === 0 || maxB === 0 || !Number.isFinite(maxA) || !Number.isFinite(maxB)) return 0;
   let dot = 0;
   let normA = 0;
   let normB = 0;
@@ -86,19 +92,19 @@ export function cosine(a: Map<number, number>, b: Map<number, number>): number {
     const ka = i < keysA.length ? keysA[i]! : Number.POSITIVE_INFINITY;
     const kb = j < keysB.length ? keysB[j]! : Number.POSITIVE_INFINITY;
     if (ka === kb) {
-      const wa = a.get(ka)!;
-      const wb = b.get(kb)!;
+      const wa = a.get(ka)! / maxA;
+      const wb = b.get(kb)! / maxB;
       dot += wa * wb;
       normA += wa * wa;
       normB += wb * wb;
       i++;
       j++;
     } else if (ka < kb) {
-      const wa = a.get(ka)!;
+      const wa = a.get(ka)! / maxA;
       normA += wa * wa;
       i++;
     } else {
-      const wb = b.get(kb)!;
+      const wb = b.get(kb)! / maxB;
       normB += wb * wb;
       j++;
     }
