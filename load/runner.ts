@@ -106,8 +106,11 @@ interface DrivenClient {
   _doRequest(): void;
   destroy(): void;
   destroyed: boolean;
+  reqsMade: number;
   requestIterator: {
     currentRequest?: { operationId?: string };
+    currentRequestIndex: number;
+    requests: { operationId?: string }[];
     recordBody(request: { operationId?: string }, status: number, body: string, headers: string[]): void;
   };
   pipelinedRequests: { clear(): void };
@@ -143,7 +146,7 @@ export async function runLoad(
   const secondCounters = { sent: 0, completed: 0, failed: 0 };
   const timeline: SecondSnapshot[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  let validateCredit = 0;
+  let nextRequestIndex = 0;
   let finished = false;
 
   const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {});
@@ -198,12 +201,10 @@ export async function runLoad(
       secondCounters.failed++;
     }
     recordLatency(operationId, latency, failed);
-    if (hooks.validate && plan.validateShare > 0) {
-      validateCredit += plan.validateShare;
-      if (validateCredit >= 1) {
-        validateCredit -= 1;
-        checkResponse(operationId, status, body, headers);
-      }
+    // Sampled at random: a fixed stride would alias with the period of the request list and
+    // validate the same operation every time.
+    if (hooks.validate && plan.validateShare > 0 && (plan.validateShare >= 1 || Math.random() < plan.validateShare)) {
+      checkResponse(operationId, status, body, headers);
     }
   };
 
@@ -246,6 +247,18 @@ export async function runLoad(
       state.intended = Math.min(performance.now(), intended);
       counters.sent++;
       secondCounters.sent++;
+      // The request comes from one sequence shared by all connections; a per-connection cycle
+      // would let connections that advance in step send long runs of the same operation.
+      const iterator = client.requestIterator;
+      const index = nextRequestIndex;
+      nextRequestIndex = (nextRequestIndex + 1) % requests.length;
+      if (client.reqsMade === 0) {
+        iterator.currentRequestIndex = index;
+        iterator.currentRequest = iterator.requests[index];
+      } else {
+        // autocannon advances the iterator by one before it sends.
+        iterator.currentRequestIndex = (index + requests.length - 1) % requests.length;
+      }
       send();
       state.operationId = client.requestIterator.currentRequest?.operationId ?? '';
     };
