@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { validateResponse } from '../../openapi/validator.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
@@ -134,6 +136,33 @@ describe('body-limit probe', { concurrency: true }, () => {
       assert.equal(result.healthyAfter, true);
       assert.equal(result.problems.length === 0, want.ok, result.problems.join('; '));
     });
+  }
+});
+
+test('a target that resets the connection over its limit: the reset is reported as the rejection', async () => {
+  // Closes the socket before any status once the declared body is over 5,000 bytes.
+  const server = createServer((req, res) => {
+    if (Number(req.headers['content-length']) > 5000) {
+      req.socket.destroy();
+      return;
+    }
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end('0.5');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const result = await probeBodyLimit({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    assert.equal(result.limitBytes, 5000);
+    assert.equal(result.overStatus, 'reset');
+    assert.match(result.overDetail, /connection reset before any status/);
+    assert.equal(result.matches, 'something else');
+    assert.equal(result.healthyAfter, true);
+    assert.ok(result.requests <= MAX_REQUESTS);
+  } finally {
+    server.close();
   }
 });
 
