@@ -155,12 +155,12 @@ export function academicFaults(): Fault[] {
       }),
     },
     {
-      name: 'interpret-post-ignores-count',
+      name: 'interpret-post-ignores-offset',
       group: 'academic',
       operations: ['interpretPost'],
       deviation: 'forbidden',
-      description: 'POST interpret ignores count (GET honours it), so GET and POST disagree',
-      request: postOnly(dropParams('count')),
+      description: 'POST interpret ignores offset (GET honours it), so GET and POST disagree',
+      request: postOnly(dropParams('offset')),
     },
     {
       name: 'evaluate-entity-prob-missing',

@@ -181,9 +181,9 @@ const CASES: Case[] = [
     ([r]) => typeof r!.json.aborted !== 'boolean',
   ),
   seq(
-    'interpret-post-ignores-count',
+    'interpret-post-ignores-offset',
     () => {
-      const get = interpret({ query: sample.prefixQuery, complete: '1', count: '1' });
+      const get = interpret({ query: sample.query, count: '2', offset: '1' });
       return [get, asPost(get)];
     },
     ([get, post]) => differ(get!.json, post!.json),
