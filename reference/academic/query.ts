@@ -64,16 +64,18 @@ function filterDocs(docs: Int32Array, test: (doc: number) => boolean, budget: Bu
     const doc = docs[i]!;
     if (test(doc)) out[write++] = doc;
   }
-  return out.subarray(0, write);
+  // A copy when much was filtered out, so cached matches do not pin large buffers.
+  return write * 2 < docs.length ? out.slice(0, write) : out.subarray(0, write);
 }
 
 function scanDocs(size: number, test: (doc: number) => boolean, budget: Budget): Int32Array {
-  const out: number[] = [];
+  const out = new Int32Array(size);
+  let write = 0;
   for (let doc = 0; doc < size; doc++) {
     if ((doc & CHECK_MASK) === CHECK_MASK && budget.expired()) break;
-    if (test(doc)) out.push(doc);
+    if (test(doc)) out[write++] = doc;
   }
-  return Int32Array.from(out);
+  return write === size ? out : out.slice(0, write);
 }
 
 function unionKeys(postings: Postings, keys: Iterable<number>): Int32Array {
