@@ -1,22 +1,23 @@
 // Load generator overhead: the raw autocannon CLI and `kgate load --rate max` with 1 % validation,
-// run alternately in this session against the same bare node:http target served by this process.
+// run alternately in this session against the same bare node:http target, sending the same
+// requests (the steady scenario's mix; the raw CLI reads it from a HAR file).
 // Figures: kgate's requests per second as a share of the raw CLI's (median of paired rounds, target
 // >= 90 %), CPU time per 1,000 requests of each generator, and kgate's peak resident memory
 // (target < 300 MB over a 60 s run).
-// KGATE_BENCH_LOAD_ROUNDS (default 3) rounds of KGATE_BENCH_LOAD_DURATION seconds (default 5) per
+// KGATE_BENCH_LOAD_ROUNDS (default 5) rounds of KGATE_BENCH_LOAD_DURATION seconds (default 5) per
 // side; KGATE_BENCH_LOAD_RSS_DURATION=60 adds one kgate run of that length for the memory figure.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { runLoad } from '../load/runner.ts';
+import { expandMix, runLoad } from '../load/runner.ts';
 import { SCENARIOS } from '../load/scenarios.ts';
 import { validateResponse } from '../openapi/validator.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const durationS = Number(process.env.KGATE_BENCH_LOAD_DURATION ?? 5);
-const rounds = Number(process.env.KGATE_BENCH_LOAD_ROUNDS ?? 3);
+const rounds = Number(process.env.KGATE_BENCH_LOAD_ROUNDS ?? 5);
 const rssDurationS = process.env.KGATE_BENCH_LOAD_RSS_DURATION
   ? Number(process.env.KGATE_BENCH_LOAD_RSS_DURATION)
   : undefined;
@@ -94,6 +95,27 @@ function measure(
   });
 }
 
+// Both generators send the same requests: the scenario's mix, expanded exactly as kgate expands
+// it, is handed to the raw CLI as a HAR file.
+const MIX_REQUESTS = expandMix(SCENARIOS.steady!.mix, 'bench-key-0000', { event_id: 'bench-event' });
+const harPath = join(root, 'reports/bench/load-mix.har');
+mkdirSync(join(root, 'reports/bench'), { recursive: true });
+writeFileSync(
+  harPath,
+  JSON.stringify({
+    log: {
+      entries: MIX_REQUESTS.map((request) => ({
+        request: {
+          method: request.method,
+          url: `${url}${request.path}`,
+          headers: Object.entries(request.headers ?? {}).map(([name, value]) => ({ name, value: String(value) })),
+          ...(request.body !== undefined ? { postData: { text: String(request.body) } } : {}),
+        },
+      })),
+    },
+  }),
+);
+
 async function rawAutocannon(): Promise<Measured> {
   const { stdout, peakRssMb, cpuS } = await measure(join(root, 'node_modules/.bin/autocannon'), [
     '-c',
@@ -101,7 +123,9 @@ async function rawAutocannon(): Promise<Measured> {
     '-d',
     String(durationS),
     '--json',
-    `${url}/academic/v1.0/evaluate?expr=Y%3E2012`,
+    '--har',
+    harPath,
+    url,
   ]);
   const result = JSON.parse(stdout) as { requests: { total: number }; duration: number };
   return { rps: result.requests.total / result.duration, total: result.requests.total, peakRssMb, cpuS };
@@ -165,7 +189,7 @@ const long = rssDurationS === undefined ? undefined : await kgateLoad(rssDuratio
 const inProcess = { raw: [] as number[], kgate: [] as number[] };
 for (let round = 0; round < rounds; round++) {
   let before = process.cpuUsage();
-  const native = await autocannon({ url: `${url}/academic/v1.0/evaluate?expr=Y%3E2012`, connections, duration: 3 });
+  const native = await autocannon({ url, connections, duration: 3, requests: MIX_REQUESTS });
   let used = process.cpuUsage(before);
   inProcess.raw.push((used.user + used.system) / native.requests.total);
   before = process.cpuUsage();
@@ -218,6 +242,7 @@ writeFileSync(
       rounds,
       durationS,
       validateShare: 0.01,
+      requests: 'steady mix (raw CLI via --har)',
       rawAutocannonRps: raw.map((m) => Math.round(m.rps)),
       kgateRps: kgate.map((m) => Math.round(m.rps)),
       ratio: Math.round(ratio * 1000) / 1000,
