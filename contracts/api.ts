@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { CheckFailure, curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
@@ -64,6 +67,41 @@ export interface ApiSettings {
   maxBytes: number;
   /** Fixture checks switched off with --exclude-checks. */
   disabledChecks: ReadonlySet<string>;
+  /** Folder where workers share transport failures per target (see BROKEN_TARGET_LIMIT). */
+  breakerDir?: string;
+}
+
+/**
+ * Circuit breaker shared by all workers through files: once a target has failed at the transport
+ * level this often, further requests are not sent and their tests are skipped with the reason, so a
+ * target that hangs or resets is reported in seconds instead of one deadline (and one worker
+ * restart) per test. Timeouts and broken connections count for the whole target; oversized,
+ * non-JSON or wrongly labelled bodies count for the operation only.
+ */
+export const BROKEN_TARGET_LIMIT = 3;
+/** See BROKEN_TARGET_LIMIT; per operation. */
+export const BROKEN_OPERATION_LIMIT = 2;
+/** Prefix of the files that count transport failures. */
+export const BREAKER_FILE_PREFIX = '.transport-failures-';
+/** Checks whose failures feed the breaker. */
+const TRANSPORT_CHECKS = new Set([
+  'responds-within-timeout',
+  'connection-completes',
+  'body-within-size-cap',
+  'body-is-json',
+  'content-type-is-json',
+]);
+
+/** A request not sent because the target already failed at the transport level; its test is skipped. */
+export class TargetBroken extends Error {
+  override name = 'TargetBroken';
+}
+
+/** Forgets the transport failures counted by an earlier run. */
+export function clearTimeoutCounts(dir: string): void {
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    if (name.startsWith(BREAKER_FILE_PREFIX)) rmSync(join(dir, name), { force: true });
+  }
 }
 
 /** Key sent for the `wrong` role: well-formed, never valid. */
@@ -124,10 +162,52 @@ export class Api {
     return this.settings.keys[role];
   }
 
+  private breakerFile(scope: string): string | undefined {
+    if (!this.settings.breakerDir) return undefined;
+    const id = createHash('sha1').update(scope).digest('hex').slice(0, 12);
+    return join(this.settings.breakerDir, `${BREAKER_FILE_PREFIX}${id}`);
+  }
+
+  /** Throws TargetBroken when earlier requests broke the target (or this operation) often enough. */
+  private checkBreaker(op: Operation): void {
+    const scopes = [
+      { file: this.breakerFile(this.settings.baseUrl), limit: BROKEN_TARGET_LIMIT, what: 'this target' },
+      {
+        file: this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`),
+        limit: BROKEN_OPERATION_LIMIT,
+        what: labelOf(op),
+      },
+    ];
+    for (const { file, limit, what } of scopes) {
+      const lines = file && existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+      if (lines.length >= limit) {
+        throw new TargetBroken(
+          `not run: ${lines.length} earlier requests to ${what} failed at the transport level (${[...new Set(lines)].join(', ')})`,
+        );
+      }
+    }
+  }
+
+  /** Counts a transport-level failure for the breaker, then throws it. */
+  private broken(op: Operation, failure: Failure): never {
+    if (TRANSPORT_CHECKS.has(failure.check)) {
+      const wholeTarget = failure.check === 'responds-within-timeout' || failure.check === 'connection-completes';
+      const scopes = [`${this.settings.baseUrl} ${op.operationId}`, ...(wholeTarget ? [this.settings.baseUrl] : [])];
+      for (const scope of scopes) {
+        const file = this.breakerFile(scope);
+        if (!file) continue;
+        mkdirSync(dirname(file), { recursive: true });
+        appendFileSync(file, `${failure.check}\n`);
+      }
+    }
+    throw new CheckFailure(failure);
+  }
+
   private async once(op: Operation, options: CallOptions): Promise<ApiResponse> {
     const request = this.build(op, options);
     const curl = curlLine(request);
     const operation = labelOf(op);
+    this.checkBreaker(op);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     try {
@@ -140,7 +220,7 @@ export class Api {
         maxBytes: this.settings.maxBytes,
       });
     } catch (error) {
-      if (error instanceof TransportError) throw new CheckFailure(transportFailure(error, operation, curl));
+      if (error instanceof TransportError) this.broken(op, transportFailure(error, operation, curl));
       throw error;
     }
     const text = raw.body.toString('utf8');
@@ -158,7 +238,7 @@ export class Api {
       excerpt: excerpt(text),
     };
     if (!this.settings.disabledChecks.has('content-type-is-json') && !isJsonMediaType(contentType)) {
-      throw new CheckFailure({
+      this.broken(op, {
         check: 'content-type-is-json',
         operation,
         title: 'response is not labelled JSON',
@@ -172,7 +252,7 @@ export class Api {
       response.json = JSON.parse(text);
     } catch (error) {
       if (!this.settings.disabledChecks.has('body-is-json')) {
-        throw new CheckFailure({
+        this.broken(op, {
           check: 'body-is-json',
           operation,
           title: 'response body is not valid JSON',

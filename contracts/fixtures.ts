@@ -1,7 +1,7 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
-import { Api, type ApiSettings, type Operation } from './api.ts';
+import { Api, type ApiSettings, type Operation, TargetBroken } from './api.ts';
 import { getCheck } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf } from './checks/registry.ts';
 import { Discovery } from './discovery.ts';
@@ -55,6 +55,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           timeoutMs: options.timeoutMs,
           maxBytes: options.maxBytes,
           disabledChecks: new Set(options.excludeChecks ?? []),
+          breakerDir: options.reportDir,
         },
         discovery(settings) {
           const found = discoveries.get(settings.baseUrl) ?? new Discovery(new Api(settings));
@@ -111,6 +112,7 @@ export async function runCheck(
   try {
     await check.run!(ctx);
   } catch (error) {
+    if (error instanceof TargetBroken) ctx.skip(error.message);
     if (!(error instanceof CheckFailure)) throw error;
     const failure: Failure = error.failure.check ? error.failure : { ...error.failure, check: check.id };
     await testInfo.attach(FAILURE_ATTACHMENT, { body: JSON.stringify(failure), contentType: 'application/json' });

@@ -1,14 +1,17 @@
 import { registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
 import { startReferenceServer } from '../reference/index.ts';
+import { clearTimeoutCounts } from './api.ts';
 import { readConformOptions } from './options.ts';
 
 /**
- * Playwright global setup: with no KGATE_BASE_URL, starts the embedded reference server in the
- * runner process and hands its URL and keys to the workers through the environment.
+ * Playwright global setup: forgets the timeouts of an earlier run and, with no KGATE_BASE_URL,
+ * starts the embedded reference server in the runner process, handing its URL and keys to the
+ * workers through the environment.
  */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
   const options = readConformOptions();
+  clearTimeoutCounts(options.reportDir);
   if (readEnv().baseUrl || options.sweep) return undefined;
   // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
   const server = await startReferenceServer({ quiet: true });

@@ -90,7 +90,8 @@ function summariseTarget(
       row[record.check] = merge(row[record.check] === 'n/a' ? undefined : row[record.check], own);
       if (record.failure && record.failure.check !== record.check) row[record.failure.check] = 'fail';
     }
-    matrix[operation] = row;
+    // Cells that do not apply are left out: the JSON stays small and the renderer shows them as '·'.
+    matrix[operation] = Object.fromEntries(Object.entries(row).filter(([, cell]) => cell !== 'n/a'));
   }
   const failures = records.flatMap((record) => (record.failure && record.status === 'failed' ? [record.failure] : []));
   const warnings = records.flatMap((record) => (record.warning ? [record.warning] : []));

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { scanForSecrets } from './secret-scan.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REPORT_DIR = 'reports/conformance-cli-test';
+/** A key no real deployment would use, so finding it anywhere is a leak. */
+const DISTINCTIVE = 'kgate-leak-canary-7f3a9c2e51d84b06';
+
+let server: ReferenceServer;
+before(async () => {
+  server = await startReferenceServer({ quiet: true });
+});
+after(async () => {
+  await server.close();
+  rmSync(join(ROOT, REPORT_DIR), { recursive: true, force: true });
+});
+
+/** Runs `kgate conform` in a child process (asynchronously: the reference server lives in this process). */
+function conform(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['bin/kgate.mjs', 'conform', ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KGATE_BASE_URL: '',
+      KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: REPORT_DIR }),
+      ...env,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const killer = setTimeout(() => child.kill(), 120_000);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const usageCases = [
+  { given: ['--checks', 'no-such-check'], want: /unknown check id 'no-such-check' \(valid ids: response-matches-spec/ },
+  { given: ['--exclude-checks', 'auth-required,nope'], want: /unknown check id 'nope'/ },
+  { given: ['--shard', '3/2'], want: /--shard takes I\/N/ },
+  { given: ['--timeout', 'soon'], want: /--timeout takes a whole number/ },
+  { given: ['--base-url', 'ftp://example.org'], want: /http or https URL/ },
+  { given: ['--base-url', 'http://127.0.0.1:1'], want: /cannot reach http:\/\/127\.0\.0\.1:1 .*Start the target/ },
+];
+for (const { given, want } of usageCases) {
+  test(`kgate conform ${given.join(' ')} exits 2 with a message`, async () => {
+    const { code, stderr } = await conform(given);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, want);
+  });
+}
+
+test('a hostile target yields a named failure, exit 1, and the key appears nowhere', async () => {
+  const { code, stdout, stderr } = await conform(
+    [
+      '--base-url',
+      `${server.url}/faults/huge-body`,
+      '--grep',
+      'GET /academic/v1.0/evaluate',
+      '--checks',
+      'response-matches-spec,auth-required',
+      '--timeout',
+      '3000',
+      '--json',
+    ],
+    { KGATE_KEY: DISTINCTIVE, KGATE_KEY_UNSUBSCRIBED: `${DISTINCTIVE}-u`, KGATE_KEY_EXHAUSTED: `${DISTINCTIVE}-x` },
+  );
+  assert.equal(code, 1, stderr);
+  const result = JSON.parse(stdout) as { verdict: string; targets: { failures: { check: string; curl?: string }[] }[] };
+  assert.equal(result.verdict, 'fail');
+  const failures = result.targets[0]!.failures;
+  assert.ok(
+    failures.some((failure) => failure.check === 'body-within-size-cap'),
+    JSON.stringify(failures),
+  );
+  assert.ok(
+    failures.every(
+      (failure) =>
+        !failure.curl ||
+        failure.curl.includes('Ocp-Apim-Subscription-Key: ***') ||
+        !failure.curl.includes('Subscription'),
+    ),
+  );
+  assert.ok(!stdout.includes(DISTINCTIVE) && !stderr.includes(DISTINCTIVE), 'the key must not be printed');
+  assert.deepEqual(scanForSecrets(join(ROOT, REPORT_DIR), [DISTINCTIVE]), [], 'the key must not be in any report file');
+});
+
+test('a conforming target with --base-url passes a selection of checks, with a path prefix kept', async () => {
+  const { code, stdout, stderr } = await conform(
+    [
+      '--base-url',
+      `${server.url}/faults/evaluate-extra-timed-out`,
+      '--grep',
+      'evaluate',
+      '--checks',
+      'response-matches-spec,paging-is-consistent',
+      '--json',
+    ],
+    { KGATE_KEY: server.keys.full },
+  );
+  assert.equal(code, 0, stderr + stdout);
+  const result = JSON.parse(stdout) as { verdict: string; targets: { counts: { passed: number } }[] };
+  assert.equal(result.verdict, 'pass');
+  assert.ok(result.targets[0]!.counts.passed >= 4);
+});
