@@ -392,6 +392,19 @@ export class Corpus {
     return decodeId(value, CID_BASE, CID_STRIDE, CONFERENCES.length);
   }
 
+  /** Builds every inverted index now instead of on first use. */
+  buildIndexes(): void {
+    this.wordPostings();
+    this.firstWordPostings();
+    this.authorPostings();
+    this.authorNamePostings();
+    this.affiliationPostings();
+    this.fieldPostings();
+    this.venuePostings();
+    this.yearPostings();
+    this.citedByPostings();
+  }
+
   /** Documents per title word. */
   wordPostings(): Postings {
     return this.postings('W', this.words.length, (g, emit) => {

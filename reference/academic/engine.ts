@@ -9,6 +9,8 @@ export type { EngineResult } from './params.ts';
 
 /** Default server-side time budget of evaluate and calchistogram, in milliseconds. */
 export const DEFAULT_TIME_BUDGET_MS = 1000;
+/** Corpora up to this size build every index when the engine is created; larger ones build each on first use. */
+export const EAGER_INDEX_LIMIT = 200_000;
 /** Default compute deadline of similarity, in milliseconds. */
 export const DEFAULT_SIMILARITY_DEADLINE_MS = 5000;
 
@@ -78,6 +80,11 @@ export function createAcademicEngine(options: AcademicEngineOptions): AcademicEn
   const interpreter = once(() => new Interpreter(corpus, matcher));
   const concepts = once(() => new ConceptSpace(corpus));
   const samples = once(() => buildSamples(corpus));
+  if (corpus.size <= EAGER_INDEX_LIMIT) {
+    corpus.buildIndexes();
+    interpreter();
+    concepts();
+  }
   return {
     interpret: (params) => guarded(() => interpret(interpreter(), params)),
     evaluate: (params) => guarded(() => evaluate(matcher, params)),

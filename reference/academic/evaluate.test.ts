@@ -79,10 +79,7 @@ describe('evaluate answers', () => {
     assert.equal(body.entities.length, 10);
     for (const entity of body.entities) assert.deepEqual(Object.keys(entity), ['prob', 'Id']);
     for (let i = 1; i < body.entities.length; i++)
-      assert.ok(
-        body.entities[i - 1]!.prob >= body.entities[i]!.prob,
-        'body.entities[i - 1]!.prob >= body.entities[i]!.prob',
-      );
+      assert.ok(body.entities[i - 1]!.prob >= body.entities[i]!.prob, 'entities come in descending prob');
   });
 
   it('pages with count and offset consistently', () => {
@@ -117,37 +114,32 @@ describe('evaluate answers', () => {
     const second = ok({ expr: 'Y>1990', orderby: 'Y:desc', count: '20', offset: '20', attributes: 'Y' }).entities;
     assert.deepEqual(second, all.slice(20));
     for (let i = 1; i < all.length; i++) {
-      if (all[i - 1]!.Y === all[i]!.Y) assert.ok(all[i - 1]!.prob >= all[i]!.prob, 'all[i - 1]!.prob >= all[i]!.prob');
+      if (all[i - 1]!.Y === all[i]!.Y)
+        assert.ok(all[i - 1]!.prob >= all[i]!.prob, 'ties in Y fall back to descending prob');
     }
   });
 
   it('groups composite attributes and returns only the requested parts', () => {
     const body = ok({ expr: AUTHOR, attributes: 'Ti,AA.AuN,F.FId,J.JN,C.CId', count: '50' });
-    assert.ok(body.entities.length > 0, 'body.entities.length > 0');
+    assert.ok(body.entities.length > 0, 'the sample author has papers');
     for (const entity of body.entities) {
       assert.equal(typeof entity.Ti, 'string');
       assert.equal(entity.Id, undefined);
       const authors = entity.AA as Record<string, unknown>[];
       assert.ok(
         authors.every((a) => Object.keys(a).join() === 'AuN'),
-        'authors.every((a) => Object.keys(a).join() === "AuN")',
+        'AA objects carry only AuN',
       );
       assert.ok(
         authors.some((a) => a.AuN === samples.author.canonical),
-        'authors.some((a) => a.AuN === samples.author.canonical)',
+        'the matched author is listed',
       );
       assert.ok(
         (entity.F as Record<string, unknown>[]).every((f) => Object.keys(f).join() === 'FId'),
-        '(entity.F as Record<string, unknown>[]).every((f) => Object.keys(f).jo',
+        'F objects carry only FId',
       );
-      assert.ok(
-        entity.J === undefined || Object.keys(entity.J as object).join() === 'JN',
-        'entity.J === undefined || Object.keys(entity.J as object).join() === "',
-      );
-      assert.ok(
-        entity.C === undefined || Object.keys(entity.C as object).join() === 'CId',
-        'entity.C === undefined || Object.keys(entity.C as object).join() === "',
-      );
+      assert.ok(entity.J === undefined || Object.keys(entity.J as object).join() === 'JN', 'J carries only JN');
+      assert.ok(entity.C === undefined || Object.keys(entity.C as object).join() === 'CId', 'C carries only CId');
       assert.ok(!(entity.J && entity.C), 'a paper is in a journal or a conference, not both');
       for (const value of Object.values(entity)) assert.notEqual(value, null);
     }
@@ -158,13 +150,13 @@ describe('evaluate answers', () => {
       expr: `Id=${samples.paperIds[0]}`,
       attributes: 'Id,Ti,W,Y,D,CC,ECC,AA,F,J,C,RId,DOI',
     }).entities;
-    assert.ok(entity, 'entity');
+    assert.ok(entity, 'the paper exists');
     assert.equal(entity.Id, samples.paperIds[0]);
     assert.equal(entity.Ti, samples.titles[0]);
     assert.deepEqual(entity.W, [...new Set(samples.titles[0]!.split(' '))]);
     assert.match(entity.D as string, /^\d{4}-\d{2}-\d{2}$/);
     assert.equal(Number((entity.D as string).slice(0, 4)), entity.Y);
-    assert.ok((entity.ECC as number) >= (entity.CC as number), '(entity.ECC as number) >= (entity.CC as number)');
+    assert.ok((entity.ECC as number) >= (entity.CC as number), 'ECC is at least CC');
     const [first] = entity.AA as Record<string, unknown>[];
     assert.deepEqual(
       Object.keys(first!).filter((k) => k !== 'AfN' && k !== 'AfId'),
@@ -178,10 +170,10 @@ describe('evaluate answers', () => {
     assert.deepEqual(ok({ expr: `Composite(AA.AuN=='${synonym}')` }).entities, []);
     const viaSynonym = ok({ expr: `Composite(AA.AuN='${synonym}')`, count: '1000' }).entities.map((e) => e.Id);
     const canonical = ok({ expr: AUTHOR, count: '1000' }).entities.map((e) => e.Id);
-    assert.ok(canonical.length > 0, 'canonical.length > 0');
+    assert.ok(canonical.length > 0, 'the canonical name matches papers');
     assert.ok(
       canonical.every((id) => viaSynonym.includes(id)),
-      'canonical.every((id) => viaSynonym.includes(id))',
+      '= with the synonym finds every paper of the canonical name',
     );
   });
 
@@ -195,10 +187,10 @@ describe('evaluate answers', () => {
     const across = `And(${AUTHOR},Composite(AA.AfN=='${other.AfN}'))`;
     const acrossIds = ok({ expr: across, count: '1000' }).entities.map((e) => e.Id);
     const sameIds = ok({ expr: same, count: '1000' }).entities.map((e) => e.Id);
-    assert.ok(acrossIds.length > sameIds.length, 'acrossIds.length > sameIds.length');
+    assert.ok(acrossIds.length > sameIds.length, 'two Composites may match different authors, one may not');
     assert.ok(
       sameIds.every((id) => acrossIds.includes(id)),
-      'sameIds.every((id) => acrossIds.includes(id))',
+      'same-author matches are a subset',
     );
   });
 
@@ -250,13 +242,13 @@ describe('calchistogram agrees with evaluate', () => {
         assert.equal(h.histogram.length, Math.min(1000, counts.size));
         for (const entry of h.histogram) {
           assert.equal(entry.count, counts.get(entry.value));
-          assert.ok(entry.prob > 0 && entry.prob <= 1, 'entry.prob > 0 && entry.prob <= 1');
+          assert.ok(entry.prob > 0 && entry.prob <= 1, 'prob in (0, 1]');
         }
         for (let i = 1; i < h.histogram.length; i++) {
           const [a, b] = [h.histogram[i - 1]!, h.histogram[i]!];
           assert.ok(
             a.count > b.count || (a.count === b.count && a.value < b.value),
-            'a.count > b.count || (a.count === b.count && a.value < b.value)',
+            'descending count, then ascending value',
           );
         }
       }
@@ -273,7 +265,7 @@ describe('calchistogram agrees with evaluate', () => {
   it('has no histogram without attributes, and rejects composite group names', () => {
     const body = histogram({ expr: 'Y=2010' });
     assert.deepEqual(body.histograms, []);
-    assert.ok(body.num_entities > 0, 'body.num_entities > 0');
+    assert.ok(body.num_entities > 0, 'Y=2010 matches papers');
     const bad = engine.calchistogram({ expr: 'Y=2010', attributes: 'AA' });
     assert.equal(bad.status, 400);
     assert.match((bad.body as ErrorBody).error.message, /attributes/);

@@ -37,6 +37,10 @@ export class ExpressionError extends Error {
   }
 }
 
+function short(name: string): string {
+  return name.length > 40 ? `${name.slice(0, 40)}...` : name;
+}
+
 type Operator = '=' | '==' | '>' | '>=' | '<' | '<=';
 
 function foundAt(text: string, pos: number): string {
@@ -146,12 +150,12 @@ export function parseExpression(text: string): Expr {
     if (text[pos] === '.') {
       pos++;
       const part = identifier();
-      if (part === '') fail(pos, `expected an attribute part after '${word}.' but found ${foundAt(text, pos)}`);
+      if (part === '') fail(pos, `expected an attribute part after '${short(word)}.' but found ${foundAt(text, pos)}`);
       name = `${word}.${part}`;
     }
     if (word === '') fail(start, `expected an attribute but found ${foundAt(text, start)}`);
     const attr = ATTRIBUTE_BY_NAME.get(name);
-    if (!attr) fail(start, `unknown attribute '${name}' (attribute names are case-sensitive)`);
+    if (!attr) fail(start, `unknown attribute '${short(name)}' (attribute names are case-sensitive)`);
     const spec = attr!;
     if (spec.group) {
       if (group === null)

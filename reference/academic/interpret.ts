@@ -118,6 +118,13 @@ export class Interpreter {
         logp: -0.7,
       },
     ];
+    // Everything a reading may need is built here, so that no request spends its timeout on index building.
+    for (const spec of this.tables) {
+      spec.postings();
+      spec.table.withPrefix('~', false);
+    }
+    corpus.wordPostings();
+    corpus.yearPostings();
   }
 
   /** Interpretations of a normalized token list, found before `deadline`; `complete` treats the last token as a prefix. */
