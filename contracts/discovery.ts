@@ -101,17 +101,30 @@ export class Discovery {
     return [titles[0]!, titles[1]!];
   }
 
-  /** An interpret query with at least one interpretation: `papers by <author>`, else the author name. */
-  interpretQuery(): Promise<string> {
+  /**
+   * An interpret request with several interpretations, so ordering and paging show: an author's
+   * first name as a prefix (`complete=1`), else the full name; the candidate with the most wins.
+   */
+  interpretQuery(): Promise<{ query: string; complete: string }> {
     return this.once('interpretQuery', async () => {
       const authors = await this.authors();
-      const candidates = authors.slice(0, 2).flatMap((name) => [`papers by ${name}`, name]);
-      for (const query of candidates) {
-        const response = await this.api.call(op('interpretGet'), { params: { query, complete: '0' } });
-        const found = (response.json as { interpretations?: unknown[] } | undefined)?.interpretations ?? [];
-        if (response.status === 200 && found.length > 0) return query;
+      const first = (name: string) => name.split(' ')[0]!;
+      const candidates = [
+        ...authors.slice(0, 2).flatMap((name) => [
+          { query: `papers by ${first(name)}`, complete: '1' },
+          { query: first(name), complete: '1' },
+        ]),
+        { query: `papers by ${authors[0]}`, complete: '0' },
+      ];
+      let best: { query: string; complete: string; found: number } | undefined;
+      for (const candidate of candidates) {
+        const response = await this.api.call(op('interpretGet'), { params: { ...candidate, count: '10' } });
+        const found = (response.json as { interpretations?: unknown[] } | undefined)?.interpretations?.length ?? 0;
+        if (response.status === 200 && found >= 6) return candidate;
+        if (response.status === 200 && found > (best?.found ?? 0)) best = { ...candidate, found };
       }
-      throw this.noData('interpretGet', `no interpretation for ${candidates.map((q) => `'${q}'`).join(', ')}`);
+      if (best) return { query: best.query, complete: best.complete };
+      throw this.noData('interpretGet', `no interpretation for ${candidates.map((c) => `'${c.query}'`).join(', ')}`);
     });
   }
 

@@ -13,7 +13,7 @@ export const EXPECTED_CHECKS: Record<string, readonly string[]> = {
   'interpret-output-rejected-by-evaluate': ['interpretations-are-evaluable'],
   'interpret-timeout-ignored': ['interpret-timeout-honoured'],
   'interpret-aborted-not-boolean': ['response-matches-spec'],
-  'interpret-post-ignores-count': ['get-and-post-agree'],
+  'interpret-post-ignores-offset': ['get-and-post-agree'],
   'evaluate-entity-prob-missing': ['response-matches-spec'],
   'evaluate-year-as-string': ['response-matches-spec'],
   'evaluate-offset-off-by-one': ['paging-is-consistent'],

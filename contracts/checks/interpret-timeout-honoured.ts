@@ -16,7 +16,7 @@ export const check = defineCheck({
   appliesTo: (op) => op.operationId.startsWith('interpret'),
   async run(ctx) {
     const request = await validRequest(ctx.op, ctx.data);
-    const params = { ...request.params!, complete: '1' };
+    const params = request.params!;
     const full = await ctx.step('without timeout', () => ctx.api.call(ctx.op, { params }));
     const timed = await ctx.step(`timeout=${TIMEOUT_MS}`, () =>
       ctx.api.call(ctx.op, { params: { ...params, timeout: String(TIMEOUT_MS) } }),

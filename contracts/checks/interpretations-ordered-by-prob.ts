@@ -13,7 +13,7 @@ export const check = defineCheck({
     const request = await validRequest(ctx.op, ctx.data);
     const response = await ctx.api.call(ctx.op, {
       ...request,
-      params: { ...request.params, complete: '1', count: '20' },
+      params: { ...request.params, count: '20' },
     });
     const interpretations = (body(response).interpretations ?? []) as { prob?: number }[];
     const probs = interpretations.map((i) => i.prob);

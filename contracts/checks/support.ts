@@ -17,7 +17,7 @@ export function isAcademicSearch(op: Operation): boolean {
 export async function validRequest(op: Operation, data: Discovery): Promise<CallOptions> {
   switch (baseName(op)) {
     case 'interpret':
-      return { params: { query: await data.interpretQuery(), complete: '0' } };
+      return { params: { ...(await data.interpretQuery()) } };
     case 'evaluate':
       return { params: { expr: await data.broadExpr(), attributes: 'Id,Ti,Y', count: '5' } };
     case 'calchistogram':
