@@ -49,6 +49,17 @@ export interface CorpusOptions {
   papers: number;
 }
 
+// Cheap skews of a uniform u in [0, 1) towards 0 (popular items first); Math.pow is slow in the hot loop.
+function skewed(u: number): number {
+  return u * (0.35 + 0.65 * u);
+}
+function squared(u: number): number {
+  return u * u;
+}
+function cubed(u: number): number {
+  return u * u * u;
+}
+
 function splitWords(phrases: readonly string[]): string[] {
   return phrases.flatMap((phrase) => phrase.split(' '));
 }
@@ -154,7 +165,7 @@ export class Corpus {
     let refLen = 0;
 
     const word = (w: string) => this.wordIndex.get(w)!;
-    const pick = (list: readonly string[], skew: number) => list[Math.floor(list.length * random() ** skew)]!;
+    const pick = (list: readonly string[]) => list[Math.floor(list.length * skewed(random()))]!;
     const qualifierWords = QUALIFIERS.map((q) => q.split(' ').map(word));
     const objectWords = OBJECTS.map((o) => o.split(' ').map(word));
     const journalCount = JOURNALS.length;
@@ -176,22 +187,22 @@ export class Corpus {
       } else {
         const qualifiers = Math.floor(random() * 3);
         for (let i = 0; i < qualifiers && titleLen < this.titleOff[g]! + 8; i++) {
-          for (const w of qualifierWords[Math.floor(qualifierWords.length * random() ** 1.3)]!)
+          for (const w of qualifierWords[Math.floor(qualifierWords.length * skewed(random()))]!)
             titleWords[titleLen++] = w;
         }
-        titleWords[titleLen++] = word(pick(TOPICS, 1.4));
-        if (random() < 0.3) titleWords[titleLen++] = word(pick(TOPICS, 1.4));
+        titleWords[titleLen++] = word(pick(TOPICS));
+        if (random() < 0.3) titleWords[titleLen++] = word(pick(TOPICS));
         if (random() < 0.7 && titleLen < this.titleOff[g]! + 8) {
-          titleWords[titleLen++] = word(pick(CONNECTORS, 1.5));
-          const tail = objectWords[Math.floor(objectWords.length * random() ** 1.2)]!;
+          titleWords[titleLen++] = word(pick(CONNECTORS));
+          const tail = objectWords[Math.floor(objectWords.length * skewed(random()))]!;
           for (const w of tail) if (titleLen < this.titleOff[g]! + 10) titleWords[titleLen++] = w;
         }
       }
 
       this.authOff[g] = authLen;
-      const authors = g === 0 ? 2 : 1 + Math.floor(random() ** 1.5 * 6);
+      const authors = g === 0 ? 2 : 1 + Math.floor(skewed(random()) * 6);
       for (let i = 0; i < authors; i++) {
-        let author = g === 0 ? i : Math.floor(this.authorCount * random() ** 2);
+        let author = g === 0 ? i : Math.floor(this.authorCount * squared(random()));
         for (let j = this.authOff[g]!; j < authLen; j++) {
           if (authAuthor[j] === author) {
             author = (author + 1 + Math.floor(random() * 97)) % this.authorCount;
@@ -205,9 +216,9 @@ export class Corpus {
       }
 
       this.fieldOff[g] = fieldLen;
-      const fields = 1 + Math.floor(random() ** 1.3 * 4);
+      const fields = 1 + Math.floor(skewed(random()) * 4);
       for (let i = 0; i < fields; i++) {
-        const field = Math.floor(fieldCount * random() ** 1.6);
+        const field = Math.floor(fieldCount * squared(random()));
         let seen = false;
         for (let j = this.fieldOff[g]!; j < fieldLen; j++) seen ||= fieldIds[j] === field;
         if (!seen) fieldIds[fieldLen++] = field;
@@ -218,15 +229,15 @@ export class Corpus {
         venueRoll < 0.08
           ? -1
           : venueRoll < 0.55
-            ? Math.floor(journalCount * random() ** 1.4)
-            : journalCount + Math.floor((venueCount - journalCount) * random() ** 1.4);
+            ? Math.floor(journalCount * skewed(random()))
+            : journalCount + Math.floor((venueCount - journalCount) * skewed(random()));
       this.hasDoi[g] = this.venue[g]! >= 0 && random() < 0.85 ? 1 : 0;
 
       this.refOff[g] = refLen;
       const refCount = g === 0 ? 0 : Math.floor(random() * Math.min(g, 13));
       for (let i = 0; i < refCount; i++) {
         const target =
-          random() < 0.35 ? Math.floor(g * random() ** 3) : g - 1 - Math.floor(Math.min(g, 3000) * random());
+          random() < 0.35 ? Math.floor(g * cubed(random())) : g - 1 - Math.floor(Math.min(g, 3000) * random());
         let seen = false;
         for (let j = this.refOff[g]!; j < refLen; j++) seen ||= refs[j] === target;
         if (!seen) {
@@ -247,7 +258,7 @@ export class Corpus {
 
     const keys = new Float64Array(n);
     for (let g = 0; g < n; g++) {
-      const external = Math.floor((hash32(this.seed ^ 0xcc, g) / 4294967296) ** 3 * 40);
+      const external = Math.floor(cubed(hash32(this.seed ^ 0xcc, g) / 4294967296) * 40);
       const cc = this.cc[g]! + external;
       this.cc[g] = cc;
       this.ecc[g] = cc + Math.floor(cc * 0.12) + (hash32(this.seed ^ 0xec, g) % 3);
@@ -271,24 +282,30 @@ export class Corpus {
   private buildAuthors(): void {
     const givenCount = GIVEN_NAMES.length;
     const surnameCount = SURNAMES.length;
+    // Many authors share a name: strings are built and interned once per distinct (given, surname, form).
+    const seen = new Map<number, number>();
     for (let a = 0; a < this.authorCount; a++) {
       const h = hash32(this.seed ^ 0xa17, a);
       let given = h % givenCount;
       let surname = (h >>> 8) % surnameCount;
       let initials = (h >>> 20) % 10 < 2;
-      let middle = String.fromCharCode(97 + ((h >>> 24) % 26));
-      if (a === 0) [given, surname, initials] = [0, 0, false];
-      if (a === 1) [given, surname, initials, middle] = [0, 4, true, 'l'];
-      const first = GIVEN_NAMES[given]!;
-      const last = SURNAMES[surname]!;
-      const canonical = initials ? `${first[0]} ${middle} ${last}` : `${first} ${last}`;
-      const synonym = initials ? `${first} ${last}` : `${first[0]} ${last}`;
-      const id = this.authorNames.intern(canonical);
-      this.authorNames.addSynonym(id, synonym);
+      let middle = initials ? (h >>> 24) % 26 : 0;
+      if (a === 0) [given, surname, initials, middle] = [0, 0, false, 0];
+      if (a === 1) [given, surname, initials, middle] = [0, 4, true, 11];
+      const key = ((given * surnameCount + surname) * 2 + (initials ? 1 : 0)) * 26 + middle;
+      let id = seen.get(key);
+      if (id === undefined) {
+        const first = GIVEN_NAMES[given]!;
+        const last = SURNAMES[surname]!;
+        const canonical = initials ? `${first[0]} ${String.fromCharCode(97 + middle)} ${last}` : `${first} ${last}`;
+        id = this.authorNames.intern(canonical);
+        this.authorNames.addSynonym(id, initials ? `${first} ${last}` : `${first[0]} ${last}`);
+        seen.set(key, id);
+      }
       this.authorName[a] = id;
       const affRoll = hash32(this.seed ^ 0xaff, a);
       this.authorAff[a] =
-        affRoll % 10 === 0 ? -1 : Math.floor(AFFILIATIONS.length * ((affRoll >>> 4) / 268435456) ** 1.5);
+        affRoll % 10 === 0 ? -1 : Math.floor(AFFILIATIONS.length * skewed((affRoll >>> 4) / 268435456));
     }
   }
 
