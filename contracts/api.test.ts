@@ -122,7 +122,7 @@ test('isJsonMediaType accepts JSON media types only', () => {
 });
 
 test('retryWaitMs prefers Retry-After, then the seconds in the message, and caps the wait', () => {
-  const cases = [
+  const cases: { given: { headers: Record<string, string>; text: string }; want: number }[] = [
     { given: { headers: { 'retry-after': '2' }, text: '' }, want: 2_000 },
     { given: { headers: {}, text: 'Try again in 3 seconds.' }, want: 3_000 },
     { given: { headers: {}, text: 'slow down' }, want: 1_000 },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { curlLine, excerpt, formatFailure, shellQuote, show } from './failure.ts';
+import { curlLine, excerpt, formatFailure, type SentRequest, shellQuote, show } from './failure.ts';
 
 test('excerpt flattens whitespace and truncates, saying how much was dropped', () => {
   const cases = [
@@ -12,10 +12,10 @@ test('excerpt flattens whitespace and truncates, saying how much was dropped', (
 });
 
 test('curlLine reproduces the request and always masks the subscription key', () => {
-  const cases = [
+  const cases: { given: SentRequest; want: string }[] = [
     {
       given: {
-        method: 'GET' as const,
+        method: 'GET',
         url: 'http://h/academic/v1.0/evaluate?expr=Y%3E1',
         headers: { 'Ocp-Apim-Subscription-Key': 'secret-key-123' },
       },
@@ -23,7 +23,7 @@ test('curlLine reproduces the request and always masks the subscription key', ()
     },
     {
       given: {
-        method: 'POST' as const,
+        method: 'POST',
         url: 'http://h/s',
         headers: { 'ocp-apim-subscription-key': 'k2-abcdef', 'Content-Type': 'application/x-www-form-urlencoded' },
         body: "s1=it's&s2=b",
@@ -31,7 +31,7 @@ test('curlLine reproduces the request and always masks the subscription key', ()
       want: `curl -sS -X POST -H 'ocp-apim-subscription-key: ***' -H 'Content-Type: application/x-www-form-urlencoded' --data-raw 's1=it'\\''s&s2=b' 'http://h/s'`,
     },
     {
-      given: { method: 'POST' as const, url: 'http://h/s', headers: {}, body: 'a'.repeat(300) },
+      given: { method: 'POST', url: 'http://h/s', headers: {}, body: 'a'.repeat(300) },
       want: `curl -sS -X POST --data-raw '<300 bytes: ${'a'.repeat(40)}...>' 'http://h/s'`,
     },
   ];
