@@ -24,7 +24,19 @@ const MAX_TOKENS = 24;
 const MAX_CANDIDATES = 400;
 const MAX_COMPLETIONS = 8;
 const MAX_SENSES = 4;
-const NOISE = new Set(['papers', 'paper', 'articles', 'article', 'publications', 'works', 'written', 'and', 'the']);
+const NOISE = new Set([
+  'papers',
+  'paper',
+  'articles',
+  'article',
+  'publications',
+  'works',
+  'written',
+  'and',
+  'the',
+  'about',
+  'on',
+]);
 /** Words of the grammar itself: never read as title words. */
 const KEYWORDS = new Set(['by', 'after', 'before', 'since', 'between', 'from', 'in', 'at', 'on', 'about', 'published']);
 
@@ -129,14 +141,15 @@ export class Interpreter {
 
   /** Interpretations of a normalized token list, found before `deadline`; `complete` treats the last token as a prefix. */
   interpret(tokens: string[], complete: boolean, deadline: number): { found: Interpretation[]; aborted: boolean } {
-    const found: Interpretation[] = [];
-    if (performance.now() >= deadline) return { found, aborted: true };
-    if (tokens.length === 0 || tokens.length > MAX_TOKENS) return { found, aborted: false };
+    if (performance.now() >= deadline) return { found: [], aborted: true };
+    if (tokens.length === 0 || tokens.length > MAX_TOKENS) return { found: [], aborted: false };
     const segments: Segment[][] = tokens.map((_, i) => this.segmentsAt(tokens, i, complete));
     // finishes[i]: the tokens from i on can be covered completely.
     const finishes = new Array<boolean>(tokens.length + 1).fill(false);
     finishes[tokens.length] = true;
     for (let i = tokens.length - 1; i >= 0; i--) finishes[i] = segments[i]!.some((s) => finishes[s.end]);
+    // Readings with the same output expression keep only the most likely parse.
+    const best = new Map<string, Interpretation>();
     const seen = new Set<string>();
     let tried = 0;
     let aborted = false;
@@ -148,7 +161,7 @@ export class Interpreter {
       }
       if (at === tokens.length) {
         tried++;
-        this.accept(path, seen, found, deadline);
+        this.accept(path, seen, best, deadline);
         return tried < MAX_CANDIDATES;
       }
       for (const segment of segments[at]!) {
@@ -162,11 +175,13 @@ export class Interpreter {
     };
     walk(0);
     if (performance.now() >= deadline) aborted = true;
-    found.sort((a, b) => b.prob - a.prob || (a.parse < b.parse ? -1 : a.parse > b.parse ? 1 : 0));
+    const found = [...best.values()].sort(
+      (a, b) => b.prob - a.prob || (a.parse < b.parse ? -1 : a.parse > b.parse ? 1 : 0),
+    );
     return { found, aborted };
   }
 
-  private accept(path: Segment[], seen: Set<string>, found: Interpretation[], deadline: number): void {
+  private accept(path: Segment[], seen: Set<string>, best: Map<string, Interpretation>, deadline: number): void {
     const constraints = path.flatMap((s) => (s.constraint ? [s.constraint] : []));
     if (constraints.length === 0) return;
     const parse = `<rule id="#GetPapers">${path.map((s) => s.xml).join(' ')}</rule>`;
@@ -179,7 +194,9 @@ export class Interpreter {
     const logp = path.reduce((sum, s) => sum + s.logp, 0);
     const support = 0.5 + 0.5 * (Math.log1p(docs.length) / Math.log1p(this.corpus.size));
     const prob = Math.min(1, Math.exp(logp) * support);
-    found.push({ prob, parse, rules: [{ name: '#GetPapers', output: { type: 'query', value } }] });
+    const known = best.get(value);
+    if (known && (known.prob > prob || (known.prob === prob && known.parse < parse))) return;
+    best.set(value, { prob, parse, rules: [{ name: '#GetPapers', output: { type: 'query', value } }] });
   }
 
   private segmentsAt(tokens: string[], i: number, complete: boolean): Segment[] {
