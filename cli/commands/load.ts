@@ -122,6 +122,7 @@ export async function resolveTarget(
   if (url === undefined) return startEmbeddedTarget(embeddedOptions);
   const refusal = refusalReason(url, allowRemote);
   if (refusal) throw new UsageError(`kgate ${command}: ${refusal}`);
+  if (!env.key) console.error(`kgate ${command}: KGATE_KEY is not set; requests carry no subscription key`);
   return { baseUrl: url, key: env.key, embedded: false, close: async () => undefined };
 }
 
