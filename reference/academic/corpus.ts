@@ -30,8 +30,9 @@ const JID_BASE = 130_000_000;
 const JID_STRIDE = 11;
 const CID_BASE = 1_100_000_000;
 const CID_STRIDE = 13;
-/** First and last publication years of the corpus. */
+/** First publication year of the corpus. */
 export const FIRST_YEAR = 1970;
+/** Last publication year of the corpus. */
 export const LAST_YEAR = 2024;
 const DOI_PREFIXES = ['1145', '1109', '1016', '1007', '1038', '3115'];
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -377,7 +378,7 @@ export class Corpus {
     return venue >= JOURNALS.length ? venue - JOURNALS.length : -1;
   }
 
-  /** Identifier helpers (and their inverses) for authors, affiliations, fields, journals, conferences. */
+  /** Identifier helpers (and their inverses, -1 when unknown) for authors, affiliations, fields, journals, conferences. */
   auId(author: number): number {
     return AUID_BASE + author * AUID_STRIDE;
   }

@@ -118,6 +118,13 @@ function buildSamples(corpus: Corpus): AcademicSamples {
   const g0 = top[0]!;
   const dois = top.map((g) => corpus.doi(g)).filter((d): d is string => d !== undefined);
   const year = corpus.year[g0]!;
+  // The sample author's most recent year, so that "Y > latest - 1" is a combination known to match.
+  let latest = year;
+  for (let g = 0; g < corpus.size; g++) {
+    for (let i = corpus.authOff[g]!; i < corpus.authOff[g + 1]!; i++) {
+      if (corpus.authAuthor[i] === 0) latest = Math.max(latest, corpus.year[g]!);
+    }
+  }
   return {
     author,
     initialsAuthor,
@@ -136,15 +143,18 @@ function buildSamples(corpus: Corpus): AcademicSamples {
     expressions: [
       `Composite(AA.AuN=='${author.canonical}')`,
       `Composite(AA.AuN='${author.synonym}')`,
-      `And(Composite(AA.AuN=='${author.canonical}'),Y>${FIRST_YEAR_FOR_SAMPLES})`,
+      `And(Composite(AA.AuN=='${author.canonical}'),Y>${latest - 1})`,
       `Ti='${corpus.title(g0)}'`,
       `Id=${corpus.id[g0]}`,
       `Y=${year}`,
       `Composite(F.FN=='${corpus.fields.values[0]}')`,
       `Or(Id=${corpus.id[g0]},Id=${corpus.id[top[1] ?? g0]})`,
     ],
-    queries: [`papers by ${author.canonical}`, `papers by ${author.synonym}`, `${corpus.fields.values[0]} papers`],
+    queries: [
+      `papers by ${author.canonical}`,
+      `papers by ${author.synonym}`,
+      `papers by ${author.canonical} after ${latest - 1}`,
+      `${corpus.fields.values[0]} papers`,
+    ],
   };
 }
-
-const FIRST_YEAR_FOR_SAMPLES = 1969;

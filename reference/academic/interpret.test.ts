@@ -116,6 +116,22 @@ describe('interpret finds the intended reading first', () => {
   });
 });
 
+describe('samples()', () => {
+  const samples = engine.samples();
+  for (const expr of samples.expressions) {
+    it(`expression ${expr} matches a paper`, () => {
+      const result = engine.evaluate({ expr, count: '1' });
+      assert.equal(result.status, 200);
+      assert.equal((result.body as { entities: unknown[] }).entities.length, 1);
+    });
+  }
+  for (const query of samples.queries) {
+    it(`query "${query}" has an interpretation`, () => {
+      assert.ok(interpret({ query }).interpretations.length > 0, 'at least one interpretation');
+    });
+  }
+});
+
 describe('interpret rejects invalid parameters naming them', () => {
   const cases: { given: Record<string, string>; want: string }[] = [
     { given: {}, want: 'query' },

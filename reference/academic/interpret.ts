@@ -15,8 +15,9 @@ import {
 } from './params.ts';
 import { Budget } from './query.ts';
 
-/** Default and largest effective `timeout` of interpret, in milliseconds (the values real deployments documented). */
+/** Default `timeout` of interpret in milliseconds (the default real deployments documented). */
 export const DEFAULT_INTERPRET_TIMEOUT_MS = 1000;
+/** Largest effective `timeout`: larger values act as this (the documented maximum). */
 export const MAX_INTERPRET_TIMEOUT_MS = 5000;
 /** Queries with more words than this get no interpretation. */
 const MAX_TOKENS = 24;
