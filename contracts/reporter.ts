@@ -69,7 +69,8 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(options.reportDir, SUMMARY_FILES.markdown), `${markdown}\n`);
     writeFileSync(join(options.reportDir, SUMMARY_FILES.json), `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
-    if (env.githubStepSummary && !options.sweep && this.records.length > 0) appendFileSync(env.githubStepSummary, `${markdown}\n`);
+    if (env.githubStepSummary && !options.sweep && this.records.length > 0)
+      appendFileSync(env.githubStepSummary, `${markdown}\n`);
   }
 
   printsToStdio(): boolean {
