@@ -114,6 +114,9 @@ export class Corpus {
   readonly byRank: Int32Array;
   readonly rankOf: Int32Array;
   readonly probByRank: Float64Array;
+  /** Year and yyyymmdd date by rank: the columns range filters read, kept in document order. */
+  readonly yearByRank: Uint16Array;
+  readonly dateByRank: Int32Array;
 
   private readonly lazy = new Map<string, Postings>();
 
@@ -271,12 +274,16 @@ export class Corpus {
     this.byRank = new Int32Array(n);
     this.rankOf = new Int32Array(n);
     this.probByRank = new Float64Array(n);
+    this.yearByRank = new Uint16Array(n);
+    this.dateByRank = new Int32Array(n);
     for (let r = 0; r < n; r++) {
       const key = keys[r]!;
       const g = key % RANK_SHIFT;
       this.byRank[r] = g;
       this.rankOf[g] = r;
       this.probByRank[r] = Math.exp(-Math.floor(key / RANK_SHIFT) / 1e6);
+      this.yearByRank[r] = this.year[g]!;
+      this.dateByRank[r] = this.date[g]!;
     }
   }
 

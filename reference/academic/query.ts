@@ -30,6 +30,8 @@ export interface Plan {
 // Inside Composite: a test per slot (one author, one field, the venue) and candidate documents.
 interface SlotPlan {
   estimate: number;
+  /** The candidates are exactly the matching documents (no And inside), so no slot check is needed. */
+  exact: boolean;
   candidates(budget: Budget): Int32Array;
   testSlot(g: number, slot: number): boolean;
 }
@@ -110,16 +112,25 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
     test,
   });
 
-  const yearPlan = (years: number[], test: (g: number) => boolean): Plan => {
+  // Years and dates are read by rank (sequential memory) rather than through byRank.
+  const yearPlan = (years: number[], dateTest?: (date: number) => boolean): Plan => {
     const postings = corpus.yearPostings();
     const keys = years.filter((y) => y >= FIRST_YEAR && y <= LAST_YEAR).map((y) => y - FIRST_YEAR);
+    const mask = new Uint8Array(LAST_YEAR - FIRST_YEAR + 1);
+    for (const key of keys) mask[key] = 1;
+    const { yearByRank, dateByRank } = corpus;
+    const test = dateTest
+      ? (doc: number) => mask[yearByRank[doc]! - FIRST_YEAR] === 1 && dateTest(dateByRank[doc]!)
+      : (doc: number) => mask[yearByRank[doc]! - FIRST_YEAR] === 1;
     const estimate = keyCount(postings, keys);
-    const docTest = (doc: number) => test(byRank[doc]!);
     return {
       estimate,
-      docs: (budget) =>
-        estimate > size / 4 ? scanDocs(size, docTest, budget) : filterDocs(unionKeys(postings, keys), docTest, budget),
-      test: docTest,
+      docs: (budget) => {
+        if (estimate > size / 4) return scanDocs(size, test, budget);
+        const docs = unionKeys(postings, keys);
+        return dateTest ? filterDocs(docs, test, budget) : docs;
+      },
+      test,
     };
   };
 
@@ -178,25 +189,23 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
     if (name === 'Y') {
       if (e.kind === 'eq') {
         const y = e.value as number;
-        return yearPlan([y], (g) => corpus.year[g] === y);
+        return yearPlan([y]);
       }
       if (e.kind === 'prefix') {
         const years = yearsBetween(FIRST_YEAR, LAST_YEAR).filter((y) => String(y).startsWith(e.value));
-        return yearPlan(years, (g) => String(corpus.year[g]).startsWith(e.value));
+        return yearPlan(years);
       }
-      const lo = Number.isFinite(e.lo) ? Math.floor(e.lo) : FIRST_YEAR;
-      const hi = Number.isFinite(e.hi) ? Math.ceil(e.hi) : LAST_YEAR;
-      return yearPlan(yearsBetween(lo, hi), (g) => inRange(corpus.year[g]!, e));
+      return yearPlan(yearsBetween(FIRST_YEAR, LAST_YEAR).filter((y) => inRange(y, e)));
     }
     if (name === 'D') {
       if (e.kind === 'eq') {
         const date = e.value as number;
-        return yearPlan([Math.floor(date / 10000)], (g) => corpus.date[g] === date);
+        return yearPlan([Math.floor(date / 10000)], (d) => d === date);
       }
       if (e.kind === 'range') {
         const lo = Number.isFinite(e.lo) ? Math.floor(e.lo / 10000) : FIRST_YEAR;
         const hi = Number.isFinite(e.hi) ? Math.floor(e.hi / 10000) : LAST_YEAR;
-        return yearPlan(yearsBetween(lo, hi), (g) => inRange(corpus.date[g]!, e));
+        return yearPlan(yearsBetween(lo, hi), (d) => inRange(d, e));
       }
     }
     if (name === 'RId') {
@@ -231,6 +240,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       const index = keys.length > 0 ? postings() : undefined;
       return {
         estimate: index ? keyCount(index, keys) : 0,
+        exact: true,
         candidates: () => (index ? unionKeys(index, keys) : EMPTY),
         testSlot,
       };
@@ -280,6 +290,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         const test = (g: number) => corpus.authOff[g + 1]! - corpus.authOff[g]! >= position;
         return {
           estimate: position >= 1 ? size : 0,
+          exact: true,
           candidates: (budget) => (position >= 1 ? scanDocs(size, (doc) => test(byRank[doc]!), budget) : EMPTY),
           testSlot: (g, i) => i - corpus.authOff[g]! + 1 === position,
         };
@@ -338,7 +349,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         );
       }
     }
-    return { estimate: 0, candidates: () => EMPTY, testSlot: () => false };
+    return { estimate: 0, exact: true, candidates: () => EMPTY, testSlot: () => false };
   };
 
   const slotPlan = (e: Expr): SlotPlan => {
@@ -347,6 +358,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       if (e.kind === 'or') {
         return {
           estimate: children.reduce((sum, c) => sum + c.estimate, 0),
+          exact: children.every((c) => c.exact),
           candidates: (budget) => unionDocs(children.map((c) => c.candidates(budget))),
           testSlot: (g, i) => children.some((c) => c.testSlot(g, i)),
         };
@@ -354,11 +366,12 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       const smallest = children.reduce((a, b) => (b.estimate < a.estimate ? b : a));
       return {
         estimate: smallest.estimate,
+        exact: children.length === 1 && smallest.exact,
         candidates: (budget) => smallest.candidates(budget),
         testSlot: (g, i) => children.every((c) => c.testSlot(g, i)),
       };
     }
-    if (e.kind === 'composite') return { estimate: 0, candidates: () => EMPTY, testSlot: () => false };
+    if (e.kind === 'composite') return { estimate: 0, exact: true, candidates: () => EMPTY, testSlot: () => false };
     return slotLeaf(e);
   };
 
@@ -376,7 +389,11 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       return corpus.conference(g) >= 0 && inner.testSlot(g, g);
     };
     const test = (doc: number) => anySlot(byRank[doc]!);
-    return { estimate: inner.estimate, docs: (budget) => filterDocs(inner.candidates(budget), test, budget), test };
+    return {
+      estimate: inner.estimate,
+      docs: (budget) => (inner.exact ? inner.candidates(budget) : filterDocs(inner.candidates(budget), test, budget)),
+      test,
+    };
   };
 
   const plan = (e: Expr): Plan => {
