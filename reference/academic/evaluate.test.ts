@@ -194,6 +194,19 @@ describe('evaluate answers', () => {
     );
   });
 
+  it('answers long Or(...) lists as real clients sent them (thousands of arguments)', () => {
+    const ids = ok({ expr: 'Y>1970', count: '1000' }).entities.map((e) => e.Id as number);
+    const byId = ok({ expr: `Or(${ids.map((id) => `Id=${id}`).join(',')})`, count: '1000' }).entities;
+    assert.deepEqual(
+      byId.map((e) => e.Id),
+      ids,
+    );
+    const names = samples.authors.concat(samples.authors).flatMap((name) => Array(200).fill(name) as string[]);
+    const composite = `Or(${names.map((name) => `Composite(AA.AuN=='${name}')`).join(',')})`;
+    assert.ok(composite.length > 40_000, 'a long expression');
+    assert.equal(engine.evaluate({ expr: composite }).status, 200);
+  });
+
   it('gives partial results with aborted: true when the time budget is spent', () => {
     const slow = createAcademicEngine({ seed: 7, papers: 20_000, timeBudgetMs: 0 });
     const full = createAcademicEngine({ seed: 7, papers: 20_000 });

@@ -245,10 +245,12 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         testSlot,
       };
     };
-    const mask = (keys: number[], count: number) => {
+    // A byte mask for many keys; a short list for a few, so Or(...) of thousands of names stays small.
+    const mask = (keys: number[], count: number): ((key: number) => boolean) => {
+      if (keys.length <= 8) return (key) => keys.includes(key);
       const m = new Uint8Array(count);
       for (const k of keys) m[k] = 1;
-      return m;
+      return (key) => m[key] === 1;
     };
     switch (e.attr.name) {
       case 'AA.AuN': {
@@ -257,7 +259,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         return keyed(
           () => corpus.authorNamePostings(),
           keys,
-          (_g, i) => m[corpus.authorName[corpus.authAuthor[i]!]!] === 1,
+          (_g, i) => m(corpus.authorName[corpus.authAuthor[i]!]!),
         );
       }
       case 'AA.AuId': {
@@ -274,7 +276,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         return keyed(
           () => corpus.affiliationPostings(),
           keys,
-          (_g, i) => corpus.authAff[i]! >= 0 && m[corpus.authAff[i]!] === 1,
+          (_g, i) => corpus.authAff[i]! >= 0 && m(corpus.authAff[i]!),
         );
       }
       case 'AA.AfId': {
@@ -301,7 +303,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         return keyed(
           () => corpus.fieldPostings(),
           keys,
-          (_g, i) => m[corpus.fieldIds[i]!] === 1,
+          (_g, i) => m(corpus.fieldIds[i]!),
         );
       }
       case 'F.FId': {
@@ -318,7 +320,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         return keyed(
           () => corpus.venuePostings(),
           keys,
-          (g) => corpus.journal(g) >= 0 && m[corpus.journal(g)] === 1,
+          (g) => corpus.journal(g) >= 0 && m(corpus.journal(g)),
         );
       }
       case 'J.JId': {
@@ -336,7 +338,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         return keyed(
           () => corpus.venuePostings(),
           keys.map((k) => k + offset),
-          (g) => corpus.conference(g) >= 0 && m[corpus.conference(g)] === 1,
+          (g) => corpus.conference(g) >= 0 && m(corpus.conference(g)),
         );
       }
       case 'C.CId': {
