@@ -171,8 +171,14 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   let first429AtRate: number | null = null;
   let rate = START_RATE;
   try {
-    while (rate <= maxRate && !outOfBudget()) {
-      const step = await runStep('ramp', rate, STEP_S);
+    let highest = 0;
+    while (!outOfBudget()) {
+      // At the top rate a full bucket can take longer than a second to drain: stay there for as
+      // long as the budget allows while keeping room for the hold and the wait.
+      const seconds =
+        rate < maxRate ? STEP_S : Math.max(STEP_S, Math.min(8, Math.floor(maxDurationS - elapsedS() - HOLD_S - 3)));
+      highest = rate;
+      const step = await runStep('ramp', rate, seconds);
       if (step.other > step.sent / 2) {
         problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
         break;
@@ -180,7 +186,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       if (step.throttled > 0) {
         first429AtRate = rate;
         // Hold a rate clearly above what was accepted so the limiter stays saturated.
-        const holdRate = Math.min(maxRate, Math.max(rate, Math.ceil((step.ok / STEP_S) * 1.5)));
+        const holdRate = Math.min(maxRate, Math.max(rate, Math.ceil((step.ok / seconds) * 1.5)));
         const hold = await runStep('hold', holdRate, HOLD_S);
         const sustained = hold.throttled >= hold.sent * 0.1;
         if (sustained && hold.sent > 0) {
@@ -189,12 +195,13 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
         }
         rate = holdRate;
       }
-      rate *= 2;
+      if (rate >= maxRate) break;
+      rate = Math.min(rate * 2, maxRate);
     }
     if (thresholdRps === null) {
       problems.push(
         first429AtRate === null
-          ? `no 429 up to ${Math.min(rate, maxRate)} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+          ? `no 429 up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
           : `429s appeared at ${first429AtRate}/s but were not sustained`,
       );
     }
