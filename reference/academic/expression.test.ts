@@ -108,6 +108,8 @@ describe('parseExpression rejects bad input with the position and what was expec
     },
     { given: 'And()', want: { position: 4, detail: /expected And/ } },
     { given: 'AA.=1', want: { position: 3, detail: /expected an attribute part/ } },
+    { given: 'And Y=1', want: { position: 4, detail: /expected '\(' after And but found 'Y'/ } },
+    { given: 'Composite(or)', want: { position: 12, detail: /expected '\(' after or but found '\)'/ } },
     {
       given: `${'And('.repeat(MAX_DEPTH + 1)}Y=1${')'.repeat(MAX_DEPTH + 1)}`,
       want: { position: 260, detail: /nest deeper/ },

@@ -107,6 +107,8 @@ export function parseExpression(text: string): Expr {
       }
       return lower === 'and' ? { kind: 'and', args, pos: start } : { kind: 'or', args, pos: start };
     }
+    if (lower === 'and' || lower === 'or' || lower === 'composite')
+      fail(pos, `expected '(' after ${word} but found ${foundAt(text, pos)}`);
     return parsePredicate(start, word, group);
   };
 
@@ -139,6 +141,8 @@ export function parseExpression(text: string): Expr {
       }
       return lower === 'and' ? { kind: 'and', args, pos: start } : { kind: 'or', args, pos: start };
     }
+    if (lower === 'and' || lower === 'or' || lower === 'composite')
+      fail(pos, `expected '(' after ${word} but found ${foundAt(text, pos)}`);
     const predicate = parsePredicate(start, word, holder.group ?? 'pending');
     const attr = (predicate as { attr: AttributeSpec }).attr;
     holder.group ??= attr.group!;
