@@ -1,5 +1,6 @@
 import { identity, page, pagedRequest, showIds } from './paging.ts';
 import { defineCheck } from './registry.ts';
+import { baseName } from './support.ts';
 
 /** An offset past the end of any test data set. */
 const PAST_END = 100_000;
@@ -48,7 +49,11 @@ export const check = defineCheck({
       );
     }
     await ctx.step(`${paging.offset}=${PAST_END}`, async () => {
-      const past = await page(ctx, request, 3, PAST_END);
+      // A broad expression may match more than PAST_END papers on a real deployment; one author's do not.
+      const narrow = ['evaluate', 'calchistogram'].includes(baseName(ctx.op))
+        ? { ...request, params: { ...request.params, expr: await ctx.data.narrowExpr() } }
+        : request;
+      const past = await page(ctx, narrow, 3, PAST_END);
       ctx.expect(
         past.items.length === 0,
         'offset past the end is not empty',
