@@ -355,9 +355,18 @@ export async function runLoad(
   const tick = setInterval(snapshotSecond, 1000);
   for (const begin of waiting.splice(0)) begin();
   const hardStop = setTimeout(() => instance.stop(), (durationS + 2) * 1000);
+  // Closed model: no request starts after the duration, so throughput is requests over exactly it
+  // (autocannon itself only notices the end at its next one-second tick).
+  const closedEnd = closed
+    ? setTimeout(() => {
+        finished = true;
+        instance.stop();
+      }, plannedS * 1000)
+    : undefined;
   await new Promise<void>((resolve) => instance.once('done', () => resolve()));
   finished = true;
   clearTimeout(hardStop);
+  clearTimeout(closedEnd);
   clearInterval(tick);
   if (secondCounters.sent + secondCounters.completed + secondCounters.failed > 0) snapshotSecond();
   for (const timer of timers) clearTimeout(timer);
@@ -386,7 +395,7 @@ export async function runLoad(
     timeouts: counters.timeouts,
     failed: counters.non2xx + counters.transportErrors + dropped,
     statuses,
-    throughputRps: Math.round((counters.completed / Math.max(elapsedS, 0.001)) * 10) / 10,
+    throughputRps: Math.round((counters.completed / Math.max(closed ? plannedS : elapsedS, 0.001)) * 10) / 10,
     latencyMs: overall.summary(),
     validation,
     operations,
