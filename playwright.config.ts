@@ -56,7 +56,7 @@ export default defineConfig({
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   reporter: [
-    options.quiet ? ['null'] : env.ci ? ['dot'] : ['list'],
+    options.quiet ? ['null'] : env.ci ? ['dot'] : ['line'],
     ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
     ['junit', { outputFile: `${reportDir}/junit.xml` }],
     ['json', { outputFile: `${reportDir}/results.json` }],
