@@ -37,7 +37,8 @@ interface SlotPlan {
 }
 
 const EMPTY = new Int32Array(0);
-const CHECK_MASK = 2047;
+// Clock checks every 256 documents: cheap next to the work, and frequent enough when one test is costly.
+const CHECK_MASK = 255;
 
 /** Sorted union of ascending document arrays. */
 export function unionDocs(parts: Int32Array[]): Int32Array {
@@ -96,10 +97,20 @@ function inRange(value: number, e: Extract<Expr, { kind: 'range' }>): boolean {
   return (e.loInclusive ? value >= e.lo : value > e.lo) && (e.hiInclusive ? value <= e.hi : value < e.hi);
 }
 
+function leafKey(e: Exclude<Expr, { kind: 'and' | 'or' | 'composite' }>): string {
+  if (e.kind === 'range') return `${e.attr.name} ${e.lo} ${e.hi} ${e.loInclusive} ${e.hiInclusive}`;
+  return `${e.attr.name} ${e.kind} ${e.canonicalOnly} ${typeof e.value} ${e.value}`;
+}
+
 /** Compiles a parsed expression for `corpus`. */
 export function compile(corpus: Corpus, expr: Expr): Plan {
   const { byRank } = corpus;
   const size = corpus.size;
+
+  // Identical predicates compile once: And/Or lists that repeat a predicate cost one plan, and dedupe to it.
+  const leaves = new Map<string, Plan>();
+  const slotLeaves = new Map<string, SlotPlan>();
+  const composites = new Map<SlotPlan, Plan>();
 
   const fromDocs = (docs: Int32Array, test: (doc: number) => boolean): Plan => ({
     estimate: docs.length,
@@ -356,7 +367,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
 
   const slotPlan = (e: Expr): SlotPlan => {
     if (e.kind === 'and' || e.kind === 'or') {
-      const children = e.args.map(slotPlan);
+      const children = [...new Set(e.args.map(slotPlan))];
       if (e.kind === 'or') {
         return {
           estimate: children.reduce((sum, c) => sum + c.estimate, 0),
@@ -374,7 +385,13 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       };
     }
     if (e.kind === 'composite') return { estimate: 0, exact: true, candidates: () => EMPTY, testSlot: () => false };
-    return slotLeaf(e);
+    const key = leafKey(e);
+    let cached = slotLeaves.get(key);
+    if (!cached) {
+      cached = slotLeaf(e);
+      slotLeaves.set(key, cached);
+    }
+    return cached;
   };
 
   const compositePlan = (group: CompositeGroup, inner: SlotPlan): Plan => {
@@ -399,9 +416,17 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
   };
 
   const plan = (e: Expr): Plan => {
-    if (e.kind === 'composite') return compositePlan(e.group, slotPlan(e.inner));
+    if (e.kind === 'composite') {
+      const inner = slotPlan(e.inner);
+      let cached = composites.get(inner);
+      if (!cached) {
+        cached = compositePlan(e.group, inner);
+        composites.set(inner, cached);
+      }
+      return cached;
+    }
     if (e.kind === 'and') {
-      const children = e.args.map(plan).sort((a, b) => a.estimate - b.estimate);
+      const children = [...new Set(e.args.map(plan))].sort((a, b) => a.estimate - b.estimate);
       const [first, ...rest] = children as [Plan, ...Plan[]];
       const test = (doc: number) => children.every((c) => c.test(doc));
       return {
@@ -414,7 +439,7 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       };
     }
     if (e.kind === 'or') {
-      const children = e.args.map(plan);
+      const children = [...new Set(e.args.map(plan))];
       return {
         estimate: Math.min(
           size,
@@ -424,7 +449,13 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
         test: (doc) => children.some((c) => c.test(doc)),
       };
     }
-    return leaf(e);
+    const key = leafKey(e);
+    let cached = leaves.get(key);
+    if (!cached) {
+      cached = leaf(e);
+      leaves.set(key, cached);
+    }
+    return cached;
   };
 
   return plan(expr);
