@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type JsonObject, loadSpec } from '../../openapi/spec.ts';
 
 const KGATE = fileURLToPath(new URL('../../bin/kgate.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kgate-validate-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const examples = (loadSpec().components as JsonObject).examples as Record<string, { value: JsonObject }>;
 
 function file(name: string, content: unknown): string {
