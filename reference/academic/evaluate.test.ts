@@ -196,10 +196,18 @@ describe('evaluate answers', () => {
 
   it('answers long Or(...) lists as real clients sent them (thousands of arguments)', () => {
     const ids = ok({ expr: 'Y>1970', count: '1000' }).entities.map((e) => e.Id as number);
-    const byId = ok({ expr: `Or(${ids.map((id) => `Id=${id}`).join(',')})`, count: '1000' }).entities;
+    const byId = ok({ expr: `Or(${ids.map((id) => `Id=${id}`).join(',')},Id=1,Id=-7)`, count: '1000' }).entities;
     assert.deepEqual(
       byId.map((e) => e.Id),
       ids,
+    );
+    const mixed = ok({ expr: `And(Or(${ids.map((id) => `Id=${id}`).join(',')},Y=1975),Y<1980)`, count: '1000' });
+    const expected = ok({ expr: 'Y<1980', count: '1000', attributes: 'Id,Y' })
+      .entities.filter((e) => e.Y === 1975 || ids.includes(e.Id as number))
+      .map((e) => e.Id);
+    assert.deepEqual(
+      mixed.entities.map((e) => e.Id),
+      expected,
     );
     const names = samples.authors.concat(samples.authors).flatMap((name) => Array(200).fill(name) as string[]);
     const composite = `Or(${names.map((name) => `Composite(AA.AuN=='${name}')`).join(',')})`;

@@ -439,7 +439,16 @@ export function compile(corpus: Corpus, expr: Expr): Plan {
       };
     }
     if (e.kind === 'or') {
-      const children = [...new Set(e.args.map(plan))];
+      // Or(Id=..,Id=..,...) with thousands of ids (as real clients sent) becomes one sorted list.
+      const ids = e.args.filter((a) => a.kind === 'eq' && a.attr.name === 'Id');
+      const others = ids.length > 8 ? e.args.filter((a) => !(a.kind === 'eq' && a.attr.name === 'Id')) : e.args;
+      const children = [...new Set(others.map(plan))];
+      if (ids.length > 8) {
+        const docs = unionDocs(ids.map((a) => Int32Array.of(corpus.docById((a as { value: number }).value))));
+        const found = docs[0] === -1 ? docs.subarray(1) : docs;
+        const members = new Set(found);
+        children.push(fromDocs(found, (doc) => members.has(doc)));
+      }
       return {
         estimate: Math.min(
           size,
