@@ -62,6 +62,7 @@ function once<T>(build: () => T): () => T {
   };
 }
 
+// Parameter problems become 400s; anything else is a bug and is left for the HTTP layer to report.
 function guarded(run: () => EngineResult): EngineResult {
   try {
     return run();
@@ -76,7 +77,8 @@ export function createAcademicEngine(options: AcademicEngineOptions): AcademicEn
   const corpus = new Corpus({ seed: options.seed, papers: options.papers });
   const matcher = new Matcher(corpus, options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS);
   const deadlineMs = options.similarityDeadlineMs ?? DEFAULT_SIMILARITY_DEADLINE_MS;
-  // The interpreter, the concept space and the samples are built on first use.
+  // The interpreter, the concept space and the samples are built on first use, or right away (with every
+  // index) for corpora up to EAGER_INDEX_LIMIT so that no request of the default server pays for them.
   const interpreter = once(() => new Interpreter(corpus, matcher));
   const concepts = once(() => new ConceptSpace(corpus));
   const samples = once(() => buildSamples(corpus));
