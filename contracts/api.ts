@@ -98,7 +98,7 @@ export class TargetBroken extends Error {
 }
 
 /** Forgets the transport failures counted by an earlier run. */
-export function clearTimeoutCounts(dir: string): void {
+export function clearTransportFailures(dir: string): void {
   for (const name of existsSync(dir) ? readdirSync(dir) : []) {
     if (name.startsWith(BREAKER_FILE_PREFIX)) rmSync(join(dir, name), { force: true });
   }

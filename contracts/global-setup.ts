@@ -1,7 +1,7 @@
 import { registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { clearTimeoutCounts } from './api.ts';
+import { clearTransportFailures } from './api.ts';
 import { readConformOptions } from './options.ts';
 
 /**
@@ -11,7 +11,7 @@ import { readConformOptions } from './options.ts';
  */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
   const options = readConformOptions();
-  clearTimeoutCounts(options.reportDir);
+  clearTransportFailures(options.reportDir);
   if (readEnv().baseUrl || options.sweep) return undefined;
   // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
   const server = await startReferenceServer({ quiet: true });
