@@ -144,7 +144,11 @@ export class Interpreter {
   interpret(tokens: string[], complete: boolean, deadline: number): { found: Interpretation[]; aborted: boolean } {
     if (performance.now() >= deadline) return { found: [], aborted: true };
     if (tokens.length === 0 || tokens.length > MAX_TOKENS) return { found: [], aborted: false };
-    const segments: Segment[][] = tokens.map((_, i) => this.segmentsAt(tokens, i, complete));
+    const segments: Segment[][] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      if (performance.now() >= deadline) return { found: [], aborted: true };
+      segments.push(this.segmentsAt(tokens, i, complete));
+    }
     // finishes[i]: the tokens from i on can be covered completely.
     const finishes = new Array<boolean>(tokens.length + 1).fill(false);
     finishes[tokens.length] = true;
