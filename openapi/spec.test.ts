@@ -125,7 +125,7 @@ describe('the spec', () => {
 describe('vendor extensions', () => {
   const schemas = (loadSpec().components as JsonObject).schemas as Record<string, JsonObject>;
   const prop = (schema: string, name: string) =>
-    (schemas[schema]?.properties as Record<string, JsonObject>)[name] ?? {};
+    ((schemas[schema]?.properties ?? {}) as Record<string, JsonObject>)[name] ?? {};
   const cases = [
     { given: prop('RankingItem', 'answerType'), want: { 'x-kgate-known-values': ['WebPages', 'Entities', 'Facts'] } },
     { given: prop('ErrorResponseItem', 'subCode'), want: { 'x-kgate-known-values': ['ParameterInvalidValue'] } },
