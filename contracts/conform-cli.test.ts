@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -120,4 +120,34 @@ test('a conforming target with --base-url passes a selection of checks, with a p
   const result = JSON.parse(stdout) as { verdict: string; targets: { counts: { passed: number } }[] };
   assert.equal(result.verdict, 'pass');
   assert.equal(result.targets[0]!.counts.passed, 4, '--grep and --checks both apply: two checks on two operations');
+});
+
+test('a sample-level deviation is a warning (exit 0) unless --strict (exit 1), and the summary reaches $GITHUB_STEP_SUMMARY', async () => {
+  const stepSummary = join(ROOT, REPORT_DIR, 'step-summary.md');
+  mkdirSync(join(ROOT, REPORT_DIR), { recursive: true });
+  rmSync(stepSummary, { force: true });
+  const args = [
+    '--base-url',
+    `${server.url}/faults/eventknowledge-event-id-not-hex`,
+    '--grep',
+    'hotevents',
+    '--checks',
+    'event-ids-are-32-hex',
+  ];
+  const cases = [
+    { given: args, want: { code: 0, verdict: 'PASS', warnings: 1 } },
+    { given: [...args, '--strict'], want: { code: 1, verdict: 'FAIL', warnings: 0 } },
+  ];
+  for (const { given, want } of cases) {
+    const { code, stdout, stderr } = await conform(given, {
+      KGATE_KEY: server.keys.full,
+      GITHUB_STEP_SUMMARY: stepSummary,
+    });
+    assert.equal(code, want.code, stderr + stdout);
+    assert.match(stdout, new RegExp(`# kgate conformance: ${want.verdict}`));
+    assert.match(stdout, new RegExp(`${want.warnings} warnings`));
+  }
+  const summary = readFileSync(stepSummary, 'utf8');
+  assert.match(summary, /\| `event-ids-are-32-hex` \(warn\) \|.* warn \|/);
+  assert.match(summary, /\*\*FAIL\*\*/);
 });
