@@ -24,8 +24,9 @@ export interface DiscoveredEvent {
 export const BROAD_EXPR = 'Y>1900';
 const DISCOVERY_ATTRIBUTES = 'Id,Ti,Y,CC,AA.AuN,AA.AuId,F.FN';
 const ANSWER_QUERIES = ['knowledge graph', 'machine learning', 'weather'];
-/** Days back from today tried for trending events. */
-const EVENT_DAYS_BACK = [0, 1, 2, 7, 30];
+/** Days back from today tried for trending events, then a few fixed dates for deployments frozen in the past. */
+const EVENT_DAYS_BACK = [0, 1, 7, 30];
+const EVENT_FIXED_DATES = ['2026-11-01', '2024-06-03', '2021-03-15'];
 
 /** Looks an operation up by id; the suite's own ids are always in the spec. */
 export function op(operationId: string): Operation {
@@ -156,13 +157,16 @@ export class Discovery {
   /** A date with trending events, and its events. */
   hotDate(): Promise<{ date: string; events: DiscoveredEvent[] }> {
     return this.once('hotDate', async () => {
-      for (const back of EVENT_DAYS_BACK) {
-        const date = new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+      const recent = EVENT_DAYS_BACK.map((back) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10));
+      for (const date of [...new Set([...recent, ...EVENT_FIXED_DATES])]) {
         const response = await this.api.call(op('hotEvents'), { params: { date, $top: '20' } });
         const events = (response.json as { value?: DiscoveredEvent[] } | undefined)?.value ?? [];
         if (response.status === 200 && events.length > 0) return { date, events };
       }
-      throw this.noData('hotEvents', `no trending events on today or ${EVENT_DAYS_BACK.length - 1} earlier dates`);
+      throw this.noData(
+        'hotEvents',
+        `no trending events on today, ${EVENT_DAYS_BACK.length - 1} earlier days or ${EVENT_FIXED_DATES.join(', ')}`,
+      );
     });
   }
 
