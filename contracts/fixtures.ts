@@ -50,7 +50,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       await use({
         options,
         settings: {
-          baseUrl: env.baseUrl,
+          baseUrl: env.baseUrl?.replace(/\/+$/, ''),
           keys: { full: env.key, unsubscribed: env.keyUnsubscribed, exhausted: env.keyExhausted },
           timeoutMs: options.timeoutMs,
           maxBytes: options.maxBytes,
