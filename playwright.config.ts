@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig, type Project } from '@playwright/test';
 import { readEnv } from './config/env.ts';
+import { testsExercising } from './contracts/checks/index.ts';
 import { readConformOptions } from './contracts/options.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
@@ -17,7 +18,7 @@ function checksGrep(ids: string[] | undefined): RegExp | undefined {
 
 function projects(): Project[] {
   if (options.sweep) return [{ name: 'sweep', testMatch: 'fault-sweep.spec.ts' }];
-  const grep = checksGrep(options.checks);
+  const grep = checksGrep(options.checks && testsExercising(options.checks));
   const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
   // The rate-limit tests burst traffic: they run as a teardown project, after every other test.
   return [

@@ -1,6 +1,6 @@
 import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { CHECKS, getCheck } from './checks/index.ts';
+import { CHECKS, testsExercising } from './checks/index.ts';
 import { EXPECTED_CHECKS } from './fault-table.ts';
 import { sendHttp } from './http.ts';
 import { type ConformOptions, REFERENCE_UNSUBSCRIBED_GROUPS, type SweepTarget } from './options.ts';
@@ -60,11 +60,6 @@ export function sweepGrep(operationIds: string[], checkIds: string[]): string {
   return `(?:${labels.join('|')}) (?:${checkIds.map(escapeRegex).join('|')})(?:\\s|$)`;
 }
 
-/** The tests that exercise a check: its own, or (for checks the fixture applies) every valid-request test. */
-function testChecksFor(checkIds: readonly string[]): string[] {
-  return [...new Set(checkIds.map((id) => (getCheck(id)?.run ? id : 'response-matches-spec')))];
-}
-
 /** Builds the Playwright project of one fault: only the operations it touches and the checks meant to catch it. */
 export function sweepTarget(baseUrl: string, fault: CatalogueFault): SweepTarget {
   const expected = EXPECTED_CHECKS[fault.name] ?? [];
@@ -74,7 +69,7 @@ export function sweepTarget(baseUrl: string, fault: CatalogueFault): SweepTarget
   // trip in any test, and a drift fault must trip none); hostile ones need one request per operation.
   const checks =
     fault.deviation === 'hostile'
-      ? testChecksFor(expected)
+      ? testsExercising(expected)
       : CHECKS.filter((check) => check.run).map((check) => check.id);
   return {
     name: fault.name,

@@ -75,3 +75,8 @@ export const CHECK_IDS: readonly string[] = CHECKS.map((check) => check.id);
 export function getCheck(id: string): Check | undefined {
   return CHECKS.find((check) => check.id === id);
 }
+
+/** The test titles that exercise the given checks: a check's own test, or for a check only the request fixture applies, every valid-request test. */
+export function testsExercising(ids: readonly string[]): string[] {
+  return [...new Set(ids.map((id) => (getCheck(id)?.run ? id : 'response-matches-spec')))];
+}
