@@ -24,9 +24,11 @@ function conform(args: string[]): Promise<Timed> {
   const started = performance.now();
   const child = spawn(process.execPath, ['bin/kgate.mjs', 'conform', '--json', ...args], {
     cwd: ROOT,
+    // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
     env: {
       ...process.env,
       KGATE_BASE_URL: '',
+      GITHUB_STEP_SUMMARY: '',
       KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/conformance' }),
     },
     stdio: ['ignore', 'pipe', 'inherit'],

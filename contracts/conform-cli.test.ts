@@ -28,9 +28,11 @@ function conform(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['bin/kgate.mjs', 'conform', ...args], {
     cwd: ROOT,
+    // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
     env: {
       ...process.env,
       KGATE_BASE_URL: '',
+      GITHUB_STEP_SUMMARY: '',
       KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: REPORT_DIR }),
       ...env,
     },
