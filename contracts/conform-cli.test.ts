@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -152,4 +154,34 @@ test('a sample-level deviation is a warning (exit 0) unless --strict (exit 1), a
   const summary = readFileSync(stepSummary, 'utf8');
   assert.match(summary, /\| `event-ids-are-32-hex` \(warn\) \|.* warn \|/);
   assert.match(summary, /\*\*FAIL\*\*/);
+});
+
+test('a target that echoes the key in its bodies does not get it into any report', async () => {
+  const echo = createServer((req, res) => {
+    res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(
+      JSON.stringify({ error: { statusCode: 400, message: `bad key ${req.headers['ocp-apim-subscription-key']}` } }),
+    );
+  });
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    const { code, stdout, stderr } = await conform(
+      ['--base-url', url, '--grep', 'GET /urlpreview', '--checks', 'response-matches-spec'],
+      {
+        KGATE_KEY: DISTINCTIVE,
+      },
+    );
+    assert.equal(code, 1, stderr + stdout);
+    assert.match(stdout, /bad key \*\*\*/);
+    assert.ok(!stdout.includes(DISTINCTIVE) && !stderr.includes(DISTINCTIVE), 'the key must not be printed');
+    assert.deepEqual(
+      scanForSecrets(join(ROOT, REPORT_DIR), [DISTINCTIVE]),
+      [],
+      'the key must not be in any report file',
+    );
+  } finally {
+    echo.closeAllConnections();
+    echo.close();
+  }
 });

@@ -1,5 +1,5 @@
 import { test as base, type TestInfo } from '@playwright/test';
-import { registerSecret } from '../cli/redact.ts';
+import { redactSecrets, registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
 import { Api, type ApiSettings, type Operation, TargetBroken } from './api.ts';
 import { getCheck } from './checks/index.ts';
@@ -114,7 +114,10 @@ export async function runCheck(
   } catch (error) {
     if (error instanceof TargetBroken) ctx.skip(error.message);
     if (!(error instanceof CheckFailure)) throw error;
-    const failure: Failure = error.failure.check ? error.failure : { ...error.failure, check: check.id };
+    // A target may echo the key in a body (an error message naming it): redact before anything is reported.
+    const failure = JSON.parse(
+      redactSecrets(JSON.stringify(error.failure.check ? error.failure : { ...error.failure, check: check.id })),
+    ) as Failure;
     await testInfo.attach(FAILURE_ATTACHMENT, { body: JSON.stringify(failure), contentType: 'application/json' });
     if (getCheck(failure.check)?.severity === 'warn' && !kgate.options.strict) {
       testInfo.annotations.push({ type: WARNING_ANNOTATION, description: failure.check });
