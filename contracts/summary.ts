@@ -151,7 +151,13 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
     const { passed, failed, warned, skipped } = target.counts;
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${passed} passed, ${failed} failed, ${warned} warnings, ${skipped} skipped in ${seconds} s.`, '');
-    if (run.targets.length === 1) lines.push(renderMatrix(target.matrix, checks), '');
+    if (run.targets.length === 1) {
+      lines.push(renderMatrix(target.matrix, checks), '');
+      lines.push(
+        'pass / **FAIL** / warn (fails under --strict) / skip / · does not apply. What each check verifies: contracts/README.md.',
+        '',
+      );
+    }
     if (target.failures.length > 0) {
       lines.push('### Failures', '');
       for (const failure of target.failures) lines.push('```', formatFailure(failure), '```', '');
