@@ -127,6 +127,14 @@ export function parseBaseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/**
+ * The target of a command: --base-url, else KGATE_BASE_URL, else undefined (meaning the embedded
+ * reference server). Either source is validated the same way.
+ */
+export function targetBaseUrl(values: ParsedArgs['values'], envBaseUrl: string | undefined): string | undefined {
+  return urlOption(values, 'base-url') ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : undefined);
+}
+
 /** Reads a comma-separated list option. */
 export function listOption(values: ParsedArgs['values'], name: string): string[] | undefined {
   const raw = stringOption(values, name);

@@ -1,5 +1,5 @@
+import { redactSecrets } from '../config/redact.ts';
 import { EXIT, UsageError } from './args.ts';
-import { redactSecrets } from './redact.ts';
 
 /** One subcommand of kgate: its usage text and its entry point. */
 export interface Command {

@@ -1,4 +1,4 @@
-import { MASK } from '../cli/redact.ts';
+import { MASK } from '../config/redact.ts';
 
 /** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
 export type Severity = 'fail' | 'warn';

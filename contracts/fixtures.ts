@@ -1,6 +1,6 @@
 import { test as base, type TestInfo } from '@playwright/test';
-import { redactSecrets, registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
+import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { Api, type ApiSettings, type Operation, TargetBroken } from './api.ts';
 import { getCheck } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf } from './checks/registry.ts';

@@ -1,5 +1,5 @@
-import { registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
+import { registerSecret } from '../config/redact.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { clearTransportFailures } from './api.ts';
 import { readConformOptions } from './options.ts';

@@ -1,8 +1,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { redactSecrets, registerSecret } from '../cli/redact.ts';
 import { readEnv } from '../config/env.ts';
+import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS } from './checks/index.ts';
 import { excerpt, type Failure } from './failure.ts';

@@ -1,4 +1,4 @@
-import { registerSecret } from '../cli/redact.ts';
+import { registerSecret } from '../config/redact.ts';
 import { matchOperation, OPERATIONS } from '../openapi/spec.ts';
 import { mediaTypeOf, validateRequest, validateResponse } from '../openapi/validator.ts';
 import { compareResponse, isJsonMediaType } from './compare.ts';

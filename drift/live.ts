@@ -1,4 +1,4 @@
-import { MASK } from '../cli/redact.ts';
+import { MASK } from '../config/redact.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareResponse } from './compare.ts';
 import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';

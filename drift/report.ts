@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../cli/redact.ts';
+import { redactSecrets } from '../config/redact.ts';
 import type { DriftFinding } from './findings.ts';
 import type { LiveResult } from './live.ts';
 import { FINDING_KINDS } from './walk.ts';

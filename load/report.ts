@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../cli/redact.ts';
+import { redactSecrets } from '../config/redact.ts';
 import type { LoadResult } from './runner.ts';
 import type { RateStage, Thresholds } from './scenarios.ts';
 import { formatShare, type ThresholdResult } from './thresholds.ts';

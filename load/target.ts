@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { registerSecret } from '../cli/redact.ts';
+import { registerSecret } from '../config/redact.ts';
 
 /** Where a load run or probe sends its requests. */
 export interface Target {

@@ -1,4 +1,5 @@
 import { readEnv } from '../../config/env.ts';
+import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
 import { CHECK_IDS } from '../../contracts/checks/index.ts';
 import {
@@ -17,11 +18,11 @@ import {
   parseBaseUrl,
   parseCommandArgs,
   stringOption,
+  targetBaseUrl,
   UsageError,
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
-import { redactSecrets, registerSecret } from '../redact.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--workers N] [--with-rate-limit] [--shard I/N] [--json]
@@ -91,8 +92,7 @@ export const command: Command = {
     );
     noPositionals(positionals, 'conform');
     const env = readEnv();
-    const baseUrl =
-      urlOption(values, 'base-url') ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
+    const baseUrl = targetBaseUrl(values, env.baseUrl);
     const checks = validateCheckIds(listOption(values, 'checks'), 'checks');
     const excludeChecks = validateCheckIds(listOption(values, 'exclude-checks'), 'exclude-checks');
     const grep = stringOption(values, 'grep');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
+import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
 import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
@@ -14,11 +15,11 @@ import {
   parseBaseUrl,
   parseCommandArgs,
   stringOption,
+  targetBaseUrl,
   UsageError,
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
-import { redactSecrets, registerSecret } from '../redact.ts';
 
 const USAGE = `usage: kgate drift <live|spec|har> [options]
 
@@ -75,8 +76,7 @@ async function runLive(argv: string[]): Promise<number> {
   );
   noPositionals(positionals, 'drift live');
   const env = readEnv();
-  const baseUrl =
-    urlOption(values, 'base-url') ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
+  const baseUrl = targetBaseUrl(values, env.baseUrl);
   const baselineFile = stringOption(values, 'baseline');
   const update = values['update-baseline'] === true;
   const timeoutMs = durationOption(values, 'timeout', { minMs: 100, maxMs: 120_000 }, 10_000);

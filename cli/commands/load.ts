@@ -1,4 +1,5 @@
 import { readEnv } from '../../config/env.ts';
+import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { TargetUnreachable } from '../../load/preflight.ts';
 import { ProgressLine } from '../../load/progress.ts';
 import { describePlan, runScenario } from '../../load/run-scenario.ts';
@@ -18,7 +19,6 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
-import { redactSecrets, registerSecret } from '../redact.ts';
 
 const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
                   [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]
@@ -126,7 +126,8 @@ export async function resolveTarget(
   return { baseUrl: url, key: env.key, embedded: false, close: async () => undefined };
 }
 
-async function loadValidator(): Promise<ResponseValidator> {
+/** Loads the spec validator only when a run validates responses (it compiles the spec on first use). */
+export async function loadValidator(): Promise<ResponseValidator> {
   const { validateResponse } = await import('../../openapi/validator.ts');
   return (operationId, status, contentType, body) => validateResponse(operationId, status, contentType, body);
 }

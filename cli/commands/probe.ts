@@ -1,3 +1,4 @@
+import { redactSecrets } from '../../config/redact.ts';
 import { probeBodyLimit } from '../../load/probes/body-limit.ts';
 import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
 import type { ResponseValidator } from '../../load/runner.ts';
@@ -12,8 +13,7 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
-import { redactSecrets } from '../redact.ts';
-import { resolveTarget } from './load.ts';
+import { loadValidator, resolveTarget } from './load.ts';
 
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
                    [--max-requests N] [--max-duration D] [--allow-remote] [--json]
@@ -102,11 +102,6 @@ export function parseProbeArgs(argv: string[]): ProbeArgs {
       ? 'kgate probe: missing probe name (rate-limit or body-limit)'
       : `kgate probe: unknown probe '${kind}' (rate-limit or body-limit)`,
   );
-}
-
-async function loadValidator(): Promise<ResponseValidator> {
-  const { validateResponse } = await import('../../openapi/validator.ts');
-  return (operationId, status, contentType, body) => validateResponse(operationId, status, contentType, body);
 }
 
 /** `kgate probe`: finds the rate limit or the similarity body limit of a target. */

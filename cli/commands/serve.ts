@@ -1,3 +1,4 @@
+import { MASK, registerSecret } from '../../config/redact.ts';
 import {
   defaultKeys,
   KeyConfigError,
@@ -7,7 +8,6 @@ import {
 } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, numberOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
-import { MASK, registerSecret } from '../redact.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
                    [--body-limit B] [--config FILE] [--json] [--list-faults]
