@@ -15,12 +15,10 @@ import {
   intOption,
   listOption,
   noPositionals,
-  parseBaseUrl,
   parseCommandArgs,
   stringOption,
   targetBaseUrl,
   UsageError,
-  urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
 
