@@ -6,6 +6,7 @@ import type { EventCorpus } from './events.ts';
 import type { Fault, HandlerResult, RequestContext, ServerSettings } from './faults/types.ts';
 import { FormDecodeError, parseForm } from './form.ts';
 import { TokenBuckets } from './rate-limit.ts';
+import { checkRequest } from './request-check.ts';
 import { groupOfPath, matchPath, ROUTE_BY_ID, type Route } from './routes.ts';
 import { type PreviewCorpus, urlPreview } from './url-preview.ts';
 
@@ -250,6 +251,8 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     ctx.params = params;
     fault?.request?.(ctx);
     if (!settings.interpretTimeoutHonoured && route.operationId.startsWith('interpret')) delete ctx.params.timeout;
+    const refused = checkRequest(route.operationId, group, route.method, ctx.params, ctx.pathParams);
+    if (refused) return refused;
     const result = runHandler(route, ctx.params, ctx.pathParams);
     // Handlers answer with a pre-serialized rawBody exactly when the answer is pure and complete.
     if (
