@@ -12,12 +12,10 @@ import {
   durationOption,
   EXIT,
   noPositionals,
-  parseBaseUrl,
   parseCommandArgs,
   stringOption,
   targetBaseUrl,
   UsageError,
-  urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
 

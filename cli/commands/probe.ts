@@ -1,7 +1,6 @@
 import { redactSecrets } from '../../config/redact.ts';
 import { probeBodyLimit } from '../../load/probes/body-limit.ts';
 import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
-import type { ResponseValidator } from '../../load/runner.ts';
 import {
   durationOption,
   EXIT,
