@@ -92,24 +92,29 @@ export function parseExpression(text: string): Expr {
         if (holder.group === null) fail(innerStart, 'Composite(...) must contain a composite attribute');
         return { kind: 'composite', group: holder.group!, inner, pos: start };
       }
-      const args: Expr[] = [parseNode(depth + 1, group)];
-      for (;;) {
-        skipSpace();
-        if (text[pos] === ',') {
-          pos++;
-          args.push(parseNode(depth + 1, group));
-        } else if (text[pos] === ')') {
-          pos++;
-          break;
-        } else {
-          fail(pos, `expected ',' or ')' in ${word}(...) but found ${foundAt(text, pos)}`);
-        }
-      }
-      return lower === 'and' ? { kind: 'and', args, pos: start } : { kind: 'or', args, pos: start };
+      return parseBoolean(word, start, () => parseNode(depth + 1, group));
     }
     if (lower === 'and' || lower === 'or' || lower === 'composite')
       fail(pos, `expected '(' after ${word} but found ${foundAt(text, pos)}`);
     return parsePredicate(start, word, group);
+  };
+
+  // The arguments of And(...) / Or(...), read after its '(' up to the closing ')'.
+  const parseBoolean = (word: string, start: number, parseChild: () => Expr): Expr => {
+    const args: Expr[] = [parseChild()];
+    for (;;) {
+      skipSpace();
+      if (text[pos] === ',') {
+        pos++;
+        args.push(parseChild());
+      } else if (text[pos] === ')') {
+        pos++;
+        break;
+      } else {
+        fail(pos, `expected ',' or ')' in ${word}(...) but found ${foundAt(text, pos)}`);
+      }
+    }
+    return word.toLowerCase() === 'and' ? { kind: 'and', args, pos: start } : { kind: 'or', args, pos: start };
   };
 
   // Inside Composite the group is fixed by the first attribute met; holder carries it across the subtree.
@@ -126,20 +131,7 @@ export function parseExpression(text: string): Expr {
     if (text[pos] === '(' && (lower === 'and' || lower === 'or' || lower === 'composite')) {
       pos++;
       if (lower === 'composite') fail(start, 'Composite(...) cannot be nested inside Composite(...)');
-      const args: Expr[] = [parseComposite(depth + 1, holder)];
-      for (;;) {
-        skipSpace();
-        if (text[pos] === ',') {
-          pos++;
-          args.push(parseComposite(depth + 1, holder));
-        } else if (text[pos] === ')') {
-          pos++;
-          break;
-        } else {
-          fail(pos, `expected ',' or ')' in ${word}(...) but found ${foundAt(text, pos)}`);
-        }
-      }
-      return lower === 'and' ? { kind: 'and', args, pos: start } : { kind: 'or', args, pos: start };
+      return parseBoolean(word, start, () => parseComposite(depth + 1, holder));
     }
     if (lower === 'and' || lower === 'or' || lower === 'composite')
       fail(pos, `expected '(' after ${word} but found ${foundAt(text, pos)}`);
