@@ -179,3 +179,17 @@ describe('matchOperation', () => {
     });
   }
 });
+
+describe('requiredInputs', () => {
+  const cases = [
+    { given: 'evaluateGet', want: ['expr'] },
+    { given: 'evaluatePost', want: ['expr'] },
+    { given: 'similarityPost', want: ['s1', 's2'] },
+    { given: 'answerSearch', want: ['q', 'mkt'] },
+    { given: 'eventDocuments', want: ['event_id'] },
+    { given: 'hotEvents', want: ['date'] },
+  ];
+  for (const { given, want } of cases) {
+    test(`${given} requires ${want.join(', ')}`, () => assert.deepEqual(getOperation(given)?.requiredInputs, want));
+  }
+});

@@ -59,6 +59,8 @@ export interface OperationInfo {
   requestMediaType?: string;
   /** Schema of the request body (refs unresolved). */
   requestSchema?: JsonObject;
+  /** Names of the required inputs: required parameters and required form fields. */
+  requiredInputs: string[];
   responses: Record<string, ResponseInfo>;
   paging?: PagingInfo;
   /** Vendor extensions of the operation (x-kgate-*), for checks that need them. */
@@ -133,6 +135,11 @@ export function listOperations(doc: JsonObject): OperationInfo[] {
           content: (response.content ?? {}) as ResponseInfo['content'],
         };
       }
+      const formSchema = requestMediaType ? deref<JsonObject>(doc, bodyContent?.[requestMediaType]?.schema ?? {}) : {};
+      const requiredInputs = [
+        ...parameters.filter((p) => p.required).map((p) => p.name),
+        ...((formSchema.required as string[] | undefined) ?? []),
+      ];
       const extensions = Object.fromEntries(Object.entries(op).filter(([key]) => key.startsWith('x-')));
       result.push({
         operationId: op.operationId as OperationId,
@@ -144,6 +151,7 @@ export function listOperations(doc: JsonObject): OperationInfo[] {
         parameters,
         requestMediaType,
         requestSchema: requestMediaType ? (bodyContent?.[requestMediaType]?.schema as JsonObject) : undefined,
+        requiredInputs,
         responses,
         paging: op['x-kgate-paging'] as PagingInfo | undefined,
         extensions,

@@ -19,11 +19,9 @@ export function checkRequest(
 ): HandlerResult | undefined {
   const op = getOperation(operationId);
   if (!op) return undefined;
-  const required = new Set(op.parameters.filter((p) => p.required).map((p) => p.name));
-  for (const name of op.requestSchema ? requiredFormFields(operationId) : []) required.add(name);
   const present: Record<string, string> = {};
   for (const [name, value] of Object.entries(params)) {
-    if (value !== '' || required.has(name)) present[name] = value;
+    if (value !== '' || op.requiredInputs.includes(name)) present[name] = value;
   }
   const result = validateRequest(
     operationId,
@@ -34,17 +32,4 @@ export function checkRequest(
   const parameter = first?.parameter ?? '';
   const reason = first?.message.replace(`parameter '${parameter}' `, '') ?? 'is invalid';
   return errorResult(group, 400, `Missing or invalid parameter: ${parameter} (${reason})`, parameter);
-}
-
-const formRequired = new Map<string, string[]>();
-
-/** Required fields of a POST form, read from the spec once per operation. */
-function requiredFormFields(operationId: string): string[] {
-  let names = formRequired.get(operationId);
-  if (!names) {
-    const get = getOperation(operationId.replace(/Post$/, 'Get'));
-    names = get ? get.parameters.filter((p) => p.required).map((p) => p.name) : [];
-    formRequired.set(operationId, names);
-  }
-  return names;
 }
