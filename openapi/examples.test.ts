@@ -86,6 +86,15 @@ interface Mutant {
   description: string;
   value: unknown;
   pointer: string;
+  /** What the validator must report at the pointer: an error, or a warning (an expected property removed). */
+  want: 'error' | 'warning';
+}
+
+/** The x-kgate-level of a property schema, looking through the allOf that effective() builds. */
+function levelOf(property: unknown): unknown {
+  const node = property as JsonObject;
+  if (node['x-kgate-level'] !== undefined) return node['x-kgate-level'];
+  return Array.isArray(node.allOf) ? node.allOf.map(levelOf).find((level) => level !== undefined) : undefined;
 }
 
 function setAt(
@@ -100,7 +109,11 @@ function setAt(
   return copy;
 }
 
-/** Breaks an example in every way its schema forbids: each required property removed, each typed value retyped. */
+/**
+ * Breaks an example in every way its schema forbids: each required property removed, each typed
+ * value retyped, each bounded number pushed out of range (errors); and removes each expected
+ * property, which must give a warning instead.
+ */
 function mutants(root: unknown, schema: unknown): Mutant[] {
   const out: Mutant[] = [];
   const walk = (value: unknown, rawSchema: unknown, path: (string | number)[]) => {
@@ -117,6 +130,7 @@ function mutants(root: unknown, schema: unknown): Mutant[] {
                 (parent as JsonObject)[key] = replacement;
               }),
         pointer,
+        want: 'error',
       });
     };
     if (types.length > 0) replace(`${pointer} retyped`, wrongTypedValue(types));
@@ -127,7 +141,13 @@ function mutants(root: unknown, schema: unknown): Mutant[] {
         walk(item, node.items, [...path, i]);
       });
     } else if (value && typeof value === 'object') {
-      for (const name of (node.required as string[]) ?? []) {
+      const properties = (node.properties as JsonObject | undefined) ?? {};
+      const expected = Object.keys(properties).filter((name) => levelOf(properties[name]) === 'expected');
+      const removable = [
+        ...((node.required as string[]) ?? []).map((name) => ({ name, want: 'error' as const })),
+        ...expected.map((name) => ({ name, want: 'warning' as const })),
+      ];
+      for (const { name, want } of removable) {
         if (!(name in value)) continue;
         out.push({
           description: `${pointer === '/' ? '' : pointer}/${name} removed`,
@@ -135,6 +155,7 @@ function mutants(root: unknown, schema: unknown): Mutant[] {
             delete (parent as JsonObject)[key];
           }),
           pointer: `${path.length ? pointer : ''}/${name}`,
+          want,
         });
       }
       for (const [name, child] of Object.entries(value)) {
@@ -166,19 +187,35 @@ describe('response examples', () => {
   for (const example of cases) {
     test(`${example.name} validates against its own schema`, () => {
       const result = validateResponse(example.operationId, example.status, example.mediaType, example.value);
-      assert.deepEqual(result.errors, []);
-      assert.equal(result.valid, true);
+      assert.deepEqual(result.errors, [], 'no errors');
+      assert.deepEqual(result.warnings, [], 'no warnings: examples carry every expected property');
+      assert.equal(result.valid, true, 'valid');
     });
 
     const broken = mutants(example.value, example.schema);
     if (broken.length === 0) continue; // a permissive body (shape not shown by the interface) has nothing to break
-    test(`${example.name}: ${broken.length} mutated examples are rejected at the right pointer`, () => {
-      for (const mutant of broken) {
+    const rejected = broken.filter((mutant) => mutant.want === 'error');
+    const warned = broken.filter((mutant) => mutant.want === 'warning');
+    test(`${example.name}: ${rejected.length} mutated examples are rejected at the right pointer`, () => {
+      for (const mutant of rejected) {
         const result = validateResponse(example.operationId, example.status, example.mediaType, mutant.value);
         assert.equal(result.valid, false, `${mutant.description} must be rejected`);
         assert.ok(
           result.errors.some((e) => e.pointer === mutant.pointer),
           `${mutant.description}: expected an error at ${mutant.pointer}, got ${result.errors.map((e) => e.pointer).join(', ')}`,
+        );
+      }
+    });
+    if (warned.length === 0) continue;
+    test(`${example.name}: ${warned.length} expected properties removed give a warning, not an error`, () => {
+      for (const mutant of warned) {
+        const result = validateResponse(example.operationId, example.status, example.mediaType, mutant.value);
+        assert.deepEqual(result.errors, [], `${mutant.description}: no error`);
+        assert.equal(result.valid, true, `${mutant.description} stays valid`);
+        assert.deepEqual(
+          result.warnings.map((w) => w.pointer),
+          [mutant.pointer],
+          `${mutant.description}: one warning, at ${mutant.pointer}`,
         );
       }
     });

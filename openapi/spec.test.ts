@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { getOperation, type JsonObject, loadSpec, matchOperation, OPERATIONS, SPEC_PATH } from './spec.ts';
+import {
+  expectedProperties,
+  getOperation,
+  type JsonObject,
+  loadSpec,
+  matchOperation,
+  OPERATIONS,
+  PROPERTY_LEVELS,
+  propertyDeclarations,
+  SPEC_PATH,
+} from './spec.ts';
 
 const EXPECTED = [
   { given: 'interpretGet', want: { method: 'get', path: '/academic/v1.0/interpret', group: 'academic' } },
@@ -151,6 +163,64 @@ describe('vendor extensions', () => {
       assert.doesNotMatch(String(given.description ?? ''), /x-kgate-[a-z-]+: /);
     });
   }
+});
+
+describe('property levels', () => {
+  const doc = loadSpec();
+  const declarations = propertyDeclarations(doc);
+  const schemas = (doc.components as JsonObject).schemas as Record<string, JsonObject>;
+
+  test('cover every response schema that declares properties, and no request form', () => {
+    const declaring = new Set(declarations.map((d) => d.schema.split('.')[0]));
+    const withProperties = Object.keys(schemas).filter((name) => schemas[name]?.properties && !name.endsWith('Form'));
+    assert.deepEqual([...declaring].sort(), withProperties.sort(), 'schemas whose properties carry levels');
+    assert.ok(declarations.length > 150, `only ${declarations.length} properties found`);
+  });
+
+  test('every property has a level and non-empty evidence', () => {
+    for (const d of declarations) {
+      assert.ok(d.level && PROPERTY_LEVELS.includes(d.level), `${d.specPointer}: x-kgate-level is ${d.level}`);
+      assert.ok(d.evidence && d.evidence.trim().length > 10, `${d.specPointer}: x-kgate-evidence is '${d.evidence}'`);
+    }
+  });
+
+  test('required arrays list exactly the required-level properties', () => {
+    for (const d of declarations)
+      assert.equal(
+        d.inRequired,
+        d.level === 'required',
+        `${d.specPointer}: level ${d.level}, in required: ${d.inRequired}`,
+      );
+  });
+
+  test('the expected properties are exactly those the real service omitted', () => {
+    assert.deepEqual(
+      expectedProperties(doc)
+        .map((d) => `${d.schema}.${d.name}`)
+        .sort(),
+      [
+        'EvaluateResponse.aborted',
+        'FactsAnswer.attributions',
+        'FactsAnswer.contractualRules',
+        'HistogramResponse.aborted',
+        'InterpretResponse.aborted',
+        'RankingResponse.sidebar',
+      ],
+    );
+    for (const d of expectedProperties(doc))
+      assert.match(
+        d.evidence ?? '',
+        /real-payloads\/.*facts\.md/,
+        `${d.specPointer} cites a real payload and facts.md`,
+      );
+  });
+
+  test('evidence cites only real payloads that are in the corpus', () => {
+    const cited = new Set(declarations.flatMap((d) => (d.evidence ?? '').match(/real-payloads\/[\w.-]+\.json/g) ?? []));
+    assert.ok(cited.size >= 5, `only ${cited.size} payloads cited`);
+    for (const path of cited)
+      assert.ok(existsSync(fileURLToPath(new URL(path, import.meta.url))), `${path} is cited but not in openapi/`);
+  });
 });
 
 describe('matchOperation', () => {

@@ -102,6 +102,93 @@ export function deref<T = JsonObject>(doc: unknown, node: unknown): T {
   throw new Error('reference chain too long');
 }
 
+/** How firmly a response property must be there (`x-kgate-level`). */
+export type PropertyLevel = 'required' | 'expected' | 'optional';
+
+/** The three levels, strictest first. */
+export const PROPERTY_LEVELS: readonly PropertyLevel[] = ['required', 'expected', 'optional'];
+
+/** One property declared by a response schema, with its level and the evidence for it. */
+export interface PropertyDeclaration {
+  /** The component schema that declares it; a nested inline object adds its path (`AcademicError.error`). */
+  schema: string;
+  /** The property name. */
+  name: string;
+  /** `x-kgate-level`, or undefined when the spec forgot it. */
+  level: PropertyLevel | undefined;
+  /** `x-kgate-evidence`, or undefined when the spec forgot it. */
+  evidence: string | undefined;
+  /** Whether the declaring object lists the property in `required`. */
+  inRequired: boolean;
+  /** JSON pointer of the property's schema in the spec. */
+  specPointer: string;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Names of the component schemas reachable from a documented response body. */
+function responseSchemaNames(doc: JsonObject): Set<string> {
+  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as JsonObject;
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const ref = (node as JsonObject).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const name = ref.slice('#/components/schemas/'.length);
+      if (!names.has(name)) {
+        names.add(name);
+        visit(schemas[name]);
+      }
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  for (const op of listOperations(doc))
+    for (const response of Object.values(op.responses))
+      for (const media of Object.values(response.content)) visit(media.schema);
+  return names;
+}
+
+/**
+ * Every property declared by a schema a response body uses (the request forms are left out),
+ * nested inline objects included. `allOf` parts that only narrow a property declared in the
+ * base schema (the error-code consts) declare nothing new and are skipped.
+ */
+export function propertyDeclarations(doc: JsonObject): PropertyDeclaration[] {
+  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as Record<string, JsonObject>;
+  const out: PropertyDeclaration[] = [];
+  const walk = (node: JsonObject, schema: string, pointer: string): void => {
+    const required = new Set((node.required as string[] | undefined) ?? []);
+    for (const [name, raw] of Object.entries((node.properties ?? {}) as Record<string, JsonObject>)) {
+      const specPointer = `${pointer}/properties/${escapePointer(name)}`;
+      out.push({
+        schema,
+        name,
+        level: raw['x-kgate-level'] as PropertyLevel | undefined,
+        evidence: raw['x-kgate-evidence'] as string | undefined,
+        inRequired: required.has(name),
+        specPointer,
+      });
+      if (raw.properties) walk(raw, `${schema}.${name}`, specPointer);
+    }
+  };
+  for (const name of responseSchemaNames(doc)) {
+    const schema = schemas[name];
+    if (schema) walk(schema, name, `#/components/schemas/${escapePointer(name)}`);
+  }
+  return out;
+}
+
+/** The response properties at level `expected`: missing is a warning, a failure only under --strict. */
+export function expectedProperties(doc: JsonObject = loadSpec()): PropertyDeclaration[] {
+  return propertyDeclarations(doc).filter((property) => property.level === 'expected');
+}
+
 /** Builds the operation list from a parsed spec document. */
 export function listOperations(doc: JsonObject): OperationInfo[] {
   const paths = (doc.paths ?? {}) as Record<string, JsonObject>;

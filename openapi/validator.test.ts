@@ -22,16 +22,45 @@ describe('validateResponse', () => {
         d.entities[0].logprob = -10.7;
         d.timed_out = false;
       }),
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
-      given: 'aborted missing',
+      given: 'aborted missing (expected: a warning, as the real service answered)',
       op: 'evaluateGet',
       status: 200,
       body: edit(example('EvaluateResponse'), (d) => {
         delete d.aborted;
       }),
-      want: { valid: false, documented: true, pointers: ['/aborted'] },
+      want: { valid: true, documented: true, errors: [], warnings: ['/aborted'] },
+    },
+    {
+      given: 'aborted missing beside a retyped count (the error still fails, the warning stays a warning)',
+      op: 'calchistogramPost',
+      status: 200,
+      body: edit(example('HistogramResponse'), (d) => {
+        delete d.aborted;
+        d.histograms[0].histogram[1].count = '12';
+      }),
+      want: { valid: false, documented: true, errors: ['/histograms/0/histogram/1/count'], warnings: ['/aborted'] },
+    },
+    {
+      given: 'aborted null (present with the wrong type fails)',
+      op: 'evaluatePost',
+      status: 200,
+      body: edit(example('EvaluateResponse'), (d) => {
+        d.aborted = null;
+      }),
+      want: { valid: false, documented: true, errors: ['/aborted'] },
+    },
+    {
+      given: 'a required property missing (expr) with aborted missing too',
+      op: 'evaluateGet',
+      status: 200,
+      body: edit(example('EvaluateResponse'), (d) => {
+        delete d.expr;
+        delete d.aborted;
+      }),
+      want: { valid: false, documented: true, errors: ['/expr'], warnings: ['/aborted'] },
     },
     {
       given: 'aborted as a string',
@@ -40,7 +69,18 @@ describe('validateResponse', () => {
       body: edit(example('InterpretResponse'), (d) => {
         d.aborted = 'false';
       }),
-      want: { valid: false, documented: true, pointers: ['/aborted'] },
+      want: { valid: false, documented: true, errors: ['/aborted'] },
+    },
+    {
+      given: 'interpret without aborted, with the timed_out flags some real answers carry',
+      op: 'interpretGet',
+      status: 200,
+      body: edit(example('InterpretResponse'), (d) => {
+        delete d.aborted;
+        d.timed_out = false;
+        d.timed_out_count = 0;
+      }),
+      want: { valid: true, documented: true, errors: [], warnings: ['/aborted'] },
     },
     {
       given: 'an interpretation with two rules',
@@ -49,7 +89,7 @@ describe('validateResponse', () => {
       body: edit(example('InterpretResponse'), (d) => {
         d.interpretations[0].rules.push(d.interpretations[0].rules[0]);
       }),
-      want: { valid: false, documented: true, pointers: ['/interpretations/0/rules'] },
+      want: { valid: false, documented: true, errors: ['/interpretations/0/rules'] },
     },
     {
       given: 'a histogram count as a string',
@@ -58,7 +98,7 @@ describe('validateResponse', () => {
       body: edit(example('HistogramResponse'), (d) => {
         d.histograms[1].histogram[0].count = '24';
       }),
-      want: { valid: false, documented: true, pointers: ['/histograms/1/histogram/0/count'] },
+      want: { valid: false, documented: true, errors: ['/histograms/1/histogram/0/count'] },
     },
     {
       given: 'histogram entries out of order (a sample-level observation, not a schema rule)',
@@ -67,7 +107,63 @@ describe('validateResponse', () => {
       body: edit(example('HistogramResponse'), (d) => {
         d.histograms[0].histogram.reverse();
       }),
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
+    },
+    {
+      given: 'a facts-only answer as the real service sent it (no rules, attributions, sidebar, pages, entities)',
+      op: 'answerSearch',
+      status: 200,
+      body: edit(example('AnswerSearchResponse'), (d) => {
+        delete d.webPages;
+        delete d.entities;
+        delete d.facts.contractualRules;
+        delete d.facts.attributions;
+        delete d.rankingResponse.sidebar;
+        d.rankingResponse.mainline.items = [d.rankingResponse.mainline.items[0]];
+      }),
+      want: {
+        valid: true,
+        documented: true,
+        errors: [],
+        warnings: ['/facts/contractualRules', '/facts/attributions', '/rankingResponse/sidebar'],
+      },
+    },
+    {
+      given: 'facts attributions as an object (present with the wrong type fails)',
+      op: 'answerSearch',
+      status: 200,
+      body: edit(example('AnswerSearchResponse'), (d) => {
+        d.facts.attributions = d.facts.attributions[0];
+      }),
+      want: { valid: false, documented: true, errors: ['/facts/attributions'] },
+    },
+    {
+      given: 'a sidebar without items (the group is present, so its required items must be)',
+      op: 'answerSearch',
+      status: 200,
+      body: edit(example('AnswerSearchResponse'), (d) => {
+        d.rankingResponse.sidebar = {};
+      }),
+      want: { valid: false, documented: true, errors: ['/rankingResponse/sidebar/items'] },
+    },
+    {
+      given: 'a ranking response without mainline (required, unlike sidebar)',
+      op: 'answerSearch',
+      status: 200,
+      body: edit(example('AnswerSearchResponse'), (d) => {
+        delete d.rankingResponse.mainline;
+      }),
+      want: { valid: false, documented: true, errors: ['/rankingResponse/mainline'] },
+    },
+    {
+      given: 'an answer without facts and ranking (optional answers: nothing expected inside them)',
+      op: 'answerSearch',
+      status: 200,
+      body: edit(example('AnswerSearchResponse'), (d) => {
+        delete d.facts;
+        delete d.rankingResponse;
+      }),
+      want: { valid: true, documented: true, errors: [], warnings: [] },
     },
     {
       given: 'a web page id not of the form <url>#WebPages.<i>',
@@ -76,7 +172,7 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         d.webPages.value[1].id = 'page-1';
       }),
-      want: { valid: false, documented: true, pointers: ['/webPages/value/1/id'] },
+      want: { valid: false, documented: true, errors: ['/webPages/value/1/id'] },
     },
     {
       given: 'a bingId that is not a UUID',
@@ -85,7 +181,7 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         d.entities.value[0].bingId = '12345';
       }),
-      want: { valid: false, documented: true, pointers: ['/entities/value/0/bingId'] },
+      want: { valid: false, documented: true, errors: ['/entities/value/0/bingId'] },
     },
     {
       given: 'a license rule without its license (errors point into the tagged branch only)',
@@ -94,7 +190,7 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         delete d.entities.value[0].contractualRules[0].license;
       }),
-      want: { valid: false, documented: true, pointers: ['/entities/value/0/contractualRules/0/license'] },
+      want: { valid: false, documented: true, errors: ['/entities/value/0/contractualRules/0/license'] },
     },
     {
       given: 'a contractual rule of an undocumented _type (drift)',
@@ -103,7 +199,7 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         d.entities.value[0].contractualRules.push({ _type: 'ContractualRules/TextAttribution', text: 'x' });
       }),
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
       given: 'a new answerType in the ranking (drift)',
@@ -112,7 +208,7 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         d.rankingResponse.mainline.items.push({ answerType: 'News' });
       }),
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
       given: 'a crawl date without a UTC designator',
@@ -121,42 +217,42 @@ describe('validateResponse', () => {
       body: edit(example('AnswerSearchResponse'), (d) => {
         d.webPages.value[0].dateLastCrawled = '2026-11-01T10:15:00';
       }),
-      want: { valid: false, documented: true, pointers: ['/webPages/value/0/dateLastCrawled'] },
+      want: { valid: false, documented: true, errors: ['/webPages/value/0/dateLastCrawled'] },
     },
     {
       given: 'a similarity above 1',
       op: 'similarityGet',
       status: 200,
       body: 1.0000001,
-      want: { valid: false, documented: true, pointers: ['/'] },
+      want: { valid: false, documented: true, errors: ['/'] },
     },
     {
       given: 'a similarity of exactly -1',
       op: 'similarityPost',
       status: 200,
       body: -1,
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
       given: 'a similarity 408 with any body (shape not shown)',
       op: 'similarityPost',
       status: 408,
       body: 'timed out',
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
       given: 'an academic 400 with the wrong code',
       op: 'evaluateGet',
       status: 400,
       body: { error: { code: 'BadArgument', message: 'expr is missing' } },
-      want: { valid: false, documented: true, pointers: ['/error/code'] },
+      want: { valid: false, documented: true, errors: ['/error/code'] },
     },
     {
       given: 'an academic 403 with QuotaExceeded',
       op: 'calchistogramPost',
       status: 403,
       body: { error: { code: 'QuotaExceeded', message: 'Out of call volume quota.' } },
-      want: { valid: true, documented: true, pointers: [] },
+      want: { valid: true, documented: true, errors: [] },
     },
     {
       given: 'an answer-search 400 without the parameter',
@@ -167,42 +263,42 @@ describe('validateResponse', () => {
         instrumentation: {},
         errors: [{ code: 'InvalidRequest', subCode: 'ParameterMissing', message: 'Required parameter is missing.' }],
       },
-      want: { valid: false, documented: true, pointers: ['/errors/0/parameter'] },
+      want: { valid: false, documented: true, errors: ['/errors/0/parameter'] },
     },
     {
       given: 'a 429 whose message does not state the seconds',
       op: 'urlPreview',
       status: 429,
       body: { error: { statusCode: 429, message: 'Rate limit is exceeded.' } },
-      want: { valid: false, documented: true, pointers: ['/error/message'] },
+      want: { valid: false, documented: true, errors: ['/error/message'] },
     },
     {
       given: 'a 401 in the academic shape on answer search',
       op: 'answerSearch',
       status: 401,
       body: { error: { code: 'Unspecified', message: 'Access denied.' } },
-      want: { valid: false, documented: true, pointers: ['/error/statusCode'] },
+      want: { valid: false, documented: true, errors: ['/error/statusCode'] },
     },
     {
       given: 'an event 404 with the wrong status code',
       op: 'eventDocuments',
       status: 404,
       body: { statusCode: 400, message: 'Resource not found' },
-      want: { valid: false, documented: true, pointers: ['/statusCode'] },
+      want: { valid: false, documented: true, errors: ['/statusCode'] },
     },
     {
       given: 'an undocumented status',
       op: 'similarityPost',
       status: 413,
       body: {},
-      want: { valid: false, documented: false, pointers: [''] },
+      want: { valid: false, documented: false, errors: [''] },
     },
     {
       given: 'an event-knowledge 400 (not documented by the interface)',
       op: 'hotEvents',
       status: 400,
       body: { statusCode: 400, message: 'bad date' },
-      want: { valid: false, documented: false, pointers: [''] },
+      want: { valid: false, documented: false, errors: [''] },
     },
   ];
   for (const { given, op, status, body, want } of cases) {
@@ -212,12 +308,37 @@ describe('validateResponse', () => {
         {
           valid: result.valid,
           documented: result.documented,
-          pointers: [...new Set(result.errors.map((e) => e.pointer))],
+          errors: [...new Set(result.errors.map((e) => e.pointer))],
+          warnings: result.warnings.map((w) => w.pointer),
         },
-        want,
+        { warnings: [], ...want },
+        given,
       );
     });
   }
+
+  test('a warning names the property, says why it is only expected, and points at its level in the spec', () => {
+    const body = edit(example('AnswerSearchResponse'), (d) => {
+      delete d.rankingResponse.sidebar;
+    });
+    const { warnings } = validateResponse('answerSearch', 200, 'application/json', body);
+    assert.equal(warnings.length, 1, 'one warning');
+    const [warning] = warnings;
+    assert.deepEqual(
+      { pointer: warning?.pointer, keyword: warning?.keyword, schemaPath: warning?.schemaPath },
+      {
+        pointer: '/rankingResponse/sidebar',
+        keyword: 'expected',
+        schemaPath: '#/components/schemas/RankingResponse/properties/sidebar/x-kgate-level',
+      },
+      'warning fields',
+    );
+    assert.match(
+      warning?.message ?? '',
+      /^\/rankingResponse\/sidebar is expected but missing \(interface 2\.5 .*answersearch-200-facts-docs-2018\.json.*\)$/,
+      'the message carries the evidence',
+    );
+  });
 
   test('an undocumented media type is reported as such', () => {
     const result = validateResponse('evaluateGet', 200, 'text/html', '<html></html>');

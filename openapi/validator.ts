@@ -18,8 +18,15 @@ export interface SchemaError {
 
 /** The outcome of validating one body or request against the spec. */
 export interface ValidationResult {
+  /** True when there are no errors; warnings do not count. */
   valid: boolean;
   errors: SchemaError[];
+  /**
+   * Properties at level `expected` (`x-kgate-level`) that are absent: documented, but the real
+   * service omitted them. Keyword `expected`, pointer where the property should be, message
+   * with the spec's evidence. A gate fails on them only under --strict.
+   */
+  warnings: SchemaError[];
   /** False when the spec documents no response for that status or media type (then valid is false). */
   documented: boolean;
 }
@@ -41,11 +48,69 @@ const ANNOTATIONS = [
   'x-kgate-known-values',
   'x-kgate-drift',
   'x-kgate-discriminator',
+  'x-kgate-level',
+  'x-kgate-evidence',
 ];
 
-/** Rewrites spec references into the shared $defs document, and tagged unions into if/then chains. */
-function prepareSchema(node: unknown, defs: JsonObject): unknown {
-  if (Array.isArray(node)) return node.map((item) => prepareSchema(item, defs));
+/** The keyword of a warning: a property at level `expected` is absent. */
+export const EXPECTED_KEYWORD = 'expected';
+
+/** The ajv keyword prepareSchema adds to an object: its expected properties, each with its evidence. */
+const EXPECTED_SCHEMA_KEYWORD = 'x-kgate-expected';
+
+/** What the expected keyword knows of one property: the evidence, and where the property is in the spec. */
+interface ExpectedProperty {
+  evidence: string;
+  /** JSON pointer of the property's schema in the spec ('' when the schema is not a component). */
+  at: string;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The expected properties of an object schema, or undefined when it has none. */
+function expectedOf(schema: JsonObject, at: string): Record<string, ExpectedProperty> | undefined {
+  const properties = schema.properties as Record<string, JsonObject> | undefined;
+  if (!properties || typeof properties !== 'object') return undefined;
+  const expected = Object.entries(properties).filter(([, property]) => property?.['x-kgate-level'] === 'expected');
+  if (expected.length === 0) return undefined;
+  return Object.fromEntries(
+    expected.map(([name, property]) => [
+      name,
+      {
+        evidence: String(property['x-kgate-evidence'] ?? ''),
+        at: at && `${at}/properties/${escapePointer(name)}`,
+      },
+    ]),
+  );
+}
+
+/**
+ * Reports absent expected properties as errors of their own keyword, which validateResponse
+ * turns into warnings. It must not sit under anyOf, oneOf, not or an if condition, where a
+ * failure would change which branch applies; the spec has none there.
+ */
+function checkExpected(schema: Record<string, ExpectedProperty>, data: unknown): boolean {
+  const object = data as Record<string, unknown>;
+  const missing = Object.keys(schema).filter((name) => object[name] === undefined);
+  if (missing.length === 0) return true;
+  checkExpected.errors = missing.map((name) => ({
+    keyword: EXPECTED_SCHEMA_KEYWORD,
+    params: { missingProperty: name, ...schema[name] },
+    message: 'is expected but missing',
+  }));
+  return false;
+}
+checkExpected.errors = [] as Partial<ErrorObject>[];
+
+/**
+ * Rewrites spec references into the shared $defs document, tagged unions into if/then chains,
+ * and the expected properties of each object into the keyword that reports them. `at` is the
+ * node's JSON pointer in the spec, when known.
+ */
+function prepareSchema(node: unknown, defs: JsonObject, at = ''): unknown {
+  if (Array.isArray(node)) return node.map((item, i) => prepareSchema(item, defs, at && `${at}/${i}`));
   if (node === null || typeof node !== 'object') return node;
   const source = node as JsonObject;
   const out: JsonObject = {};
@@ -53,9 +118,11 @@ function prepareSchema(node: unknown, defs: JsonObject): unknown {
     if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
       out.$ref = `${DEFS_ID}#/$defs/${value.slice('#/components/schemas/'.length)}`;
     } else {
-      out[key] = prepareSchema(value, defs);
+      out[key] = prepareSchema(value, defs, at && `${at}/${escapePointer(key)}`);
     }
   }
+  const expected = expectedOf(source, at);
+  if (expected) out[EXPECTED_SCHEMA_KEYWORD] = expected;
   const tag = source['x-kgate-discriminator'];
   if (typeof tag === 'string' && Array.isArray(source.oneOf)) {
     // Check only the branch the tag selects, so errors point into it instead of listing every branch.
@@ -94,9 +161,17 @@ function createAjv(coerce: boolean): Ajv2020 {
   addFormats.default(ajv);
   for (const keyword of ANNOTATIONS)
     ajv.addKeyword({ keyword, schemaType: ['object', 'array', 'string', 'boolean', 'number'] });
+  ajv.addKeyword({
+    keyword: EXPECTED_SCHEMA_KEYWORD,
+    type: 'object',
+    schemaType: 'object',
+    errors: true,
+    validate: checkExpected,
+  });
   const schemas = ((loadSpec().components as JsonObject)?.schemas ?? {}) as JsonObject;
   const defs: JsonObject = {};
-  for (const [name, schema] of Object.entries(schemas)) defs[name] = prepareSchema(schema, schemas);
+  for (const [name, schema] of Object.entries(schemas))
+    defs[name] = prepareSchema(schema, schemas, `#/components/schemas/${escapePointer(name)}`);
   ajv.addSchema({ $id: DEFS_ID, $defs: defs });
   return ajv;
 }
@@ -130,36 +205,48 @@ function responseValidator(op: OperationInfo, status: number, mediaType: string)
   return validate;
 }
 
-function toSchemaErrors(
+/** Sorts ajv's errors into errors and warnings (absent expected properties), each with its pointer. */
+function toFindings(
   errors: ErrorObject[] | null | undefined,
   parameterOf?: (pointer: string) => string | undefined,
-) {
+): { errors: SchemaError[]; warnings: SchemaError[] } {
   const list = errors ?? [];
+  const expected = list.filter((error) => error.keyword === EXPECTED_SCHEMA_KEYWORD);
+  const rest = expected.length > 0 ? list.filter((error) => error.keyword !== EXPECTED_SCHEMA_KEYWORD) : list;
   // An if/then chain reports its own "must match then" next to the real errors: drop that noise.
-  const meaningful = list.filter((error) => error.keyword !== 'if');
-  return (meaningful.length > 0 ? meaningful : list).map((error): SchemaError => {
-    const missing =
-      error.keyword === 'required'
-        ? `/${String(error.params.missingProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`
-        : '';
-    const pointer = `${error.instancePath}${missing}` || '/';
-    let detail = error.message ?? 'is invalid';
-    if (error.keyword === 'const') detail = `must be ${JSON.stringify(error.params.allowedValue)}`;
-    if (error.keyword === 'enum') detail = `must be one of ${JSON.stringify(error.params.allowedValues)}`;
-    if (error.keyword === 'required') detail = 'is required but missing';
-    const result: SchemaError = {
-      pointer,
-      keyword: error.keyword,
-      message: `${pointer} ${detail}`,
-      schemaPath: error.schemaPath,
-    };
-    const parameter = parameterOf?.(pointer);
-    if (parameter) {
-      result.parameter = parameter;
-      result.message = `parameter '${parameter}' ${detail}`;
-    }
-    return result;
-  });
+  // Alone it is kept, unless the branch failed only on a warning.
+  const meaningful = rest.filter((error) => error.keyword !== 'if');
+  const kept = meaningful.length > 0 || expected.length > 0 ? meaningful : rest;
+  return {
+    errors: kept.map((error) => toSchemaError(error, parameterOf)),
+    warnings: expected.map((error) => toSchemaError(error, parameterOf)),
+  };
+}
+
+function toSchemaError(error: ErrorObject, parameterOf?: (pointer: string) => string | undefined): SchemaError {
+  const absent = error.keyword === 'required' || error.keyword === EXPECTED_SCHEMA_KEYWORD;
+  const name = String(error.params.missingProperty);
+  const missing = absent ? `/${escapePointer(name)}` : '';
+  const pointer = `${error.instancePath}${missing}` || '/';
+  let detail = error.message ?? 'is invalid';
+  let keyword = error.keyword;
+  let schemaPath = error.schemaPath;
+  if (error.keyword === 'const') detail = `must be ${JSON.stringify(error.params.allowedValue)}`;
+  if (error.keyword === 'enum') detail = `must be one of ${JSON.stringify(error.params.allowedValues)}`;
+  if (error.keyword === 'required') detail = 'is required but missing';
+  if (error.keyword === EXPECTED_SCHEMA_KEYWORD) {
+    keyword = EXPECTED_KEYWORD;
+    detail = `is expected but missing (${error.params.evidence})`;
+    // Point at the property's level in the spec rather than at the keyword the validator added.
+    if (error.params.at) schemaPath = `${error.params.at}/x-kgate-level`;
+  }
+  const result: SchemaError = { pointer, keyword, message: `${pointer} ${detail}`, schemaPath };
+  const parameter = parameterOf?.(pointer);
+  if (parameter) {
+    result.parameter = parameter;
+    result.message = `parameter '${parameter}' ${detail}`;
+  }
+  return result;
 }
 
 /** JSON pointer of an operation in the spec. */
@@ -196,6 +283,7 @@ export function validateResponse(
           schemaPath: `${operationPointer(op)}/responses`,
         },
       ],
+      warnings: [],
     };
   }
   const mediaType = mediaTypeOf(contentType);
@@ -213,10 +301,12 @@ export function validateResponse(
           schemaPath: `${operationPointer(op)}/responses/${status}/content`,
         },
       ],
+      warnings: [],
     };
   }
-  if (validate === null || validate(body)) return { valid: true, errors: [], documented: true };
-  return { valid: false, errors: toSchemaErrors(validate.errors), documented: true };
+  if (validate === null || validate(body)) return { valid: true, documented: true, errors: [], warnings: [] };
+  const { errors, warnings } = toFindings(validate.errors);
+  return { valid: errors.length === 0, documented: true, errors, warnings };
 }
 
 function requestSchema(op: OperationInfo): JsonObject {
@@ -256,7 +346,8 @@ export function validateRequest(operationId: string, parts: RequestParts): Valid
     pathParams: { ...(parts.pathParams ?? {}) },
     ...(op.requestSchema ? { form: { ...(parts.form ?? {}) } } : {}),
   };
-  if (validate(data)) return { valid: true, errors: [], documented: true };
+  if (validate(data)) return { valid: true, documented: true, errors: [], warnings: [] };
   const parameterOf = (pointer: string) => pointer.split('/')[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
-  return { valid: false, errors: toSchemaErrors(validate.errors, parameterOf), documented: true };
+  const { errors, warnings } = toFindings(validate.errors, parameterOf);
+  return { valid: errors.length === 0, documented: true, errors, warnings };
 }

@@ -2,12 +2,12 @@
 // a JSON content type, and the top-level shape the spec requires of each operation's 200 body.
 
 const OBJECT_FIELDS: Record<string, string[]> = {
-  interpretGet: ['query', 'interpretations', 'aborted'],
-  interpretPost: ['query', 'interpretations', 'aborted'],
-  evaluateGet: ['expr', 'entities', 'aborted'],
-  evaluatePost: ['expr', 'entities', 'aborted'],
-  calchistogramGet: ['expr', 'num_entities', 'histograms', 'aborted'],
-  calchistogramPost: ['expr', 'num_entities', 'histograms', 'aborted'],
+  interpretGet: ['query', 'interpretations'],
+  interpretPost: ['query', 'interpretations'],
+  evaluateGet: ['expr', 'entities'],
+  evaluatePost: ['expr', 'entities'],
+  calchistogramGet: ['expr', 'num_entities', 'histograms'],
+  calchistogramPost: ['expr', 'num_entities', 'histograms'],
   answerSearch: ['_type', 'queryContext'],
   urlPreview: ['_type', 'name', 'url', 'description', 'primaryImageOfPage'],
   hotEvents: ['value'],

@@ -273,7 +273,7 @@ export interface components {
             /** @description Ways of matching the input against the grammar, by descending prob. */
             interpretations: components["schemas"]["Interpretation"][];
             /** @description True if the request timed out. */
-            aborted: boolean;
+            aborted?: boolean;
         };
         /** @description One way of matching the query against the grammar. */
         Interpretation: {
@@ -307,7 +307,7 @@ export interface components {
             /** @description Matching paper entities. */
             entities: components["schemas"]["PaperEntity"][];
             /** @description True if the request timed out. */
-            aborted: boolean;
+            aborted?: boolean;
         };
         /** @description A paper entity: prob plus the requested attributes. An attribute without a value is omitted. Composite attributes come back grouped (AA and F arrays of objects, J and C objects). */
         PaperEntity: {
@@ -384,7 +384,7 @@ export interface components {
             /** @description One histogram per attribute requested. */
             histograms: components["schemas"]["Histogram"][];
             /** @description True if the request timed out. */
-            aborted: boolean;
+            aborted?: boolean;
         };
         /** @description The distribution of one attribute over the matching entities. */
         Histogram: {
@@ -622,9 +622,9 @@ export interface components {
             /** @description Identifier of the form <answer_url>#Facts. */
             id: string;
             /** @description Attribution requirements. */
-            contractualRules: components["schemas"]["ContractualRule"][];
+            contractualRules?: components["schemas"]["ContractualRule"][];
             /** @description Providers of the facts. */
-            attributions: components["schemas"]["Attribution"][];
+            attributions?: components["schemas"]["Attribution"][];
             /** @description The facts. */
             value: components["schemas"]["Fact"][];
         };
@@ -645,7 +645,7 @@ export interface components {
         /** @description How to order the answers. */
         RankingResponse: {
             mainline: components["schemas"]["RankingGroup"];
-            sidebar: components["schemas"]["RankingGroup"];
+            sidebar?: components["schemas"]["RankingGroup"];
         };
         /** @description One area of the results page. */
         RankingGroup: {
