@@ -26,6 +26,9 @@ function kgate(args: string[], input?: string) {
 const brokenEvaluate = structuredClone(examples.EvaluateResponse?.value) as any;
 brokenEvaluate.entities[1].Y = '2004';
 delete brokenEvaluate.aborted;
+/** An evaluate body as the real service sent it when nothing timed out: no aborted. */
+const evaluateWithoutAborted = structuredClone(examples.EvaluateResponse?.value) as JsonObject;
+delete evaluateWithoutAborted.aborted;
 
 describe('kgate validate', () => {
   const cases = [
@@ -41,11 +44,51 @@ describe('kgate validate', () => {
       want: { code: 0, stdout: /^valid: /, stderr: /^$/ },
     },
     {
-      given: 'a broken evaluate body',
+      given: 'a spec example under --strict (nothing to warn about)',
+      args: [
+        '--operation',
+        'answerSearch',
+        '--status',
+        '200',
+        '--strict',
+        file('answer-strict.json', examples.AnswerSearchResponse?.value),
+      ],
+      want: { code: 0, stdout: /^valid: [^\n]*\n$/, stderr: /^$/ },
+    },
+    {
+      given: 'a broken evaluate body (the retyped Y fails; the missing aborted is a warning)',
       args: ['--operation', 'evaluateGet', '--status', '200', file('broken.json', brokenEvaluate)],
       want: {
         code: 1,
-        stdout: /^invalid: (?=[\s\S]*\n {2}\/entities\/1\/Y {2}type: )/,
+        stdout:
+          /^invalid: [^\n]*\n {2}\/entities\/1\/Y {2}type: [^\n]*\n {2}warning: \/aborted is expected but missing \(interface 2\.2 [^\n]*\)\n$/,
+        stderr: /^$/,
+      },
+    },
+    {
+      given: 'an evaluate body without aborted, as the real service answered',
+      args: ['--operation', 'evaluateGet', '--status', '200', file('no-aborted.json', evaluateWithoutAborted)],
+      want: {
+        code: 0,
+        stdout:
+          /^valid with 1 warning\(s\): [^\n]*no-aborted\.json matches evaluateGet 200 [^\n]*\n {2}warning: \/aborted is expected but missing \([^\n]*real-payloads\/[^\n]*\)\n$/,
+        stderr: /^$/,
+      },
+    },
+    {
+      given: 'the same body under --strict',
+      args: [
+        '--operation',
+        'evaluateGet',
+        '--status',
+        '200',
+        '--strict',
+        file('no-aborted-strict.json', evaluateWithoutAborted),
+      ],
+      want: {
+        code: 1,
+        stdout:
+          /^invalid under --strict: [^\n]* has 1 warning\(s\) against evaluateGet 200 [^\n]*\n {2}warning: \/aborted /,
         stderr: /^$/,
       },
     },
@@ -70,8 +113,8 @@ describe('kgate validate', () => {
     },
     {
       given: 'an unknown option',
-      args: ['--operation', 'evaluateGet', '--status', '200', '--strict', file('z.json', {})],
-      want: { code: 2, stdout: /^$/, stderr: /unknown option --strict/ },
+      args: ['--operation', 'evaluateGet', '--status', '200', '--lenient', file('z.json', {})],
+      want: { code: 2, stdout: /^$/, stderr: /unknown option --lenient \(known options: [^)]*--strict/ },
     },
     {
       given: 'a file that is not JSON',
@@ -98,7 +141,7 @@ describe('kgate validate', () => {
     });
   }
 
-  test('--json prints one object with every error and its pointer', () => {
+  test('--json prints one object with every error and warning and its pointer', () => {
     const run = kgate([
       '--operation',
       'evaluateGet',
@@ -107,13 +150,50 @@ describe('kgate validate', () => {
       '--json',
       file('broken2.json', brokenEvaluate),
     ]);
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 1, run.stderr);
     const lines = run.stdout.trim().split('\n');
-    assert.equal(lines.length, 1);
+    assert.equal(lines.length, 1, 'one line');
     const output = JSON.parse(lines[0] as string);
-    assert.equal(output.valid, false);
-    assert.deepEqual(output.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/entities/1/Y']);
+    assert.deepEqual(
+      { valid: output.valid, strict: output.strict, passed: output.passed },
+      { valid: false, strict: false, passed: false },
+      'verdict fields',
+    );
+    assert.deepEqual(
+      output.errors.map((e: { pointer: string }) => e.pointer),
+      ['/entities/1/Y'],
+      'errors',
+    );
+    assert.deepEqual(
+      output.warnings.map((w: { pointer: string; keyword: string }) => `${w.keyword} ${w.pointer}`),
+      ['expected /aborted'],
+      'warnings',
+    );
   });
+
+  const verdicts = [
+    { given: [], want: { code: 0, valid: true, strict: false, passed: true } },
+    { given: ['--strict'], want: { code: 1, valid: true, strict: true, passed: false } },
+  ];
+  for (const { given, want } of verdicts) {
+    test(`${['--json', ...given].join(' ')} on a body with only warnings: exit ${want.code}`, () => {
+      const path = file(`warned-${given.length}.json`, evaluateWithoutAborted);
+      const run = kgate(['--operation', 'evaluatePost', '--status', '200', '--json', ...given, path]);
+      assert.equal(run.code, want.code, run.stderr);
+      const output = JSON.parse(run.stdout);
+      assert.deepEqual(
+        { code: run.code, valid: output.valid, strict: output.strict, passed: output.passed },
+        want,
+        'verdict fields',
+      );
+      assert.deepEqual(output.errors, [], 'no errors');
+      assert.deepEqual(
+        output.warnings.map((w: { pointer: string }) => w.pointer),
+        ['/aborted'],
+        'warnings',
+      );
+    });
+  }
 
   test('reads standard input with -', () => {
     const run = kgate(['--operation', 'similarityGet', '--status', '200', '-'], '0.61436052678568842');

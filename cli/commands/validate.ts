@@ -4,17 +4,20 @@ import { validateResponse } from '../../openapi/validator.ts';
 import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
 
-const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--json] <file.json>
+const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--strict] [--json] <file.json>
 
-Checks a recorded response body against the spec.
+Checks a recorded response body against the spec. A documented field that the real service
+left out (an expected field, such as aborted) is a warning when missing, not an error.
 
   --operation      operationId, one of: ${OPERATION_IDS.join(', ')}
   --status         HTTP status of the response (100-599)
   --content-type   media type of the recorded response (default application/json)
+  --strict         warnings fail too (exit 1)
   --json           print the result as one JSON object
 
 Use - as the file to read standard input.
-exit codes: 0 valid, 1 invalid, 2 bad usage (unknown operationId, unreadable file, not JSON)`;
+exit codes: 0 valid (warnings allowed unless --strict), 1 invalid, or warnings under --strict,
+2 bad usage (unknown operationId, unreadable file, not JSON)`;
 
 /** Result of `kgate validate`, as printed with --json. */
 export interface ValidateOutput {
@@ -22,9 +25,23 @@ export interface ValidateOutput {
   status: number;
   contentType: string;
   file: string;
+  /** The body matches the spec: no errors (warnings allowed). */
   valid: boolean;
   documented: boolean;
-  errors: { pointer: string; keyword: string; message: string }[];
+  /** Whether --strict was given. */
+  strict: boolean;
+  /** The verdict behind the exit code: valid, and without warnings under --strict. */
+  passed: boolean;
+  errors: Finding[];
+  /** Expected fields that are missing. */
+  warnings: Finding[];
+}
+
+/** One error or warning as printed: where, which rule, and the sentence. */
+interface Finding {
+  pointer: string;
+  keyword: string;
+  message: string;
 }
 
 function readBody(file: string, contentType: string): unknown {
@@ -53,6 +70,7 @@ export const command: Command = {
         operation: { type: 'string' },
         status: { type: 'string' },
         'content-type': { type: 'string' },
+        strict: { type: 'boolean' },
         json: { type: 'boolean' },
       },
       'validate',
@@ -74,7 +92,10 @@ export const command: Command = {
     const file = positionals[0] as string;
     const contentType = stringOption(values, 'content-type') ?? 'application/json';
     const body = readBody(file, contentType);
+    const strict = values.strict === true;
     const result = validateResponse(operationId, status, contentType, body);
+    const passed = result.valid && !(strict && result.warnings.length > 0);
+    const finding = ({ pointer, keyword, message }: Finding): Finding => ({ pointer, keyword, message });
     const output: ValidateOutput = {
       operationId,
       status,
@@ -82,16 +103,26 @@ export const command: Command = {
       file,
       valid: result.valid,
       documented: result.documented,
-      errors: result.errors.map(({ pointer, keyword, message }) => ({ pointer, keyword, message })),
+      strict,
+      passed,
+      errors: result.errors.map(finding),
+      warnings: result.warnings.map(finding),
     };
     if (values.json) {
       console.log(JSON.stringify(output));
-    } else if (result.valid) {
-      console.log(`valid: ${file} matches ${operationId} ${status} ${contentType}`);
-    } else {
-      console.log(`invalid: ${file} does not match ${operationId} ${status} ${contentType}`);
-      for (const error of result.errors) console.log(`  ${error.pointer || '/'}  ${error.keyword}: ${error.message}`);
+      return passed ? EXIT.ok : EXIT.failed;
     }
-    return result.valid ? EXIT.ok : EXIT.failed;
+    const target = `${operationId} ${status} ${contentType}`;
+    const warned = `${result.warnings.length} warning(s)`;
+    let headline = `valid: ${file} matches ${target}`;
+    if (!result.valid) headline = `invalid: ${file} does not match ${target}`;
+    else if (result.warnings.length > 0 && strict)
+      headline = `invalid under --strict: ${file} has ${warned} against ${target}`;
+    else if (result.warnings.length > 0)
+      headline = `valid with ${warned}: ${file} matches ${target}; expected fields are missing (errors only under --strict)`;
+    console.log(headline);
+    for (const error of result.errors) console.log(`  ${error.pointer || '/'}  ${error.keyword}: ${error.message}`);
+    for (const warning of result.warnings) console.log(`  warning: ${warning.message}`);
+    return passed ? EXIT.ok : EXIT.failed;
   },
 };
