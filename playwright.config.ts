@@ -2,11 +2,17 @@ import { availableParallelism } from 'node:os';
 import { defineConfig, type Project } from '@playwright/test';
 import { readEnv } from './config/env.ts';
 import { testsExercising } from './contracts/checks/index.ts';
-import { readConformOptions } from './contracts/options.ts';
+import { DEFAULT_REPORT_DIR, readConformOptions } from './contracts/options.ts';
+import { createRunDir } from './contracts/run-dir.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
 // gets the defaults (the embedded reference server, rate-limit tests on).
 const env = readEnv();
+if (!JSON.parse(env.conformOptions ?? '{}').reportDir) {
+  // A plain `npx playwright test` gets its own run folder too; workers inherit it through the environment.
+  const given = JSON.parse(env.conformOptions ?? '{}') as Record<string, unknown>;
+  process.env.KGATE_CONFORM_OPTIONS = JSON.stringify({ ...given, reportDir: createRunDir(DEFAULT_REPORT_DIR) });
+}
 const options = readConformOptions();
 const RATE_LIMIT = /@rate-limit/;
 const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
@@ -59,7 +65,6 @@ export default defineConfig({
   reporter: [
     options.quiet ? ['null'] : env.ci ? ['dot'] : ['line'],
     ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
-    ['junit', { outputFile: `${reportDir}/junit.xml` }],
     ['json', { outputFile: `${reportDir}/results.json` }],
     ['./contracts/reporter.ts'],
   ],

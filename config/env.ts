@@ -8,6 +8,8 @@ export interface HarnessEnv {
   keyUnsubscribed?: string;
   /** KGATE_KEY_EXHAUSTED: a key whose call volume quota is used up. */
   keyExhausted?: string;
+  /** KGATE_KEY_UNSUBSCRIBED_COVERS: the APIs the unsubscribed key is subscribed to (comma-separated, or none). */
+  keyUnsubscribedCovers?: string;
   /** GITHUB_STEP_SUMMARY: a file the conformance summary is appended to. */
   githubStepSummary?: string;
   /** CI: set by CI systems; progress lines are plainer there. */
@@ -24,6 +26,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     key: nonEmpty(env.KGATE_KEY),
     keyUnsubscribed: nonEmpty(env.KGATE_KEY_UNSUBSCRIBED),
     keyExhausted: nonEmpty(env.KGATE_KEY_EXHAUSTED),
+    keyUnsubscribedCovers: nonEmpty(env.KGATE_KEY_UNSUBSCRIBED_COVERS),
     githubStepSummary: nonEmpty(env.GITHUB_STEP_SUMMARY),
     ci: Boolean(nonEmpty(env.CI)),
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),

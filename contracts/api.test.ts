@@ -5,9 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Api, type ApiSettings, isJsonMediaType, retryWaitMs, TargetBroken } from './api.ts';
+import { Api, type ApiSettings, isJsonMediaType, ResponseUnusable, retryWaitMs, TargetBroken } from './api.ts';
 import { op } from './discovery.ts';
-import { CheckFailure } from './failure.ts';
 
 const PREVIEW = {
   _type: 'WebPage',
@@ -47,7 +46,9 @@ before(async () => {
         { 'retry-after': '0' },
       );
     }
-    if (path.startsWith('/hang')) return;
+    if (path.startsWith('/hang-one/') && path.endsWith('/hotevents')) return;
+    if (path.startsWith('/hang/')) return;
+    if (path.startsWith('/no-aborted')) return json(200, { query: 'q', interpretations: [] });
     return json(200, PREVIEW);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,21 +71,55 @@ function api(prefix: string, extra: Partial<ApiSettings> = {}): Api {
   });
 }
 
-test('the request fixture names what is wrong with a response', async () => {
+test('the request fixture records what is wrong with a response on its operation, and goes on where it can', async () => {
   const cases = [
-    { given: { prefix: '/html', intent: 'ok' as const }, want: 'content-type-is-json' },
-    { given: { prefix: '/broken', intent: 'ok' as const }, want: 'body-is-json' },
-    { given: { prefix: '/drop', intent: 'ok' as const }, want: 'response-matches-spec' },
-    { given: { prefix: '/teapot', intent: 'ok' as const }, want: 'response-matches-spec' },
-    { given: { prefix: '/hang', intent: 'ok' as const }, want: 'responds-within-timeout' },
+    { given: '/html', want: { check: 'content-type-is-json', usable: true } },
+    { given: '/drop', want: { check: 'response-matches-spec', usable: true } },
+    { given: '/teapot', want: { check: 'response-matches-spec', usable: true } },
+    { given: '/broken', want: { check: 'body-is-json', usable: false } },
+    { given: '/hang-one', want: { check: 'responds-within-timeout', usable: false } },
   ];
   for (const { given, want } of cases) {
-    await assert.rejects(
-      api(given.prefix).call(op('urlPreview'), { params: { q: 'https://example.org/' }, intent: given.intent }),
-      (error: unknown) =>
-        error instanceof CheckFailure && error.failure.check === want && !error.message.includes('test-key-0001'),
-      `${given.prefix} should fail ${want}`,
-    );
+    const client = api(given);
+    const operation = given === '/hang-one' ? op('hotEvents') : op('urlPreview');
+    const call = client.call(operation, { params: { q: 'https://example.org/', date: '2024-01-01' } });
+    if (want.usable) assert.equal((await call).request.method, 'GET', `${given}: the response is handed to the check`);
+    else
+      await assert.rejects(
+        call,
+        (error: unknown) => error instanceof ResponseUnusable && error.finding.check === want.check,
+        `${given}: an unusable response ends the check with its finding`,
+      );
+    const finding = client.findings.find((candidate) => candidate.check === want.check);
+    assert.ok(finding, `${given}: ${want.check} is recorded, got ${JSON.stringify(client.findings)}`);
+    assert.equal(finding.operation, operation.label, `${given}: reported on the operation that answered`);
+    assert.equal(finding.origin, 'fixture', `${given}: found by the request fixture`);
+    assert.ok(!JSON.stringify(client.findings).includes('test-key-0001'), `${given}: the key is never in a finding`);
+  }
+});
+
+test('discovery requests (judge: false) record nothing, but an unusable answer still ends them', async () => {
+  const client = api('/drop', { judge: false });
+  await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+  assert.deepEqual(client.findings, [], 'an unjudged response leaves no finding');
+  await assert.rejects(
+    api('/broken', { judge: false }).call(op('urlPreview'), { params: { q: 'https://example.org/' } }),
+    ResponseUnusable,
+    'a body that is not JSON is unusable for discovery too',
+  );
+});
+
+test('a field the spec expects is a warning when missing, and a failure under --strict', async () => {
+  const cases = [
+    { given: { strict: false }, want: 'warn' },
+    { given: { strict: true }, want: 'fail' },
+  ];
+  for (const { given, want } of cases) {
+    const client = api('/no-aborted', given);
+    await client.call(op('interpretGet'), { params: { query: 'q' } });
+    const finding = client.findings.find((candidate) => candidate.pointer === '/aborted');
+    assert.equal(finding?.level, want, `strict=${given.strict}: ${JSON.stringify(client.findings)}`);
+    assert.equal(finding?.check, 'response-matches-spec', 'the schema check reports it');
   }
 });
 
@@ -98,17 +133,39 @@ test('a 429 on an ordinary request is retried after the stated wait', async () =
   assert.equal(response.status, 200);
 });
 
-test('after repeated timeouts the target is given up on, and tests are skipped instead of waiting', async () => {
+test('a target that stops answering is given up on after one timeout and a failed probe', async () => {
   const client = api('/hang', { breakerDir });
-  for (const operationId of ['hotEvents', 'answerSearch', 'urlPreview']) {
+  await assert.rejects(
+    client.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }),
+    ResponseUnusable,
+    'the first request times out',
+  );
+  const started = performance.now();
+  await assert.rejects(
+    client.call(op('relatedEvents'), { params: { wikipediaid: 'X' } }),
+    (error: unknown) => error instanceof TargetBroken && /stopped answering/.test(error.message),
+    'the probe found the whole target silent: later requests are not sent',
+  );
+  assert.ok(performance.now() - started < 100, 'a skipped request costs no deadline');
+});
+
+test('one operation that hangs breaks only that operation', async () => {
+  const dir = join(breakerDir, 'one');
+  const client = api('/hang-one', { breakerDir: dir });
+  for (let i = 0; i < 2; i++) {
     await assert.rejects(
-      client.call(op(operationId), { params: { q: 'https://example.org/', mkt: 'en-US', date: '2024-01-01' } }),
-      CheckFailure,
+      client.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
+      ResponseUnusable,
+      'times out',
     );
   }
-  const started = performance.now();
-  await assert.rejects(client.call(op('relatedEvents'), { params: { wikipediaid: 'X' } }), TargetBroken);
-  assert.ok(performance.now() - started < 100);
+  await assert.rejects(
+    client.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
+    TargetBroken,
+    'after two timeouts the operation is given up on',
+  );
+  const other = await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+  assert.equal(other.status, 200, 'the other operations are still asked');
 });
 
 test('isJsonMediaType accepts JSON media types only', () => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type OperationInfo, operationLabel } from '../openapi/spec.ts';
+import { getOperation, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
-import { CheckFailure, curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
+import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
 import { sendHttp, TransportError } from './http.ts';
 
 /** One operation of the spec, as the suite walks them. */
@@ -69,21 +69,31 @@ export interface ApiSettings {
   disabledChecks: ReadonlySet<string>;
   /** Folder where workers share transport failures per target (see BROKEN_TARGET_LIMIT). */
   breakerDir?: string;
+  /** --strict: what the spec marks expected (missing is a warning) fails instead. */
+  strict?: boolean;
+  /**
+   * False for test-data discovery: responses are read for their data only and judged by nobody
+   * (their operation's own tests judge them), so a broken answer never fails a test that merely
+   * needed data from it. Default true.
+   */
+  judge?: boolean;
 }
 
 /**
- * Circuit breaker shared by all workers through files: once a target has failed at the transport
- * level this often, further requests are not sent and their tests are skipped with the reason, so a
- * target that hangs or resets is reported in seconds instead of one deadline (and one worker
- * restart) per test. Timeouts and broken connections count for the whole target; oversized,
- * non-JSON or wrongly labelled bodies count for the operation only.
+ * Circuit breaker shared by all workers through files: once requests have failed at the transport
+ * level often enough, further requests are not sent and their tests are skipped with the reason,
+ * so a target that hangs or resets is reported in seconds instead of one deadline (and one worker
+ * restart) per test. An operation is broken after BROKEN_OPERATION_LIMIT failures on it; the whole
+ * target after BROKEN_TARGET_LIMIT timeouts or broken connections spread over at least two
+ * operations, so one hanging operation never silences the others. Oversized, non-JSON or wrongly
+ * labelled bodies count for their operation only.
  */
 export const BROKEN_TARGET_LIMIT = 3;
 /** See BROKEN_TARGET_LIMIT; per operation. */
 export const BROKEN_OPERATION_LIMIT = 2;
 /** Prefix of the files that count transport failures. */
 export const BREAKER_FILE_PREFIX = '.transport-failures-';
-/** Checks whose failures feed the breaker. */
+/** Fixture checks whose failures feed the breaker. */
 const TRANSPORT_CHECKS = new Set([
   'responds-within-timeout',
   'connection-completes',
@@ -91,10 +101,26 @@ const TRANSPORT_CHECKS = new Set([
   'body-is-json',
   'content-type-is-json',
 ]);
+/** Fixture checks whose failures count against the whole target, not only their operation. */
+const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-completes']);
+/** Deadline of the probe that tells a dead target from one broken operation (see probeTarget). */
+export const PROBE_TIMEOUT_MS = 2_000;
 
 /** A request not sent because the target already failed at the transport level; its test is skipped. */
 export class TargetBroken extends Error {
   override name = 'TargetBroken';
+}
+
+/**
+ * A response the request fixture could not use: no complete answer (timeout, reset, oversized)
+ * or a body that is not JSON. The finding it carries is reported on the response's operation
+ * under its fixture check; the test that needed the response cannot judge its own check.
+ */
+export class ResponseUnusable extends Error {
+  override name = 'ResponseUnusable';
+  constructor(readonly finding: Failure) {
+    super(`${finding.operation} ${finding.title}: ${finding.received} (reported under ${finding.check})`);
+  }
 }
 
 /** Forgets the transport failures counted by an earlier run. */
@@ -104,6 +130,9 @@ export function clearTransportFailures(dir: string): void {
   }
 }
 
+/** Operations a probe may ask (no path parameters, cheap to refuse without a key). */
+const PROBE_OPERATIONS = ['hotEvents', 'urlPreview'].map((id) => getOperation(id)!);
+
 /** Key sent for the `wrong` role: well-formed, never valid. */
 export const WRONG_KEY = '00000000000000000000000000000000';
 const SUBSCRIPTION_HEADER = 'Ocp-Apim-Subscription-Key';
@@ -111,10 +140,20 @@ const SUBSCRIPTION_HEADER = 'Ocp-Apim-Subscription-Key';
 const MAX_RATE_LIMIT_RETRIES = 3;
 const MAX_RETRY_WAIT_MS = 5_000;
 
-/** The request fixture: builds, sends and validates every request of the suite. */
+/**
+ * The request fixture: builds, sends and judges every request of the suite. Each response is
+ * judged by the fixture checks (transport, content type, JSON, schema) and what they find is
+ * recorded in `findings` under the response's own operation, never thrown at the check that sent
+ * the request: a defect is reported once, where it belongs, and the check goes on with the data.
+ * Only an unusable response (no complete answer, not JSON) ends the check, as ResponseUnusable.
+ */
 export class Api {
   /** Every request sent, for the test's own bookkeeping. */
   readonly sent: ApiResponse[] = [];
+  /** What the fixture checks found on the responses, each on the operation that answered. */
+  readonly findings: Failure[] = [];
+  /** Operation ids this Api sent requests to. */
+  readonly reads = new Set<string>();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -124,18 +163,28 @@ export class Api {
     return Boolean(this.settings.keys[role]);
   }
 
-  /** Sends one request of `op` and validates the response against the spec. */
+  /** Sends one request of `op` and judges the response by the fixture checks (see the class comment). */
   async call(op: Operation, options: CallOptions = {}): Promise<ApiResponse> {
     const retry = options.retryRateLimited ?? true;
     for (let attempt = 0; ; attempt++) {
       const response = await this.once(op, options);
       if (response.status !== 429 || !retry || attempt >= MAX_RATE_LIMIT_RETRIES) {
-        this.validate(op, response, options.intent ?? 'ok');
+        if (this.settings.judge !== false) this.validate(op, response, options.intent ?? 'ok');
         this.sent.push(response);
         return response;
       }
       await new Promise((resolve) => setTimeout(resolve, retryWaitMs(response)));
     }
+  }
+
+  /** Records a fixture finding once per test (the same finding from several requests is one). */
+  private record(finding: Failure): void {
+    const same = (other: Failure) =>
+      other.check === finding.check &&
+      other.operation === finding.operation &&
+      other.title === finding.title &&
+      other.pointer === finding.pointer;
+    if (!this.findings.some(same)) this.findings.push(finding);
   }
 
   /** Builds the request that `call` would send (used for curl lines and by checks that need the URL). */
@@ -168,39 +217,77 @@ export class Api {
     return join(this.settings.breakerDir, `${BREAKER_FILE_PREFIX}${id}`);
   }
 
+  private breakerLines(scope: string): string[] {
+    const file = this.breakerFile(scope);
+    return file && existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  }
+
   /** Throws TargetBroken when earlier requests broke the target (or this operation) often enough. */
   private checkBreaker(op: Operation): void {
-    const scopes = [
-      { file: this.breakerFile(this.settings.baseUrl), limit: BROKEN_TARGET_LIMIT, what: 'this target' },
-      {
-        file: this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`),
-        limit: BROKEN_OPERATION_LIMIT,
-        what: labelOf(op),
-      },
-    ];
-    for (const { file, limit, what } of scopes) {
-      const lines = file && existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-      if (lines.length >= limit) {
-        throw new TargetBroken(
-          `not run: ${lines.length} earlier requests to ${what} failed at the transport level (${[...new Set(lines)].join(', ')})`,
-        );
-      }
+    const down = this.breakerLines(`${this.settings.baseUrl} down`);
+    if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
+    const target = this.breakerLines(this.settings.baseUrl);
+    const spread = new Set(target.map((line) => line.split(' ')[1])).size;
+    if (target.length >= BROKEN_TARGET_LIMIT && spread >= 2) {
+      throw new TargetBroken(
+        `not run: ${target.length} earlier requests to this target failed at the transport level (${describeLines(target)})`,
+      );
+    }
+    const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
+    if (own.length >= BROKEN_OPERATION_LIMIT) {
+      throw new TargetBroken(
+        `not run: ${own.length} earlier requests to ${labelOf(op)} failed at the transport level (${describeLines(own)})`,
+      );
     }
   }
 
-  /** Counts a transport-level failure for the breaker, then throws it. */
-  private broken(op: Operation, failure: Failure): never {
-    if (TRANSPORT_CHECKS.has(failure.check)) {
-      const wholeTarget = failure.check === 'responds-within-timeout' || failure.check === 'connection-completes';
-      const scopes = [`${this.settings.baseUrl} ${op.operationId}`, ...(wholeTarget ? [this.settings.baseUrl] : [])];
-      for (const scope of scopes) {
-        const file = this.breakerFile(scope);
-        if (!file) continue;
-        mkdirSync(dirname(file), { recursive: true });
-        appendFileSync(file, `${failure.check}\n`);
-      }
+  /** Counts a transport-level failure for the breaker. */
+  private countBroken(op: Operation, check: string): void {
+    if (!TRANSPORT_CHECKS.has(check)) return;
+    const scopes = [`${this.settings.baseUrl} ${op.operationId}`];
+    if (WHOLE_TARGET_CHECKS.has(check)) scopes.push(this.settings.baseUrl);
+    for (const scope of scopes) {
+      const file = this.breakerFile(scope);
+      if (!file) continue;
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(file, `${check} ${op.operationId}\n`);
     }
-    throw new CheckFailure(failure);
+  }
+
+  /**
+   * After a timeout or a broken connection on `op`, asks the target for something cheap on another
+   * operation (without a key: a 401 is a fine answer). No complete answer within PROBE_TIMEOUT_MS
+   * means the whole target is down: every further request is skipped at once, so a dead target is
+   * judged in about one deadline instead of one per operation. Any answer means only `op` is broken.
+   */
+  private async probeTarget(op: Operation, check: string): Promise<void> {
+    if (!WHOLE_TARGET_CHECKS.has(check)) return;
+    const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
+    try {
+      await sendHttp({
+        method: 'GET',
+        url: `${this.settings.baseUrl}${other.path}`,
+        headers: {},
+        timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
+        maxBytes: 64 * 1024,
+      });
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      const file = this.breakerFile(`${this.settings.baseUrl} down`);
+      if (!file) return;
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(
+        file,
+        `${labelOf(op)} ${check === 'connection-completes' ? 'broke the connection' : 'did not answer in time'}, and ${labelOf(other)} did not answer a probe either: ${error.message}\n`,
+      );
+    }
+  }
+
+  /** Records a fixture finding that leaves the response unusable, counts it for the breaker, and throws. */
+  private unusable(op: Operation, finding: Failure): never {
+    this.countBroken(op, finding.check);
+    if (this.settings.judge !== false) this.record(finding);
+    throw new ResponseUnusable(finding);
   }
 
   private async once(op: Operation, options: CallOptions): Promise<ApiResponse> {
@@ -208,6 +295,7 @@ export class Api {
     const curl = curlLine(request);
     const operation = labelOf(op);
     this.checkBreaker(op);
+    this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     try {
@@ -220,8 +308,10 @@ export class Api {
         maxBytes: this.settings.maxBytes,
       });
     } catch (error) {
-      if (error instanceof TransportError) this.broken(op, transportFailure(error, operation, curl));
-      throw error;
+      if (!(error instanceof TransportError)) throw error;
+      const finding = transportFailure(error, operation, curl);
+      await this.probeTarget(op, finding.check);
+      this.unusable(op, finding);
     }
     const text = raw.body.toString('utf8');
     const contentType = raw.headers['content-type'];
@@ -237,8 +327,10 @@ export class Api {
       curl,
       excerpt: excerpt(text),
     };
-    if (!this.settings.disabledChecks.has('content-type-is-json') && !isJsonMediaType(contentType)) {
-      this.broken(op, {
+    const judged = this.settings.judge !== false;
+    if (judged && !this.settings.disabledChecks.has('content-type-is-json') && !isJsonMediaType(contentType)) {
+      this.countBroken(op, 'content-type-is-json');
+      this.record({
         check: 'content-type-is-json',
         operation,
         title: 'response is not labelled JSON',
@@ -246,58 +338,77 @@ export class Api {
         documented: 'application/json (every response of the interface is JSON)',
         excerpt: response.excerpt,
         curl,
+        origin: 'fixture',
       });
     }
     try {
       response.json = JSON.parse(text);
     } catch (error) {
-      if (!this.settings.disabledChecks.has('body-is-json')) {
-        this.broken(op, {
-          check: 'body-is-json',
-          operation,
-          title: 'response body is not valid JSON',
-          received: `status ${raw.status}, ${raw.body.length} bytes that do not parse (${(error as Error).message})`,
-          documented: 'a JSON body',
-          excerpt: response.excerpt,
-          curl,
-        });
-      }
+      if (this.settings.disabledChecks.has('body-is-json')) return response;
+      this.unusable(op, {
+        check: 'body-is-json',
+        operation,
+        title: 'response body is not valid JSON',
+        received: `status ${raw.status}, ${raw.body.length} bytes that do not parse (${(error as Error).message})`,
+        documented: 'a JSON body',
+        excerpt: response.excerpt,
+        curl,
+        origin: 'fixture',
+      });
     }
     return response;
   }
 
+  /** Judges a response against the spec: undocumented status, schema errors, missing expected fields. */
   private validate(op: Operation, response: ApiResponse, intent: 'ok' | 'error'): void {
     if (this.settings.disabledChecks.has('response-matches-spec')) return;
     const result = validateResponse(op.operationId, response.status, response.contentType, response.json);
+    const base = {
+      check: 'response-matches-spec',
+      operation: response.operation,
+      excerpt: response.excerpt,
+      curl: response.curl,
+      origin: 'fixture',
+    } as const;
     if (!result.documented) {
       if (intent === 'error' && response.status >= 400 && response.status < 500) return;
-      throw new CheckFailure({
-        check: 'response-matches-spec',
-        operation: response.operation,
+      this.record({
+        ...base,
         title: 'status not documented for this operation',
         received: `status ${response.status}`,
         documented:
           intent === 'error'
             ? 'a documented status, or any 4xx where the interface documents no error for the case'
             : 'a status the spec documents for this operation',
-        excerpt: response.excerpt,
-        curl: response.curl,
       });
+      return;
     }
     if (!result.valid) {
       const [first, ...rest] = result.errors;
-      throw new CheckFailure({
-        check: 'response-matches-spec',
-        operation: response.operation,
+      this.record({
+        ...base,
         title: `status ${response.status} body does not match the spec`,
         received: `${first ? `${first.message} (${first.keyword})` : 'invalid body'}${rest.length ? ` and ${rest.length} more error(s)` : ''}`,
         documented: first ? `schema ${first.schemaPath}` : 'the documented schema',
         pointer: first?.pointer ?? '',
-        excerpt: response.excerpt,
-        curl: response.curl,
+      });
+    }
+    for (const warning of result.warnings) {
+      this.record({
+        ...base,
+        title: `status ${response.status} body lacks a field the spec expects`,
+        received: warning.message,
+        documented: `expected (documented, but the real service omitted it): missing is a warning${this.settings.strict ? '; --strict makes it a failure' : ', a failure under --strict'}`,
+        pointer: warning.pointer,
+        level: this.settings.strict ? 'fail' : 'warn',
       });
     }
   }
+}
+
+/** Renders breaker lines (`check operationId`) as a short list of distinct causes. */
+function describeLines(lines: string[]): string {
+  return [...new Set(lines)].join(', ');
 }
 
 /** True for `application/json` and `application/<x>+json`, with any parameters. */
@@ -335,5 +446,5 @@ function transportFailure(error: TransportError, operation: string, curl: string
   } as const;
   const known = byProblem[error.problem];
   const status = error.status === undefined ? '' : `status ${error.status}, `;
-  return { ...known, operation, received: `${status}${error.message}`, curl };
+  return { ...known, operation, received: `${status}${error.message}`, curl, origin: 'fixture' };
 }

@@ -1,23 +1,20 @@
 import { getOperation } from '../openapi/spec.ts';
-import type { Api, Operation } from './api.ts';
-import { CheckFailure } from './failure.ts';
+import { validateResponse } from '../openapi/validator.ts';
+import { type Api, type ApiResponse, type CallOptions, type Operation, ResponseUnusable } from './api.ts';
+import { excerpt, type Failure } from './failure.ts';
 
-/** A paper entity as evaluate returns it with the discovery attributes. */
+/** A paper entity as evaluate returns it with the discovery attributes (any field may be missing or mistyped). */
 export interface DiscoveredPaper {
-  Id?: number | string;
-  Ti?: string;
-  Y?: number;
-  CC?: number;
-  AA?: { AuN?: string; AuId?: number }[];
-  F?: { FN?: string }[];
-  prob?: number;
+  Id?: unknown;
+  Ti?: unknown;
+  Y?: unknown;
+  AA?: unknown;
 }
 
 /** A trending event as the event operations return it. */
 export interface DiscoveredEvent {
   eventId: string;
-  relatedEntities?: string[];
-  from?: string;
+  relatedEntities: string[];
 }
 
 /** A broad expression every academic deployment should match many papers with. */
@@ -28,6 +25,43 @@ const ANSWER_QUERIES = ['knowledge graph', 'machine learning', 'weather'];
 const EVENT_DAYS_BACK = [0, 1, 7, 30];
 const EVENT_FIXED_DATES = ['2026-11-01', '2024-06-03', '2021-03-15'];
 
+/**
+ * The operations each discovery item reads. A test that uses an item depends on these operations:
+ * the fault sweep runs it against every fault of them, to prove a broken operation never fails a
+ * test of another. `discovery.test.ts` checks the list against the requests each item really sends.
+ */
+export const DISCOVERY_SOURCES = {
+  papers: ['evaluateGet'],
+  authors: ['evaluateGet'],
+  narrowExpr: ['evaluateGet'],
+  titles: ['evaluateGet'],
+  interpretQuery: ['evaluateGet', 'interpretGet'],
+  answerQuery: ['answerSearch'],
+  previewUrl: ['answerSearch'],
+  hotDate: ['hotEvents'],
+  eventId: ['hotEvents'],
+  wikipediaId: ['hotEvents', 'relatedEvents'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A discovery item: one kind of test data. */
+export type DiscoveryItem = keyof typeof DISCOVERY_SOURCES;
+
+/**
+ * Test data could not be found on the target. The test that needed it is skipped with this root
+ * cause, never failed; `findings` carries what the request fixture would report about the
+ * responses that left discovery empty-handed (a timeout, a body that is not JSON), so the defect is
+ * still reported, on its own operation.
+ */
+export class DataUnavailable extends Error {
+  override name = 'DataUnavailable';
+  constructor(
+    reason: string,
+    readonly findings: Failure[] = [],
+  ) {
+    super(reason);
+  }
+}
+
 /** Looks an operation up by id; the suite's own ids are always in the spec. */
 export function op(operationId: string): Operation {
   const found = getOperation(operationId);
@@ -35,17 +69,55 @@ export function op(operationId: string): Operation {
   return found;
 }
 
+/** The object at `key` of a JSON value, if it is one. */
+function field(json: unknown, key: string): unknown {
+  return json !== null && typeof json === 'object' && !Array.isArray(json)
+    ? (json as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** The elements of a JSON array that are objects. */
+function objects(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
+    : [];
+}
+
+/** Short description of an answer, for the skip reason of a test that found no data in it. */
+function answered(response: ApiResponse): string {
+  return `status ${response.status}, ${excerpt(response.text, 120)}`;
+}
+
 /**
  * Test data found on the target itself, so the suite works against any deployment: papers,
- * authors, an interpret query, an answer search query, a URL, a date with events, event ids
- * and an encyclopedia id. Each lookup runs once per worker and is shared by its tests.
+ * authors, an interpret query, an answer search query, a URL, a date with events, event ids and an
+ * encyclopedia id. Each item is looked up once per worker and shared by its tests.
+ *
+ * Discovery needs data, not validity: its requests are judged by nobody (the `Api` it is given
+ * has `judge: false`), it takes what it needs from any answer, and when it finds nothing usable it
+ * throws DataUnavailable naming the root cause, so the tests that needed the data are skipped with
+ * that reason while the answering operation's own tests report what is wrong with it.
  */
 export class Discovery {
   private readonly cache = new Map<string, Promise<unknown>>();
 
   constructor(private readonly api: Api) {}
 
-  private once<T>(name: string, find: () => Promise<T>): Promise<T> {
+  /** A view for one test: every item it uses adds the item's source operations to `reads`. */
+  forTest(reads: Set<string>): Discovery {
+    return new Proxy(this, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function' || !(property in DISCOVERY_SOURCES)) return value;
+        return (...args: unknown[]) => {
+          for (const source of DISCOVERY_SOURCES[property as DiscoveryItem]) reads.add(source);
+          return value.apply(target, args);
+        };
+      },
+    });
+  }
+
+  private once<T>(name: DiscoveryItem, find: () => Promise<T>): Promise<T> {
     let found = this.cache.get(name) as Promise<T> | undefined;
     if (!found) {
       found = find();
@@ -54,23 +126,56 @@ export class Discovery {
     return found;
   }
 
-  /** Papers matching BROAD_EXPR, with titles, years, authors and fields. */
+  /** Sends a discovery request; a response that cannot be read at all ends discovery with its finding. */
+  private async fetch(operationId: string, options: CallOptions): Promise<ApiResponse> {
+    try {
+      return await this.api.call(op(operationId), options);
+    } catch (error) {
+      if (error instanceof ResponseUnusable) {
+        throw new DataUnavailable(`${error.finding.operation} did not answer usably: ${error.finding.title}`, [
+          { ...error.finding, origin: 'fixture' },
+        ]);
+      }
+      throw error;
+    }
+  }
+
+  /** DataUnavailable for a response without the data sought, with its schema errors when it has any. */
+  private noData(what: string, operationId: string, response: ApiResponse): DataUnavailable {
+    const result = validateResponse(operationId, response.status, response.contentType, response.json);
+    const findings: Failure[] = [];
+    if (result.documented && !result.valid) {
+      const first = result.errors[0]!;
+      findings.push({
+        check: 'response-matches-spec',
+        operation: response.operation,
+        title: `status ${response.status} body does not match the spec`,
+        received: `${first.message} (${first.keyword})`,
+        documented: `schema ${first.schemaPath}`,
+        pointer: first.pointer,
+        excerpt: response.excerpt,
+        curl: response.curl,
+        origin: 'fixture',
+      });
+    }
+    return new DataUnavailable(`${what}: ${response.operation} answered ${answered(response)}`, findings);
+  }
+
+  /** Papers matching BROAD_EXPR, with titles, years and authors as the target sent them. */
   papers(): Promise<DiscoveredPaper[]> {
     return this.once('papers', async () => {
-      const response = await this.api.call(op('evaluateGet'), {
+      const response = await this.fetch('evaluateGet', {
         params: { expr: BROAD_EXPR, attributes: DISCOVERY_ATTRIBUTES, count: '40' },
       });
-      const entities = (response.json as { entities?: DiscoveredPaper[] } | undefined)?.entities ?? [];
-      if (response.status !== 200 || entities.length === 0) {
-        throw this.noData('evaluateGet', `evaluate ${BROAD_EXPR} returned no papers (status ${response.status})`);
-      }
+      const entities = objects(field(response.json, 'entities'));
+      if (response.status !== 200 || entities.length === 0)
+        throw this.noData(`no papers for ${BROAD_EXPR}`, 'evaluateGet', response);
       return entities;
     });
   }
 
-  /** A broad expression with many matches, for paging and ordering. */
+  /** A broad expression with many matches, for paging and ordering (needs no discovery request). */
   async broadExpr(): Promise<string> {
-    await this.papers();
     return BROAD_EXPR;
   }
 
@@ -79,12 +184,14 @@ export class Discovery {
     return this.once('authors', async () => {
       const counts = new Map<string, number>();
       for (const paper of await this.papers()) {
-        for (const author of paper.AA ?? []) {
-          if (author.AuN) counts.set(author.AuN, (counts.get(author.AuN) ?? 0) + 1);
+        for (const author of objects(paper.AA)) {
+          if (typeof author.AuN === 'string' && author.AuN !== '')
+            counts.set(author.AuN, (counts.get(author.AuN) ?? 0) + 1);
         }
       }
       const names = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([name]) => name);
-      if (names.length === 0) throw this.noData('evaluateGet', 'no paper carried an AA.AuN author name');
+      if (names.length === 0)
+        throw new DataUnavailable(`no author names: no paper of evaluate ${BROAD_EXPR} carried a string AA[].AuN`);
       return names;
     });
   }
@@ -96,10 +203,15 @@ export class Discovery {
   }
 
   /** Two titles for similarity. */
-  async titles(): Promise<[string, string]> {
-    const titles = (await this.papers()).map((paper) => paper.Ti).filter((title): title is string => Boolean(title));
-    if (titles.length < 2) throw this.noData('evaluateGet', 'fewer than two papers carried a title (Ti)');
-    return [titles[0]!, titles[1]!];
+  titles(): Promise<[string, string]> {
+    return this.once('titles', async () => {
+      const titles = (await this.papers())
+        .map((paper) => paper.Ti)
+        .filter((title): title is string => typeof title === 'string' && title.trim() !== '');
+      if (titles.length < 2)
+        throw new DataUnavailable(`no titles: fewer than two papers of evaluate ${BROAD_EXPR} carried a string Ti`);
+      return [titles[0]!, titles[1]!];
+    });
   }
 
   /**
@@ -118,14 +230,19 @@ export class Discovery {
         { query: `papers by ${authors[0]}`, complete: '0' },
       ];
       let best: { query: string; complete: string; found: number } | undefined;
+      let last: ApiResponse | undefined;
       for (const candidate of candidates) {
-        const response = await this.api.call(op('interpretGet'), { params: { ...candidate, count: '10' } });
-        const found = (response.json as { interpretations?: unknown[] } | undefined)?.interpretations?.length ?? 0;
-        if (response.status === 200 && found >= 6) return candidate;
-        if (response.status === 200 && found > (best?.found ?? 0)) best = { ...candidate, found };
+        last = await this.fetch('interpretGet', { params: { ...candidate, count: '10' } });
+        const found = objects(field(last.json, 'interpretations')).length;
+        if (last.status === 200 && found >= 6) return candidate;
+        if (last.status === 200 && found > (best?.found ?? 0)) best = { ...candidate, found };
       }
       if (best) return { query: best.query, complete: best.complete };
-      throw this.noData('interpretGet', `no interpretation for ${candidates.map((c) => `'${c.query}'`).join(', ')}`);
+      throw this.noData(
+        `no interpretation for ${candidates.map((c) => `'${c.query}'`).join(', ')}`,
+        'interpretGet',
+        last!,
+      );
     });
   }
 
@@ -134,12 +251,13 @@ export class Discovery {
     return this.once('answerQuery', async () => {
       let best: { q: string; pages: number } | undefined;
       for (const q of ANSWER_QUERIES) {
-        const response = await this.api.call(op('answerSearch'), { params: { q, mkt: 'en-US', count: '10' } });
-        const pages = (response.json as { webPages?: { value?: unknown[] } } | undefined)?.webPages?.value?.length ?? 0;
+        const response = await this.fetch('answerSearch', { params: { q, mkt: 'en-US', count: '10' } });
+        const pages = objects(field(field(response.json, 'webPages'), 'value')).length;
         if (response.status === 200 && pages >= 6) return q;
-        if (!best || pages > best.pages) best = { q, pages };
+        if (response.status === 200 && (!best || pages > best.pages)) best = { q, pages };
       }
-      return best!.q;
+      // A query whose answers carry no web pages is still a valid query: its tests judge what comes back.
+      return best?.q ?? ANSWER_QUERIES[0]!;
     });
   }
 
@@ -147,10 +265,14 @@ export class Discovery {
   previewUrl(): Promise<string> {
     return this.once('previewUrl', async () => {
       const q = await this.answerQuery();
-      const response = await this.api.call(op('answerSearch'), { params: { q, mkt: 'en-US', count: '1' } });
-      const url = (response.json as { webPages?: { value?: { url?: string }[] } } | undefined)?.webPages?.value?.[0]
-        ?.url;
-      return url && /^https?:\/\//.test(url) ? url : 'https://www.example.com/';
+      let url: unknown;
+      try {
+        const response = await this.fetch('answerSearch', { params: { q, mkt: 'en-US', count: '1' } });
+        url = objects(field(field(response.json, 'webPages'), 'value'))[0]?.url;
+      } catch (error) {
+        if (!(error instanceof DataUnavailable)) throw error;
+      }
+      return typeof url === 'string' && /^https?:\/\//.test(url) ? url : 'https://www.example.com/';
     });
   }
 
@@ -158,54 +280,53 @@ export class Discovery {
   hotDate(): Promise<{ date: string; events: DiscoveredEvent[] }> {
     return this.once('hotDate', async () => {
       const recent = EVENT_DAYS_BACK.map((back) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10));
+      let last: ApiResponse | undefined;
       for (const date of [...new Set([...recent, ...EVENT_FIXED_DATES])]) {
-        const response = await this.api.call(op('hotEvents'), { params: { date, $top: '20' } });
-        const events = (response.json as { value?: DiscoveredEvent[] } | undefined)?.value ?? [];
-        if (response.status === 200 && events.length > 0) return { date, events };
+        last = await this.fetch('hotEvents', { params: { date, $top: '20' } });
+        const events = objects(field(last.json, 'value'))
+          .filter((event) => typeof event.eventId === 'string' && event.eventId !== '')
+          .map((event) => ({
+            eventId: event.eventId as string,
+            relatedEntities: Array.isArray(event.relatedEntities)
+              ? event.relatedEntities.filter((name): name is string => typeof name === 'string')
+              : [],
+          }));
+        if (last.status === 200 && events.length > 0) return { date, events };
       }
       throw this.noData(
+        `no trending events with an eventId on today, ${EVENT_DAYS_BACK.length - 1} earlier days or ${EVENT_FIXED_DATES.join(', ')}`,
         'hotEvents',
-        `no trending events on today, ${EVENT_DAYS_BACK.length - 1} earlier days or ${EVENT_FIXED_DATES.join(', ')}`,
+        last!,
       );
     });
   }
 
-  /** An event id that exists, preferring an event with several documents. */
-  async eventId(): Promise<string> {
-    const { events } = await this.hotDate();
-    return events[0]!.eventId;
+  /** An event id that exists. */
+  eventId(): Promise<string> {
+    return this.once('eventId', async () => (await this.hotDate()).events[0]!.eventId);
   }
 
   /** An encyclopedia id with several related events (the slug of an entity named by an event). */
   wikipediaId(): Promise<string> {
     return this.once('wikipediaId', async () => {
       const { events } = await this.hotDate();
-      const names = [...new Set(events.flatMap((event) => event.relatedEntities ?? []))].slice(0, 4);
+      const names = [...new Set(events.flatMap((event) => event.relatedEntities))].slice(0, 4);
       let best: { id: string; count: number } | undefined;
+      let last: ApiResponse | undefined;
       for (const name of names) {
         const id = name.replace(/ /g, '_');
-        const response = await this.api.call(op('relatedEvents'), {
-          params: { wikipediaid: id, $top: '20' },
-          intent: 'error',
-        });
-        const count = (response.json as { value?: unknown[] } | undefined)?.value?.length ?? 0;
-        if (response.status === 200 && count >= 4) return id;
-        if (response.status === 200 && (!best || count > best.count)) best = { id, count };
+        last = await this.fetch('relatedEvents', { params: { wikipediaid: id, $top: '20' }, intent: 'error' });
+        const count = objects(field(last.json, 'value')).length;
+        if (last.status === 200 && count >= 4) return id;
+        if (last.status === 200 && (!best || count > best.count)) best = { id, count };
       }
       if (best) return best.id;
-      throw this.noData('relatedEvents', `no related events for the entities of trending events (${names.join(', ')})`);
-    });
-  }
-
-  private noData(operationId: string, received: string): CheckFailure {
-    const found = op(operationId);
-    // No check id of its own: the test that needed the data reports it under its own check.
-    return new CheckFailure({
-      check: '',
-      operation: found.label,
-      title: 'could not discover test data on the target',
-      received,
-      documented: 'a deployment with data: the suite discovers papers, queries, events and ids from the target',
+      if (!last) throw new DataUnavailable('no encyclopedia id: no trending event named a related entity');
+      throw this.noData(
+        `no related events for the entities of trending events (${names.join(', ')})`,
+        'relatedEvents',
+        last,
+      );
     });
   }
 }

@@ -3,6 +3,14 @@ import { MASK } from '../config/redact.ts';
 /** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
 export type Severity = 'fail' | 'warn';
 
+/**
+ * Where a finding comes from: `check` (a check's own assertion), `fixture` (the request fixture
+ * judging a response: schema, content type, JSON, transport) or `error` (the harness itself could
+ * not run the check: an exception or a test timeout). Only `check` and `fixture` findings prove
+ * anything about the target; `error` findings are defects of kgate.
+ */
+export type Origin = 'check' | 'fixture' | 'error';
+
 /** What a failed check reports: enough to understand and reproduce it without rerunning the suite. */
 export interface Failure {
   /** The id of the check that failed, e.g. `paging-is-consistent`. */
@@ -21,6 +29,12 @@ export interface Failure {
   excerpt?: string;
   /** A curl line reproducing the request, with the key masked. */
   curl?: string;
+  /** `warn`: reported, fails the gate only under --strict. Absent means `fail`. */
+  level?: Severity;
+  /** Where the finding comes from (see Origin). Absent means `check`. */
+  origin?: Origin;
+  /** How many tests observed this same finding (set when the summary folds duplicates). */
+  occurrences?: number;
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */
@@ -46,8 +60,9 @@ export function excerpt(body: string, limit = EXCERPT_LIMIT): string {
 
 /** Renders a failure as the block a person reads in the terminal and in the reports. */
 export function formatFailure(failure: Failure): string {
+  const seen = failure.occurrences && failure.occurrences > 1 ? ` (seen by ${failure.occurrences} tests)` : '';
   const lines = [
-    `[${failure.check}] ${failure.operation}: ${failure.title}`,
+    `[${failure.check}] ${failure.operation}: ${failure.title}${seen}`,
     `  received:   ${failure.received}`,
     `  documented: ${failure.documented}`,
   ];

@@ -3,20 +3,20 @@ import { CHECKS } from './checks/index.ts';
 import { runCheck, test } from './fixtures.ts';
 import { readConformOptions } from './options.ts';
 
-// The fault sweep (contracts/fault-sweep.ts): one describe per target (the clean server, then each
-// fault), each holding one describe per operation with the tests its grep selects. All targets
+// The fault sweep (contracts/fault-sweep.ts): one describe per target (the clean server, or each
+// fault), each holding one describe per operation with the tests selected for it. All targets
 // share one worker pool; discovered data is cached per target inside each worker.
 for (const target of readConformOptions().sweep ?? []) {
   test.describe(target.name, () => {
     test.use({ kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs } });
-    const grep = target.grep ? new RegExp(target.grep) : undefined;
+    const selected = target.tests ? new Set(target.tests) : undefined;
     for (const op of OPERATIONS) {
       const checks = CHECKS.filter(
         (check) =>
           check.run &&
           check.appliesTo(op) &&
           (!check.tag || target.rateLimit) &&
-          (!grep || grep.test(`${op.label} ${check.id}`)),
+          (!selected || selected.has(`${op.label} ${check.id}`)),
       );
       if (checks.length === 0) continue;
       test.describe(op.label, () => {

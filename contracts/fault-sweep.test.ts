@@ -4,15 +4,44 @@ import { defaultKeys } from '../reference/index.ts';
 import { renderSweep, runSweep } from './fault-sweep.ts';
 import { scanForSecrets } from './secret-scan.ts';
 
-test('the suite passes the clean reference server and catches every fault of its catalogue', {
-  timeout: 600_000,
+/** At most this many times a clean run's duration may a run against any fault take. */
+const MAX_TIME_RATIO = 2;
+
+test('the suite passes the clean reference server and catches every fault of its catalogue, one defect one failure', {
+  timeout: 900_000,
 }, async () => {
   const result = await runSweep();
   console.log(renderSweep(result));
   assert.ok(result.clean, 'the clean server must be part of the sweep');
   assert.deepEqual(result.clean.failures, [], 'the clean reference server must pass every check');
   assert.deepEqual(result.clean.warnings, [], 'the clean reference server must raise no warning');
+  assert.deepEqual(
+    result.clean.skips,
+    [],
+    'against the clean reference server every check has the data and keys it needs: none may skip',
+  );
   assert.deepEqual(result.unknownFaults, [], 'every catalogue fault needs an entry in contracts/fault-table.ts');
+  assert.deepEqual(result.tableMismatches, [], 'contracts/fault-table.ts must agree with the catalogue');
+  assert.deepEqual(
+    result.faults
+      .filter((verdict) => verdict.errors.length > 0)
+      .map(
+        (verdict) =>
+          `${verdict.fault}: ${verdict.errors.map((error) => `${error.check} on ${error.operation}: ${error.received}`).join('; ')}`,
+      ),
+    [],
+    'no fault may make kgate itself fail (an exception or a test timeout is a defect of kgate)',
+  );
+  assert.deepEqual(
+    result.faults
+      .filter((verdict) => verdict.cascade.length > 0)
+      .map(
+        (verdict) =>
+          `${verdict.fault}: ${verdict.cascade.map((cell) => `${cell.check} on ${cell.operation}`).join(', ')}`,
+      ),
+    [],
+    'a forbidden fault fails checks of the operations it touches and the cross-operation checks that read them, nothing else',
+  );
   assert.deepEqual(
     result.faults
       .filter((verdict) => !verdict.caught)
@@ -21,12 +50,16 @@ test('the suite passes the clean reference server and catches every fault of its
           `${verdict.fault}: want ${verdict.expected.join(', ') || 'a pass'}, tripped ${verdict.tripped.join(', ') || 'nothing'}`,
       ),
     [],
-    'every forbidden and hostile fault must trip its checks, and every drift fault must pass',
+    'every forbidden and hostile fault must be caught by its checks for its own reason, and every drift and real fault must pass',
   );
   assert.deepEqual(
     result.untrippedChecks,
     [],
     'a check that no fault can trip is a defect: add the fault or drop the check',
+  );
+  assert.ok(
+    result.worstTimeRatio.ratio <= MAX_TIME_RATIO,
+    `a run against any fault takes at most ${MAX_TIME_RATIO}x a clean run; ${result.worstTimeRatio.fault} takes x${result.worstTimeRatio.ratio.toFixed(2)}`,
   );
   const keys = Object.values(defaultKeys());
   assert.deepEqual(scanForSecrets(result.reportDir, keys), [], 'no report file may contain a subscription key');

@@ -1,18 +1,22 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { CHECKS, testsExercising } from './checks/index.ts';
-import { EXPECTED_CHECKS } from './fault-table.ts';
+import { CHECKS, FIXTURE_CHECKS } from './checks/index.ts';
+import type { Failure } from './failure.ts';
+import { crossReaders, FAULT_TABLE, type MatrixCell } from './fault-table.ts';
 import { sendHttp } from './http.ts';
 import { type ConformOptions, REFERENCE_UNSUBSCRIBED_GROUPS, type SweepTarget } from './options.ts';
-import { runSuite } from './run.ts';
-import type { TargetSummary } from './summary.ts';
+import { runSuite, type SuiteResult } from './run.ts';
+import { createRunDir } from './run-dir.ts';
+import type { TargetSummary, TestRecord } from './summary.ts';
 
 /** One fault as `GET {url}/faults` lists it. */
 export interface CatalogueFault {
   name: string;
   group: string;
   operations: string[];
-  deviation: 'forbidden' | 'drift' | 'hostile';
+  deviation: 'forbidden' | 'drift' | 'hostile' | 'real';
   description: string;
 }
 
@@ -20,77 +24,181 @@ export interface CatalogueFault {
 export interface FaultVerdict {
   fault: string;
   deviation: CatalogueFault['deviation'];
-  /** Checks the table says must trip (empty for drift). */
+  /** Checks the table says must catch it (empty for drift and real faults). */
   expected: string[];
-  /** Checks that reported a failure or warning. */
+  /** Checks that reported it on an operation it touches, for its own reason. */
   tripped: string[];
-  /** forbidden/hostile: every expected check tripped; drift: the suite passed. */
+  /**
+   * forbidden/hostile: every expected check reported it properly and nothing cascaded;
+   * drift/real: the suite passed (warnings allowed).
+   */
   caught: boolean;
+  /** Failed cells outside the fault's operations and their cross-operation readers (forbidden faults). */
+  cascade: MatrixCell[];
+  /** Findings of kgate's own errors (exceptions, test timeouts) against this fault. */
+  errors: Failure[];
+  /** Tests run against the fault. */
+  tests: number;
+  /** Estimated duration of a whole `kgate conform` run against the fault, over a clean run's. */
+  timeRatio: number;
 }
 
 /** The outcome of a whole sweep. */
 export interface SweepResult {
-  /** The suite against the clean server: must pass with no warnings. */
+  /** The suite against the clean server: must pass with no warnings and no skips. */
   clean?: TargetSummary;
   faults: FaultVerdict[];
   caught: number;
   total: number;
   /** Catalogue faults the table has no entry for. */
   unknownFaults: string[];
-  /** Registered checks that no fault tripped in this sweep. */
+  /** Table entries whose operations disagree with the catalogue, or that name no catalogue fault. */
+  tableMismatches: string[];
+  /** Registered checks that no forbidden or hostile fault properly tripped in this sweep. */
   untrippedChecks: string[];
+  /** The worst estimated run time against a fault, over the clean run's. */
+  worstTimeRatio: { fault: string; ratio: number };
   /** Folder holding the sweep's reports. */
   reportDir: string;
   durationMs: number;
 }
 
-/** Operations with a rate limit (interface 8). */
-const RATE_LIMITED_OPERATIONS = ['answerSearch', 'urlPreview'];
-
 /** Per-request deadline against hostile faults: long enough for a loopback answer, short enough to keep the sweep fast. */
 const HOSTILE_TIMEOUT_MS = 2_000;
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `<operation label> <check id>`: how a sweep target names the tests it runs. */
+function testTitle(record: Pick<TestRecord, 'operation' | 'check'>): string {
+  return `${record.operation} ${record.check}`;
 }
 
-/** A grep selecting the tests of the given checks on the given operations (describe title, then test title). */
-export function sweepGrep(operationIds: string[], checkIds: string[]): string {
-  const labels = OPERATIONS.filter((op) => operationIds.includes(op.operationId)).map((op) => escapeRegex(op.label));
-  return `(?:${labels.join('|')}) (?:${checkIds.map(escapeRegex).join('|')})(?:\\s|$)`;
+/** The labels of the operations a fault touches (every operation when the list is empty). */
+function labelsOf(operations: readonly string[]): Set<string> {
+  const ids = operations.length > 0 ? new Set(operations) : undefined;
+  return new Set(OPERATIONS.filter((op) => !ids || ids.has(op.operationId)).map((op) => op.label));
 }
 
-/** Builds the Playwright project of one fault: only the operations it touches and the checks meant to catch it. */
-export function sweepTarget(baseUrl: string, fault: CatalogueFault): SweepTarget {
-  const expected = EXPECTED_CHECKS[fault.name] ?? [];
-  const all = OPERATIONS.map((op) => op.operationId as string);
-  const operations = fault.operations.length > 0 ? fault.operations : all;
-  // Forbidden and drift faults get every check on the operations they touch (a fixture check may
-  // trip in any test, and a drift fault must trip none); hostile ones need one request per operation.
-  const checks =
-    fault.deviation === 'hostile'
-      ? testsExercising(expected)
-      : CHECKS.filter((check) => check.run).map((check) => check.id);
+/**
+ * The tests a fault can affect, from the clean run's records: every test of an operation it
+ * touches, and every test that read one (directly, or through discovered data). A test that never
+ * sends a request to a touched operation sees exactly what it sees on the clean server. Hostile
+ * faults and the whole real profile get every test.
+ */
+export function selectTests(fault: CatalogueFault, clean: TestRecord[]): string[] {
+  if (fault.deviation === 'hostile' || fault.name === 'real-profile' || fault.operations.length === 0) {
+    return clean.map(testTitle);
+  }
+  const touched = new Set(fault.operations);
+  const labels = labelsOf(fault.operations);
+  return clean
+    .filter((record) => labels.has(record.operation) || record.reads.some((id) => touched.has(id)))
+    .map(testTitle);
+}
+
+/** Builds the Playwright project of one fault. */
+export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget {
+  const tests = selectTests(fault, clean);
   return {
     name: fault.name,
     baseUrl: `${baseUrl}/faults/${fault.name}`,
-    grep: sweepGrep(operations, checks),
+    tests,
     timeoutMs: fault.deviation === 'hostile' ? HOSTILE_TIMEOUT_MS : undefined,
-    // Bursts cost a second or two each: only forbidden faults of the rate-limited operations get them.
-    rateLimit: fault.deviation === 'forbidden' && operations.some((id) => RATE_LIMITED_OPERATIONS.includes(id)),
+    rateLimit: tests.some((title) => title.endsWith(' rate-limit-signalled')),
   };
 }
 
-/** Judges one fault from the summary of its project. */
-export function judge(fault: CatalogueFault, summary: TargetSummary | undefined): FaultVerdict {
-  const expected = [...(EXPECTED_CHECKS[fault.name] ?? [])];
-  const tripped = summary?.tripped ?? [];
+/** True when a finding proves the fault for `check`: on a touched operation, for the check's own reason. */
+function provesFault(finding: Failure, check: string, labels: Set<string>): boolean {
+  if (finding.check !== check || !labels.has(finding.operation)) return false;
+  // A fixture check proves a fault through the request fixture; any other check through its own assertion.
+  return FIXTURE_CHECKS.has(check) ? finding.origin === 'fixture' : (finding.origin ?? 'check') === 'check';
+}
+
+/** The inputs of judging one fault. */
+export interface FaultRun {
+  fault: CatalogueFault;
+  summary: TargetSummary | undefined;
+  /** The clean run's records, and the fault's. */
+  clean: TestRecord[];
+  records: TestRecord[];
+  /** How the clean run went: its wall time, its workers, and what starting a worker cost. */
+  cleanRun: { durationMs: number; workers: number; workerStartMs: number };
+}
+
+/** Judges one fault: proper catches, cascades outside its operations, kgate errors, and the time it costs. */
+export function judge({ fault, summary, clean, records, cleanRun }: FaultRun): FaultVerdict {
+  const entry = FAULT_TABLE[fault.name];
+  const expected = [...(entry?.catches ?? [])];
+  const findings = summary ? [...summary.failures, ...summary.warnings] : [];
+  const labels = labelsOf(fault.operations);
+  const tripped = [
+    ...new Set(
+      findings
+        .filter((finding) => finding.origin !== 'error' && labels.has(finding.operation))
+        .map((finding) => finding.check),
+    ),
+  ]
+    .filter((check) => findings.some((finding) => provesFault(finding, check, labels)))
+    .sort();
+  const readers = crossReaders(fault.operations);
+  const allowed = (cell: MatrixCell) =>
+    labels.has(cell.operation) ||
+    readers.some((reader) => reader.operation === cell.operation && reader.check === cell.check);
+  const failedCells = Object.entries(summary?.matrix ?? {}).flatMap(([operation, row]) =>
+    Object.entries(row)
+      .filter(([, cell]) => cell === 'fail')
+      .map(([check]) => ({ operation, check })),
+  );
+  const cascade = fault.deviation === 'forbidden' ? failedCells.filter((cell) => !allowed(cell)) : [];
+  const errors = findings.filter((finding) => finding.origin === 'error');
+  const passes = summary !== undefined && summary.verdict === 'pass';
   const caught =
     summary !== undefined &&
-    (fault.deviation === 'drift'
-      ? summary.verdict === 'pass'
-      : expected.length > 0 && expected.every((id) => tripped.includes(id)));
-  return { fault: fault.name, deviation: fault.deviation, expected, tripped, caught };
+    errors.length === 0 &&
+    (fault.deviation === 'drift' || fault.deviation === 'real'
+      ? passes
+      : expected.length > 0 && expected.every((id) => tripped.includes(id)) && cascade.length === 0);
+  return {
+    fault: fault.name,
+    deviation: fault.deviation,
+    expected,
+    tripped,
+    caught,
+    cascade,
+    errors,
+    tests: records.length,
+    timeRatio: timeRatio(clean, records, cleanRun),
+  };
+}
+
+/**
+ * Estimates how long a whole `kgate conform` run against a fault takes, over the clean run's wall
+ * time: the tests the fault can affect take what they took against it instead of what they took
+ * against the clean server, spread over the workers, plus one worker start for every test a real
+ * run fails (Playwright replaces a worker after a failed test; the sweep never fails a test, so it
+ * never pays that itself). Tests the fault cannot affect take what they take on the clean server.
+ */
+export function timeRatio(
+  clean: TestRecord[],
+  records: TestRecord[],
+  cleanRun: { durationMs: number; workers: number; workerStartMs: number },
+): number {
+  if (cleanRun.durationMs <= 0) return 1;
+  const selected = new Set(records.map(testTitle));
+  const before = clean
+    .filter((record) => selected.has(testTitle(record)))
+    .reduce((sum, record) => sum + record.durationMs, 0);
+  const after = records.reduce((sum, record) => sum + record.durationMs, 0);
+  const failedTests = records.filter((record) =>
+    record.findings.some(
+      (finding) =>
+        (finding.level ?? 'fail') === 'fail' &&
+        finding.operation === record.operation &&
+        (finding.check === record.check ||
+          (record.check === 'response-matches-spec' && FIXTURE_CHECKS.has(finding.check))),
+    ),
+  ).length;
+  const extra = (after - before + failedTests * cleanRun.workerStartMs) / Math.max(1, cleanRun.workers);
+  return (cleanRun.durationMs + extra) / cleanRun.durationMs;
 }
 
 /** Reads the fault catalogue of a running reference server. */
@@ -106,54 +214,109 @@ export async function readCatalogue(url: string): Promise<CatalogueFault[]> {
   return JSON.parse(response.body.toString('utf8')) as CatalogueFault[];
 }
 
+/** Differences between the catalogue and the table: unknown faults, stale entries, disagreeing operations. */
+export function compareTable(catalogue: CatalogueFault[]): { unknown: string[]; mismatches: string[] } {
+  const unknown = catalogue.filter((fault) => !(fault.name in FAULT_TABLE)).map((fault) => fault.name);
+  const names = new Set(catalogue.map((fault) => fault.name));
+  const mismatches = [
+    ...Object.keys(FAULT_TABLE)
+      .filter((name) => !names.has(name))
+      .map((name) => `${name}: in the table but not in the catalogue`),
+    ...catalogue
+      .filter((fault) => fault.name in FAULT_TABLE)
+      .filter((fault) => [...fault.operations].sort().join() !== [...FAULT_TABLE[fault.name]!.touches].sort().join())
+      .map(
+        (fault) =>
+          `${fault.name}: the catalogue says it touches ${fault.operations.join(', ')}, the table ${FAULT_TABLE[fault.name]!.touches.join(', ')}`,
+      ),
+  ];
+  return { unknown, mismatches };
+}
+
 /**
- * Runs the suite against the clean reference server and against every fault of its catalogue in
- * one Playwright run (one project per fault), and judges each fault against EXPECTED_CHECKS.
+ * Runs the suite against the clean reference server (every test, recording which operations each
+ * test reads and how long it takes), then, in one Playwright run, against every fault of the
+ * catalogue with the tests the fault can affect, and judges each fault against FAULT_TABLE.
  */
 export async function runSweep(
   settings: { only?: string[]; workers?: number; reportDir?: string } = {},
 ): Promise<SweepResult> {
   const started = Date.now();
+  const reportDir = settings.reportDir ?? createRunDir('reports/conformance-sweep');
   const server = await startReferenceServer({ quiet: true });
   try {
     const catalogue = (await readCatalogue(server.url)).filter(
       (fault) => !settings.only || settings.only.includes(fault.name),
     );
-    const targets: SweepTarget[] = [
-      ...(settings.only ? [] : [{ name: 'clean', baseUrl: server.url, rateLimit: true }]),
-      ...catalogue.map((fault) => sweepTarget(server.url, fault)),
-    ];
-    const options: ConformOptions = {
-      strict: false,
-      timeoutMs: 10_000,
-      maxBytes: 8 * 1024 * 1024,
-      rateLimit: true,
-      embedded: true,
-      unsubscribedGroups: REFERENCE_UNSUBSCRIBED_GROUPS,
-      reportDir: settings.reportDir ?? 'reports/conformance-sweep',
-      workers: settings.workers,
-      quiet: true,
-      sweep: targets,
+    const options = (dir: string, targets: SweepTarget[]): ConformOptions => {
+      mkdirSync(dir, { recursive: true });
+      const sweepFile = join(dir, 'sweep-targets.json');
+      writeFileSync(sweepFile, JSON.stringify(targets));
+      return {
+        strict: false,
+        timeoutMs: 10_000,
+        maxBytes: 8 * 1024 * 1024,
+        rateLimit: true,
+        embedded: true,
+        unsubscribedGroups: REFERENCE_UNSUBSCRIBED_GROUPS,
+        reportDir: dir,
+        workers: settings.workers,
+        quiet: true,
+        sweepFile,
+      };
     };
     const keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
-    const result = await runSuite({ keys, options });
-    if (!result.summary)
-      throw new Error(
-        `the sweep produced no summary (Playwright exit ${result.playwrightExitCode}):\n${result.output}`,
-      );
-    const byTarget = new Map(result.summary.targets.map((target) => [target.target, target]));
-    const faults = catalogue.map((fault) => judge(fault, byTarget.get(fault.name)));
-    const tripped = new Set(
-      faults.filter((verdict) => verdict.deviation !== 'drift').flatMap((verdict) => verdict.tripped),
+    const run = async (dir: string, targets: SweepTarget[]): Promise<SuiteResult & { records: TestRecord[] }> => {
+      const result = await runSuite({ keys, options: options(dir, targets) });
+      if (!result.summary || !result.records) {
+        throw new Error(
+          `the sweep produced no summary (Playwright exit ${result.playwrightExitCode}):\n${result.output}`,
+        );
+      }
+      return { ...result, records: result.records };
+    };
+    const cleanRun = await run(join(reportDir, 'clean'), [{ name: 'clean', baseUrl: server.url, rateLimit: true }]);
+    const clean = cleanRun.records;
+    const faultRun = await run(
+      join(reportDir, 'faults'),
+      catalogue.map((fault) => sweepTarget(server.url, fault, clean)),
+    );
+    const byTarget = new Map(faultRun.summary!.targets.map((target) => [target.target, target]));
+    const cleanTiming = {
+      durationMs: cleanRun.summary!.durationMs,
+      workers: cleanRun.summary!.workers ?? 1,
+      workerStartMs: cleanRun.summary!.workerStartMs ?? 0,
+    };
+    const faults = catalogue.map((fault) =>
+      judge({
+        fault,
+        summary: byTarget.get(fault.name),
+        clean,
+        records: faultRun.records.filter((record) => record.project === fault.name),
+        cleanRun: cleanTiming,
+      }),
+    );
+    const properlyTripped = new Set(
+      faults
+        .filter((verdict) => ['forbidden', 'hostile'].includes(verdict.deviation))
+        .flatMap((verdict) => verdict.tripped),
+    );
+    const { unknown, mismatches } = compareTable(catalogue);
+    const worst = faults.reduce(
+      (found, verdict) =>
+        verdict.timeRatio > found.ratio ? { fault: verdict.fault, ratio: verdict.timeRatio } : found,
+      { fault: 'clean', ratio: 1 },
     );
     return {
-      clean: byTarget.get('clean'),
+      clean: cleanRun.summary!.targets.find((target) => target.target === 'clean'),
       faults,
       caught: faults.filter((verdict) => verdict.caught).length,
       total: faults.length,
-      unknownFaults: catalogue.filter((fault) => !(fault.name in EXPECTED_CHECKS)).map((fault) => fault.name),
-      untrippedChecks: settings.only ? [] : CHECKS.map((check) => check.id).filter((id) => !tripped.has(id)),
-      reportDir: options.reportDir,
+      unknownFaults: unknown,
+      tableMismatches: settings.only ? mismatches.filter((line) => !line.includes('not in the catalogue')) : mismatches,
+      untrippedChecks: settings.only ? [] : CHECKS.map((check) => check.id).filter((id) => !properlyTripped.has(id)),
+      worstTimeRatio: worst,
+      reportDir,
       durationMs: Date.now() - started,
     };
   } finally {
@@ -165,13 +328,19 @@ export async function runSweep(
 export function renderSweep(result: SweepResult): string {
   const lines = result.faults.map((verdict) => {
     const mark = verdict.caught ? 'caught' : 'MISSED';
-    const want = verdict.deviation === 'drift' ? 'conform passes' : verdict.expected.join(', ');
-    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}`;
+    const want = ['drift', 'real'].includes(verdict.deviation) ? 'conform passes' : verdict.expected.join(', ');
+    const cascade = verdict.cascade.length
+      ? `; CASCADE ${verdict.cascade.map((cell) => `${cell.check} on ${cell.operation}`).join(', ')}`
+      : '';
+    const errors = verdict.errors.length ? `; KGATE ERRORS ${verdict.errors.length}` : '';
+    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} ${String(verdict.tests).padStart(3)} tests x${verdict.timeRatio.toFixed(2)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}${cascade}${errors}`;
   });
   if (result.clean)
     lines.unshift(
-      `clean   ${result.clean.verdict === 'pass' ? 'passes' : 'FAILS'} (${result.clean.counts.passed} passed, ${result.clean.counts.failed} failed, ${result.clean.counts.warned} warnings)`,
+      `clean   ${result.clean.verdict === 'pass' ? 'passes' : 'FAILS'} (${result.clean.counts.passed} passed, ${result.clean.counts.failed} failed, ${result.clean.counts.warned} warnings, ${result.clean.counts.skipped} skipped; ${result.clean.tests.total} tests)`,
     );
-  lines.push(`score: ${result.caught} / ${result.total} faults caught in ${(result.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `score: ${result.caught} / ${result.total} faults caught in ${(result.durationMs / 1000).toFixed(1)} s; worst run time against a fault x${result.worstTimeRatio.ratio.toFixed(2)} of a clean run (${result.worstTimeRatio.fault})`,
+  );
   return lines.join('\n');
 }

@@ -1,107 +1,151 @@
+import { OPERATIONS } from '../openapi/spec.ts';
+import { CHECKS } from './checks/index.ts';
+
+/** What the fault sweep expects of one fault of the reference server's catalogue. */
+export interface FaultEntry {
+  /**
+   * Checks that must report the fault, each on an operation the fault touches and for the fault's
+   * own reason (the check's assertion, or the request fixture for a fixture check). Empty for
+   * `drift` and `real` faults: conform must pass them.
+   */
+  catches: readonly string[];
+  /** The operations the fault touches (the catalogue says the same; the sweep checks they agree). */
+  touches: readonly string[];
+}
+
+const INTERPRET = ['interpretGet', 'interpretPost'];
+const EVALUATE = ['evaluateGet', 'evaluatePost'];
+const CALCHISTOGRAM = ['calchistogramGet', 'calchistogramPost'];
+const SIMILARITY = ['similarityGet', 'similarityPost'];
+const ACADEMIC_SEARCH = [...INTERPRET, ...EVALUATE, ...CALCHISTOGRAM];
+const EVENT_KNOWLEDGE = ['hotEvents', 'relatedEvents', 'eventDocuments'];
+const ALL = OPERATIONS.map((op) => op.operationId as string);
+
 /**
- * Which check(s) must trip on each fault of the reference server's catalogue. A `forbidden` fault
- * is caught when every listed check reports it; `drift` faults list nothing (conform must pass);
- * `hostile` faults list the transport check that names the failure. The sweep fails when the
- * catalogue has a fault this table does not know, or a registered check no fault trips.
+ * Every fault of the catalogue: the checks that must catch it and the operations it touches. A
+ * forbidden fault may fail checks of the operations it touches and the cross-operation checks
+ * that read them (`crossReaders`), and nothing else. The sweep fails when the catalogue has a
+ * fault this table does not know, when an entry's operations disagree with the catalogue, or when
+ * a registered check is caught by no fault.
  */
-export const EXPECTED_CHECKS: Record<string, readonly string[]> = {
-  'interpret-prob-missing': ['response-matches-spec'],
-  'interpret-not-sorted-by-prob': ['interpretations-ordered-by-prob'],
-  'interpret-count-ignored': ['paging-respects-size'],
-  'interpret-offset-ignored': ['paging-is-consistent'],
-  'interpret-query-not-echoed': ['request-is-echoed'],
-  'interpret-output-rejected-by-evaluate': ['interpretations-are-evaluable'],
-  'interpret-timeout-ignored': ['interpret-timeout-honoured'],
-  'interpret-aborted-not-boolean': ['response-matches-spec'],
-  'interpret-post-ignores-offset': ['get-and-post-agree'],
-  'evaluate-entity-prob-missing': ['response-matches-spec'],
-  'evaluate-year-as-string': ['response-matches-spec'],
-  'evaluate-offset-off-by-one': ['paging-is-consistent'],
-  'evaluate-count-ignored': ['paging-respects-size'],
-  'evaluate-orderby-ignored': ['orderby-is-honoured'],
-  'evaluate-orderby-reversed': ['orderby-is-honoured'],
-  'evaluate-attributes-ignored': ['attributes-are-honoured'],
-  'evaluate-attributes-case-insensitive': ['attributes-are-honoured'],
-  'evaluate-expr-not-echoed': ['request-is-echoed'],
-  'evaluate-aborted-omitted': ['response-matches-spec'],
-  'evaluate-post-ignores-offset': ['get-and-post-agree'],
-  'calchistogram-not-sorted-by-count': ['histogram-ordered-by-count'],
-  'calchistogram-num-entities-off-by-one': ['histogram-agrees-with-evaluate'],
-  'calchistogram-total-count-off-by-one': ['histogram-agrees-with-evaluate'],
-  'calchistogram-distinct-values-off-by-one': ['histogram-agrees-with-evaluate'],
-  'calchistogram-count-as-string': ['response-matches-spec'],
-  'calchistogram-expr-not-echoed': ['request-is-echoed'],
-  'calchistogram-count-ignored': ['paging-respects-size'],
-  'calchistogram-post-ignores-count': ['get-and-post-agree'],
-  'interpret-missing-query-accepted': ['missing-parameter-rejected'],
-  'evaluate-invalid-count-accepted': ['paging-rejects-invalid'],
-  'interpret-401-wrong-code': ['response-matches-spec'],
-  'academic-400-code-not-bad-argument': ['response-matches-spec'],
-  'academic-400-message-only': ['response-matches-spec'],
-  'similarity-asymmetric': ['similarity-is-symmetric'],
-  'similarity-out-of-range': ['response-matches-spec'],
-  'similarity-self-not-one': ['similarity-of-identical-is-one'],
-  'similarity-post-differs': ['get-and-post-agree'],
-  'similarity-as-string': ['response-matches-spec'],
-  'similarity-no-body-limit': ['body-limit-enforced'],
-  'similarity-body-limit-too-small': ['body-limit-enforced'],
-  'similarity-body-limit-413': ['body-limit-enforced'],
-  'similarity-body-limit-500': ['body-limit-enforced'],
-  'answersearch-webpage-url-missing': ['response-matches-spec'],
-  'answersearch-total-matches-as-string': ['response-matches-spec'],
-  'answersearch-offset-off-by-one': ['paging-is-consistent'],
-  'answersearch-offset-ignored': ['paging-is-consistent'],
-  'answersearch-count-ignored': ['paging-respects-size'],
-  'answersearch-invalid-offset-accepted': ['paging-rejects-invalid'],
-  'answersearch-missing-mkt-accepted': ['missing-parameter-rejected'],
-  'answersearch-400-no-parameter': ['response-matches-spec'],
-  'answersearch-400-wrong-parameter': ['missing-parameter-rejected'],
-  'answersearch-401-academic-shape': ['response-matches-spec'],
-  'rate-limit-disabled': ['rate-limit-signalled'],
-  'answersearch-429-no-seconds': ['response-matches-spec'],
-  'answersearch-429-wrong-shape': ['response-matches-spec'],
-  'answersearch-ranking-dangling-index': ['ranking-references-resolve'],
-  'answersearch-ranking-dangling-id': ['ranking-references-resolve'],
-  'answersearch-webpage-id-malformed': ['response-matches-spec'],
-  'answersearch-entity-bingid-not-uuid': ['response-matches-spec'],
-  'answersearch-date-last-crawled-not-utc': ['response-matches-spec'],
-  'urlpreview-invalid-url-accepted': ['invalid-parameter-rejected'],
-  'urlpreview-content-type-html': ['content-type-is-json'],
-  'urlpreview-image-missing': ['response-matches-spec'],
-  'urlpreview-400-academic-shape': ['response-matches-spec'],
-  'urlpreview-exhausted-key-429': ['quota-exhausted-is-403'],
-  'urlpreview-429-no-recovery': ['rate-limit-signalled'],
-  'hotevents-top-ignored': ['paging-respects-size'],
-  'relatedevents-skip-off-by-one': ['paging-is-consistent'],
-  'eventdocuments-skip-ignored': ['paging-is-consistent'],
-  'eventknowledge-no-404': ['unknown-event-is-404'],
-  'eventknowledge-404-wrong-shape': ['response-matches-spec'],
-  'hotevents-top-document-missing': ['response-matches-spec'],
-  'hotevents-document-count-as-string': ['response-matches-spec'],
-  'relatedevents-not-monotonic': ['related-events-ordered-by-time'],
-  'hotevents-date-ignored': ['hot-events-match-date'],
-  'eventknowledge-event-id-not-hex': ['event-ids-are-32-hex'],
-  'eventdocuments-publish-date-not-iso': ['response-matches-spec'],
-  'relatedevents-time-not-utc': ['response-matches-spec'],
-  'auth-not-enforced-evaluate-post': ['auth-required'],
-  'auth-not-enforced-similarity-get': ['auth-required'],
-  'auth-not-enforced-answersearch': ['auth-required'],
-  'auth-not-enforced-urlpreview': ['auth-required'],
-  'auth-not-enforced-hotevents': ['auth-required'],
-  'auth-unsubscribed-accepted-answersearch': ['auth-requires-subscription'],
-  'auth-unsubscribed-accepted-relatedevents': ['auth-requires-subscription'],
-  'quota-not-enforced': ['quota-exhausted-is-403'],
-  'evaluate-exhausted-key-401': ['quota-exhausted-is-403'],
-  'interpret-extra-logprob': [],
-  'evaluate-extra-timed-out': [],
-  'answersearch-webpage-extra-property': [],
-  'answersearch-new-contractual-rule-type': [],
-  'answersearch-ranking-news-answer-type': [],
-  'urlpreview-extra-field': [],
-  'hotevents-extra-field': [],
-  hang: ['responds-within-timeout'],
-  reset: ['connection-completes'],
-  'invalid-json': ['body-is-json'],
-  'huge-body': ['body-within-size-cap'],
-  'slow-body': ['responds-within-timeout'],
+export const FAULT_TABLE: Record<string, FaultEntry> = {
+  'interpret-prob-missing': { catches: ['response-matches-spec'], touches: INTERPRET },
+  'interpret-not-sorted-by-prob': { catches: ['interpretations-ordered-by-prob'], touches: INTERPRET },
+  'interpret-count-ignored': { catches: ['paging-respects-size'], touches: INTERPRET },
+  'interpret-offset-ignored': { catches: ['paging-is-consistent'], touches: INTERPRET },
+  'interpret-query-not-echoed': { catches: ['request-is-echoed'], touches: INTERPRET },
+  'interpret-output-rejected-by-evaluate': { catches: ['interpretations-are-evaluable'], touches: INTERPRET },
+  'interpret-timeout-ignored': { catches: ['interpret-timeout-honoured'], touches: INTERPRET },
+  'interpret-aborted-not-boolean': { catches: ['response-matches-spec'], touches: INTERPRET },
+  'interpret-post-ignores-offset': { catches: ['get-and-post-agree'], touches: ['interpretPost'] },
+  'evaluate-entity-prob-missing': { catches: ['response-matches-spec'], touches: EVALUATE },
+  'evaluate-year-as-string': { catches: ['response-matches-spec'], touches: EVALUATE },
+  'evaluate-offset-off-by-one': { catches: ['paging-is-consistent'], touches: EVALUATE },
+  'evaluate-count-ignored': { catches: ['paging-respects-size'], touches: EVALUATE },
+  'evaluate-orderby-ignored': { catches: ['orderby-is-honoured'], touches: EVALUATE },
+  'evaluate-orderby-reversed': { catches: ['orderby-is-honoured'], touches: EVALUATE },
+  'evaluate-attributes-ignored': { catches: ['attributes-are-honoured'], touches: EVALUATE },
+  'evaluate-attributes-case-insensitive': { catches: ['attributes-are-honoured'], touches: EVALUATE },
+  'evaluate-expr-not-echoed': { catches: ['request-is-echoed'], touches: EVALUATE },
+  'evaluate-aborted-omitted': { catches: ['response-matches-spec'], touches: EVALUATE },
+  'evaluate-post-ignores-offset': { catches: ['get-and-post-agree'], touches: ['evaluatePost'] },
+  'calchistogram-not-sorted-by-count': { catches: ['histogram-ordered-by-count'], touches: CALCHISTOGRAM },
+  'calchistogram-num-entities-off-by-one': { catches: ['histogram-agrees-with-evaluate'], touches: CALCHISTOGRAM },
+  'calchistogram-total-count-off-by-one': { catches: ['histogram-agrees-with-evaluate'], touches: CALCHISTOGRAM },
+  'calchistogram-distinct-values-off-by-one': { catches: ['histogram-agrees-with-evaluate'], touches: CALCHISTOGRAM },
+  'calchistogram-count-as-string': { catches: ['response-matches-spec'], touches: CALCHISTOGRAM },
+  'calchistogram-expr-not-echoed': { catches: ['request-is-echoed'], touches: CALCHISTOGRAM },
+  'calchistogram-count-ignored': { catches: ['paging-respects-size'], touches: CALCHISTOGRAM },
+  'calchistogram-post-ignores-count': { catches: ['get-and-post-agree'], touches: ['calchistogramPost'] },
+  'interpret-missing-query-accepted': { catches: ['missing-parameter-rejected'], touches: INTERPRET },
+  'evaluate-invalid-count-accepted': { catches: ['paging-rejects-invalid'], touches: EVALUATE },
+  'interpret-401-wrong-code': { catches: ['response-matches-spec'], touches: INTERPRET },
+  'academic-400-code-not-bad-argument': { catches: ['response-matches-spec'], touches: ACADEMIC_SEARCH },
+  'academic-400-message-only': { catches: ['response-matches-spec'], touches: ACADEMIC_SEARCH },
+  'similarity-asymmetric': { catches: ['similarity-is-symmetric'], touches: SIMILARITY },
+  'similarity-out-of-range': { catches: ['response-matches-spec'], touches: SIMILARITY },
+  'similarity-self-not-one': { catches: ['similarity-of-identical-is-one'], touches: SIMILARITY },
+  'similarity-post-differs': { catches: ['get-and-post-agree'], touches: ['similarityPost'] },
+  'similarity-as-string': { catches: ['response-matches-spec'], touches: SIMILARITY },
+  'similarity-no-body-limit': { catches: ['body-limit-enforced'], touches: ['similarityPost'] },
+  'similarity-body-limit-too-small': { catches: ['body-limit-enforced'], touches: ['similarityPost'] },
+  'similarity-body-limit-413': { catches: ['body-limit-enforced'], touches: ['similarityPost'] },
+  'similarity-body-limit-500': { catches: ['body-limit-enforced'], touches: ['similarityPost'] },
+  'answersearch-webpage-url-missing': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-total-matches-as-string': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-offset-off-by-one': { catches: ['paging-is-consistent'], touches: ['answerSearch'] },
+  'answersearch-offset-ignored': { catches: ['paging-is-consistent'], touches: ['answerSearch'] },
+  'answersearch-count-ignored': { catches: ['paging-respects-size'], touches: ['answerSearch'] },
+  'answersearch-invalid-offset-accepted': { catches: ['paging-rejects-invalid'], touches: ['answerSearch'] },
+  'answersearch-missing-mkt-accepted': { catches: ['missing-parameter-rejected'], touches: ['answerSearch'] },
+  'answersearch-400-no-parameter': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-400-wrong-parameter': { catches: ['missing-parameter-rejected'], touches: ['answerSearch'] },
+  'answersearch-401-academic-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'rate-limit-disabled': { catches: ['rate-limit-signalled'], touches: ['answerSearch', 'urlPreview'] },
+  'answersearch-429-no-seconds': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-429-wrong-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-ranking-dangling-index': { catches: ['ranking-references-resolve'], touches: ['answerSearch'] },
+  'answersearch-ranking-dangling-id': { catches: ['ranking-references-resolve'], touches: ['answerSearch'] },
+  'answersearch-webpage-id-malformed': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-entity-bingid-not-uuid': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'answersearch-date-last-crawled-not-utc': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
+  'urlpreview-invalid-url-accepted': { catches: ['invalid-parameter-rejected'], touches: ['urlPreview'] },
+  'urlpreview-content-type-html': { catches: ['content-type-is-json'], touches: ['urlPreview'] },
+  'urlpreview-image-missing': { catches: ['response-matches-spec'], touches: ['urlPreview'] },
+  'urlpreview-400-academic-shape': { catches: ['response-matches-spec'], touches: ['urlPreview'] },
+  'urlpreview-exhausted-key-429': { catches: ['quota-exhausted-is-403'], touches: ['urlPreview'] },
+  'urlpreview-429-no-recovery': { catches: ['rate-limit-signalled'], touches: ['urlPreview'] },
+  'hotevents-top-ignored': { catches: ['paging-respects-size'], touches: ['hotEvents'] },
+  'relatedevents-skip-off-by-one': { catches: ['paging-is-consistent'], touches: ['relatedEvents'] },
+  'eventdocuments-skip-ignored': { catches: ['paging-is-consistent'], touches: ['eventDocuments'] },
+  'eventknowledge-no-404': { catches: ['unknown-event-is-404'], touches: ['eventDocuments'] },
+  'eventknowledge-404-wrong-shape': { catches: ['response-matches-spec'], touches: ['eventDocuments'] },
+  'hotevents-top-document-missing': { catches: ['response-matches-spec'], touches: ['hotEvents'] },
+  'hotevents-document-count-as-string': { catches: ['response-matches-spec'], touches: ['hotEvents'] },
+  'relatedevents-not-monotonic': { catches: ['related-events-ordered-by-time'], touches: ['relatedEvents'] },
+  'hotevents-date-ignored': { catches: ['hot-events-match-date'], touches: ['hotEvents'] },
+  'eventknowledge-event-id-not-hex': { catches: ['event-ids-are-32-hex'], touches: EVENT_KNOWLEDGE },
+  'eventdocuments-publish-date-not-iso': { catches: ['response-matches-spec'], touches: ['eventDocuments'] },
+  'relatedevents-time-not-utc': { catches: ['response-matches-spec'], touches: ['relatedEvents'] },
+  'auth-not-enforced-evaluate-post': { catches: ['auth-required'], touches: ['evaluatePost'] },
+  'auth-not-enforced-similarity-get': { catches: ['auth-required'], touches: ['similarityGet'] },
+  'auth-not-enforced-answersearch': { catches: ['auth-required'], touches: ['answerSearch'] },
+  'auth-not-enforced-urlpreview': { catches: ['auth-required'], touches: ['urlPreview'] },
+  'auth-not-enforced-hotevents': { catches: ['auth-required'], touches: ['hotEvents'] },
+  'auth-unsubscribed-accepted-answersearch': { catches: ['auth-requires-subscription'], touches: ['answerSearch'] },
+  'auth-unsubscribed-accepted-relatedevents': { catches: ['auth-requires-subscription'], touches: ['relatedEvents'] },
+  'quota-not-enforced': { catches: ['quota-exhausted-is-403'], touches: ALL },
+  'evaluate-exhausted-key-401': { catches: ['quota-exhausted-is-403'], touches: EVALUATE },
+  'interpret-extra-logprob': { catches: [], touches: INTERPRET },
+  'evaluate-extra-timed-out': { catches: [], touches: EVALUATE },
+  'answersearch-webpage-extra-property': { catches: [], touches: ['answerSearch'] },
+  'answersearch-new-contractual-rule-type': { catches: [], touches: ['answerSearch'] },
+  'answersearch-ranking-news-answer-type': { catches: [], touches: ['answerSearch'] },
+  'urlpreview-extra-field': { catches: [], touches: ['urlPreview'] },
+  'hotevents-extra-field': { catches: [], touches: ['hotEvents'] },
+  hang: { catches: ['responds-within-timeout'], touches: ALL },
+  reset: { catches: ['connection-completes'], touches: ALL },
+  'invalid-json': { catches: ['body-is-json'], touches: ALL },
+  'huge-body': { catches: ['body-within-size-cap'], touches: ALL },
+  'slow-body': { catches: ['responds-within-timeout'], touches: ALL },
 };
+
+/** One cell of the operation x check matrix. */
+export interface MatrixCell {
+  operation: string;
+  check: string;
+}
+
+/**
+ * The cross-operation checks that read any of `operations`, as matrix cells: a check declaring
+ * `reads(op)` judges those operations' answers on `op` (histogram-agrees-with-evaluate on
+ * calchistogram reads evaluate), so a fault of theirs may fail it there.
+ */
+export function crossReaders(operations: readonly string[]): MatrixCell[] {
+  const touched = new Set(operations);
+  return OPERATIONS.flatMap((op) =>
+    CHECKS.filter((check) => check.appliesTo(op) && (check.reads?.(op) ?? []).some((id) => touched.has(id))).map(
+      (check) => ({ operation: op.label, check: check.id }),
+    ),
+  );
+}

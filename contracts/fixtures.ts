@@ -1,11 +1,11 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
-import { Api, type ApiSettings, type Operation, TargetBroken } from './api.ts';
-import { getCheck } from './checks/index.ts';
-import { type Check, type CheckContext, failureOf } from './checks/registry.ts';
-import { Discovery } from './discovery.ts';
-import { CheckFailure, type Failure } from './failure.ts';
+import { Api, type ApiSettings, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
+import { FIXTURE_CHECKS } from './checks/index.ts';
+import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
+import { DataUnavailable, Discovery } from './discovery.ts';
+import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
 
@@ -26,12 +26,20 @@ export interface Kgate {
   discovery(settings: ApiSettings): Discovery;
 }
 
-/** Attachment name under which a test's failure object is stored for the reporters. */
-export const FAILURE_ATTACHMENT = 'kgate-failure';
-/** Annotation type of a warning (a `warn` check that failed without --strict). */
-export const WARNING_ANNOTATION = 'kgate-warning';
-/** Annotation type of a failure recorded without failing the Playwright test (fault sweeps: keeps workers alive). */
-export const RECORDED_FAILURE_ANNOTATION = 'kgate-failed';
+/** Attachment name under which a test's outcome (a TestOutcome) is stored for the reporters. */
+export const OUTCOME_ATTACHMENT = 'kgate-outcome';
+
+/** What one test found, as the reporter reads it from the test's attachment. */
+export interface TestOutcome {
+  /** Every finding of the test: the check's own, and the fixture's on each operation it called. */
+  findings: Failure[];
+  /** Operation ids the test read, directly or through discovered data. */
+  reads: string[];
+  /** Notes for the run summary. */
+  notes: string[];
+  /** Why the check could not judge, when it was skipped. */
+  skipped?: string;
+}
 
 /**
  * The suite's test object. `api` sends every request and validates every response against the
@@ -56,9 +64,10 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           maxBytes: options.maxBytes,
           disabledChecks: new Set(options.excludeChecks ?? []),
           breakerDir: options.reportDir,
+          strict: options.strict,
         },
         discovery(settings) {
-          const found = discoveries.get(settings.baseUrl) ?? new Discovery(new Api(settings));
+          const found = discoveries.get(settings.baseUrl) ?? new Discovery(new Api({ ...settings, judge: false }));
           discoveries.set(settings.baseUrl, found);
           return found;
         },
@@ -73,11 +82,20 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
     await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
   },
   data: async ({ kgate, api }, use) => {
-    await use(kgate.discovery(api.settings));
+    await use(kgate.discovery(api.settings).forTest(api.reads));
   },
 });
 
-/** Runs one check against one operation inside the current test, turning its failure into the reported object. */
+/**
+ * Runs one check against one operation inside the current test and reports what it found.
+ *
+ * One defect, one failure: the findings of the request fixture are reported on the operation that
+ * answered, under the fixture check, and fail only that operation's `response-matches-spec` test;
+ * any other test goes on with the data, or is skipped naming the root cause when it cannot judge
+ * (discovery found no data, an answer was unusable, the target stopped answering). A test fails in
+ * Playwright only for a finding of its own cell; everything else travels in its outcome attachment,
+ * from which the reporter builds the operation x check matrix.
+ */
 export async function runCheck(
   check: Check,
   op: Operation,
@@ -85,6 +103,11 @@ export async function runCheck(
   testInfo: TestInfo,
 ): Promise<void> {
   const { api, data, kgate } = fixtures;
+  const strict = kgate.options.strict;
+  const own: Failure[] = [];
+  const extra: Failure[] = [];
+  const notes: string[] = [];
+  let skipped: string | undefined;
   const fail = (
     title: string,
     detail: { received: string; documented: string; pointer?: string },
@@ -101,34 +124,63 @@ export async function runCheck(
     timeoutMs: api.settings.timeoutMs,
     step: (title, body) => test.step(title, body),
     skip(reason) {
-      test.skip(true, reason);
-      throw new Error(reason);
+      throw new SkipCheck(reason);
     },
     fail,
     expect(condition, title, detail, response) {
       if (!condition) fail(title, detail(), response);
     },
+    warn(title, detail, response) {
+      own.push({ ...failureOf(check.id, op.label, title, detail, response), level: strict ? 'fail' : 'warn' });
+    },
+    note(text) {
+      notes.push(text);
+    },
   };
   try {
     await check.run!(ctx);
   } catch (error) {
-    if (error instanceof TargetBroken) ctx.skip(error.message);
-    if (!(error instanceof CheckFailure)) throw error;
-    // A target may echo the key in a body (an error message naming it): redact before anything is reported.
-    const failure = JSON.parse(
-      redactSecrets(JSON.stringify(error.failure.check ? error.failure : { ...error.failure, check: check.id })),
-    ) as Failure;
-    await testInfo.attach(FAILURE_ATTACHMENT, { body: JSON.stringify(failure), contentType: 'application/json' });
-    if (getCheck(failure.check)?.severity === 'warn' && !kgate.options.strict) {
-      testInfo.annotations.push({ type: WARNING_ANNOTATION, description: failure.check });
-      return;
+    if (error instanceof CheckFailure) {
+      own.push({ ...error.failure, level: check.severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
+    } else if (error instanceof SkipCheck || error instanceof TargetBroken) {
+      skipped = error.message;
+    } else if (error instanceof DataUnavailable) {
+      skipped = `not judged, no test data: ${error.message}`;
+      extra.push(...error.findings);
+    } else if (error instanceof ResponseUnusable) {
+      skipped = `not judged: ${error.message}`;
+    } else {
+      own.push(harnessError(check.id, op.label, error));
     }
-    if (kgate.options.sweep) {
-      testInfo.annotations.push({ type: RECORDED_FAILURE_ANNOTATION, description: failure.check });
-      return;
-    }
-    const reported = new CheckFailure(failure);
-    reported.stack = reported.message;
+  }
+  // A target may echo the key in a body (an error message naming it): redact before anything is reported.
+  const findings = JSON.parse(redactSecrets(JSON.stringify([...api.findings, ...extra, ...own]))) as Failure[];
+  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped };
+  await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
+  const ownFailures = findings.filter(
+    (finding) =>
+      finding.level !== 'warn' &&
+      finding.operation === op.label &&
+      (finding.check === check.id || (check.kind === 'fixture' && FIXTURE_CHECKS.has(finding.check))),
+  );
+  if (ownFailures.length > 0 && !kgate.options.sweep) {
+    // The sweep records failures without failing the Playwright test, so its workers are never restarted.
+    const reported = new CheckFailure(ownFailures[0]!);
+    reported.stack = ownFailures.map(formatFailure).join('\n\n');
     throw reported;
   }
+  if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
+}
+
+/** A failure of kgate itself while running a check: reported on the check's cell, never counted as a catch. */
+function harnessError(check: string, operation: string, error: unknown): Failure {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return {
+    check,
+    operation,
+    title: 'the check could not run to completion',
+    received: excerpt(message.replace(/\u001b\[[0-9;]*m/g, ''), 400),
+    documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
+    origin: 'error',
+  };
 }

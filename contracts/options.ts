@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readEnv } from '../config/env.ts';
 
 /** One target of a fault sweep: a Playwright project of its own. */
@@ -5,8 +6,8 @@ export interface SweepTarget {
   /** Project name: the fault name, or `clean`. */
   name: string;
   baseUrl: string;
-  /** Regular expression (source) selecting the tests to run against it. */
-  grep?: string;
+  /** The tests to run against it, as `<operation label> <check id>`; absent: every test. */
+  tests?: string[];
   /** Per-request deadline for this target, in milliseconds. */
   timeoutMs?: number;
   /** Whether the `@rate-limit` tests run against it. */
@@ -31,7 +32,7 @@ export interface ConformOptions {
   checks?: string[];
   /** These checks do not run, and the fixture does not apply them (--exclude-checks). */
   excludeChecks?: string[];
-  /** Folder the reports are written to. */
+  /** Folder this run's reports are written to (its own: concurrent runs never share one). */
   reportDir: string;
   /** Worker processes. */
   workers?: number;
@@ -39,13 +40,15 @@ export interface ConformOptions {
   quiet: boolean;
   /** Targets of a fault sweep; when set, one project per target replaces the single target. */
   sweep?: SweepTarget[];
+  /** A JSON file holding `sweep` (a sweep's targets are too large for an environment variable). */
+  sweepFile?: string;
 }
 
 /** Deadline of one request unless --timeout says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Response bodies above this size are abandoned (a 100 MB body must not reach JSON.parse). */
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
-/** Where `kgate conform` writes its reports. */
+/** Where `kgate conform` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_REPORT_DIR = 'reports/conformance';
 
 /** The reference server's academic-only key is not subscribed to these groups. */
@@ -70,6 +73,9 @@ export function readConformOptions(
     reportDir: given.reportDir ?? DEFAULT_REPORT_DIR,
     workers: given.workers,
     quiet: given.quiet ?? false,
-    sweep: given.sweep,
+    sweep:
+      given.sweep ??
+      (given.sweepFile ? (JSON.parse(readFileSync(given.sweepFile, 'utf8')) as SweepTarget[]) : undefined),
+    sweepFile: given.sweepFile,
   };
 }

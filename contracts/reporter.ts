@@ -6,21 +6,29 @@ import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS } from './checks/index.ts';
 import { excerpt, type Failure } from './failure.ts';
-import { FAILURE_ATTACHMENT, RECORDED_FAILURE_ANNOTATION, WARNING_ANNOTATION } from './fixtures.ts';
+import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
+import { renderJunit } from './junit.ts';
 import { readConformOptions } from './options.ts';
 import { type RunSummary, renderSummary, SUMMARY_FILES, summarise, type TestRecord } from './summary.ts';
 
 /**
- * Playwright reporter that turns test results into the operation x check matrix: writes
- * summary.md and summary.json, prints the Markdown at the end, and appends it to
- * $GITHUB_STEP_SUMMARY when that is set.
+ * Playwright reporter that turns test outcomes into the operation x check matrix: writes
+ * summary.md, summary.json and junit.xml (one case per matrix cell), prints the Markdown at the
+ * end, and appends it to $GITHUB_STEP_SUMMARY when that is set.
  */
 export default class ConformanceReporter implements Reporter {
   private readonly records: TestRecord[] = [];
   private started = Date.now();
+  private firstTestStarted: number | undefined;
+  private workers = 1;
 
-  onBegin(_config: FullConfig): void {
+  onBegin(config: FullConfig): void {
     this.started = Date.now();
+    this.workers = config.workers;
+  }
+
+  onTestBegin(): void {
+    this.firstTestStarted ??= Date.now();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -30,20 +38,31 @@ export default class ConformanceReporter implements Reporter {
     const check = rest.pop() ?? test.title;
     const operation = rest.pop() ?? '';
     const target = rest[0] ?? project;
+    const attached = result.attachments.find((attachment) => attachment.name === OUTCOME_ATTACHMENT && attachment.body);
+    const outcome = attached ? (JSON.parse(attached.body!.toString('utf8')) as TestOutcome) : undefined;
+    const status = result.status === 'skipped' ? 'skipped' : result.status === 'passed' ? 'passed' : 'failed';
+    const findings = [...(outcome?.findings ?? [])];
+    const ownFailure = findings.some(
+      (finding) => finding.operation === operation && (finding.level ?? 'fail') === 'fail',
+    );
+    // A test that failed without saying why (Playwright's own timeout, a crash before the outcome was attached).
+    if (status === 'failed' && !ownFailure) findings.push(unexplained(operation, check, result));
     const annotations = [...test.annotations, ...result.annotations];
-    const recorded = annotations.some((a) => a.type === RECORDED_FAILURE_ANNOTATION);
-    const status =
-      result.status === 'skipped' ? 'skipped' : result.status === 'passed' && !recorded ? 'passed' : 'failed';
-    const attached = result.attachments.find((attachment) => attachment.name === FAILURE_ATTACHMENT && attachment.body);
-    const reported = attached ? (JSON.parse(attached.body!.toString('utf8')) as Failure) : undefined;
-    const warned = annotations.some((a) => a.type === WARNING_ANNOTATION);
-    const record: TestRecord = { project: target, operation, check, status, durationMs: result.duration };
-    if (status === 'failed') record.failure = reported ?? unexplained(operation, check, result);
-    else if (warned && reported) record.warning = reported;
-    if (status === 'skipped') {
-      record.skipReason = annotations.find((a) => a.type === 'skip')?.description;
-    }
-    this.records.push(redactRecord(record));
+    const record: TestRecord = {
+      project: target,
+      operation,
+      check,
+      status,
+      findings,
+      reads: outcome?.reads ?? [],
+      notes: outcome?.notes ?? [],
+      skipReason:
+        status === 'skipped'
+          ? (outcome?.skipped ?? annotations.find((a) => a.type === 'skip')?.description)
+          : undefined,
+      durationMs: result.duration,
+    };
+    this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
   }
 
   onEnd(result: FullResult): void {
@@ -62,11 +81,16 @@ export default class ConformanceReporter implements Reporter {
       baseUrl: options.sweep ? undefined : env.baseUrl,
       strict: options.strict,
       durationMs: Date.now() - this.started,
+      reportDir: options.reportDir,
+      workerStartMs: this.firstTestStarted === undefined ? undefined : this.firstTestStarted - this.started,
+      workers: this.workers,
       targets,
     };
     const markdown = redactSecrets(renderSummary(run, CHECKS));
     mkdirSync(options.reportDir, { recursive: true });
     writeFileSync(join(options.reportDir, SUMMARY_FILES.markdown), `${markdown}\n`);
+    writeFileSync(join(options.reportDir, SUMMARY_FILES.junit), redactSecrets(renderJunit(run, CHECKS)));
+    writeFileSync(join(options.reportDir, SUMMARY_FILES.tests), `${redactSecrets(JSON.stringify(this.records))}\n`);
     writeFileSync(join(options.reportDir, SUMMARY_FILES.json), `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
@@ -78,7 +102,7 @@ export default class ConformanceReporter implements Reporter {
   }
 }
 
-/** A failed test without a failure object (a bug, or Playwright's own test timeout): reported under the test's check. */
+/** A failed test without a finding of its own (Playwright's test timeout, a crash): kgate's error, on the test's cell. */
 function unexplained(operation: string, check: string, result: TestResult): Failure {
   const message = result.error?.message ?? result.errors[0]?.message ?? `test ended with status ${result.status}`;
   return {
@@ -86,7 +110,8 @@ function unexplained(operation: string, check: string, result: TestResult): Fail
     operation,
     title: result.status === 'timedOut' ? 'test did not finish in time' : 'test ended with an unexpected error',
     received: excerpt(message.replace(/\u001b\[[0-9;]*m/g, ''), 400),
-    documented: 'the check runs to completion and passes',
+    documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
+    origin: 'error',
   };
 }
 
@@ -95,8 +120,4 @@ function registerKeys() {
   const env = readEnv();
   for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
   return env;
-}
-
-function redactRecord(record: TestRecord): TestRecord {
-  return JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord;
 }

@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Keys } from './api.ts';
+import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
-import { type RunSummary, SUMMARY_FILES } from './summary.ts';
+import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -25,14 +26,18 @@ export interface SuiteRun {
 export interface SuiteResult {
   playwrightExitCode: number;
   summary?: RunSummary;
+  /** Every test's record, as the reporter wrote them (absent if Playwright failed to start). */
+  records?: TestRecord[];
   /** Playwright's own output when the run was quiet and no summary was written, for diagnosis. */
   output: string;
 }
 
 /** Runs the Playwright suite in a child process with the target, keys and options in its environment. */
 export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
-  const reportDir = join(ROOT, run.options.reportDir);
+  // Reports land where the user runs kgate, never inside the installed package.
+  const reportDir = resolve(run.options.reportDir);
   rmSync(join(reportDir, SUMMARY_FILES.json), { force: true });
+  rmSync(join(reportDir, SUMMARY_FILES.tests), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     KGATE_CONFORM_OPTIONS: JSON.stringify({ ...run.options, reportDir }),
@@ -60,9 +65,16 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     child.on('close', (code) => resolve(code ?? 1));
     child.on('error', () => resolve(1));
   });
-  const summaryPath = join(reportDir, SUMMARY_FILES.json);
-  const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as RunSummary) : undefined;
-  return { playwrightExitCode, summary, output };
+  const read = <T>(name: string): T | undefined => {
+    const path = join(reportDir, name);
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+  };
+  return {
+    playwrightExitCode,
+    summary: read<RunSummary>(SUMMARY_FILES.json),
+    records: read<TestRecord[]>(SUMMARY_FILES.tests),
+    output,
+  };
 }
 
 /** Resolves when a TCP connection to the URL's host and port opens; rejects with the reason otherwise. */
@@ -85,4 +97,41 @@ export function checkReachable(baseUrl: string, timeoutMs = 5_000): Promise<void
       reject(new Error(`${error.code ?? 'error'} connecting to ${url.hostname}:${port}`));
     });
   });
+}
+
+/** One cheap request per API, for the key preflight. */
+const PREFLIGHT_PATHS = [
+  `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>1900')}&count=1`,
+  '/answersearch/v7.0/search?q=kgate&mkt=en-US&count=1',
+  `/urlpreview/v7.0/search?q=${encodeURIComponent('https://www.example.com/')}`,
+  `/eventknowledge/v1.0/hotevents?date=${new Date().toISOString().slice(0, 10)}&$top=1`,
+];
+
+/**
+ * Asks each API one cheap question with the key. Resolves to a reason when every answer is 401:
+ * the key is refused everywhere, so a run would only report that, once per check; a usage problem
+ * to fix before the gate can say anything. Anything else (an answer, a timeout) resolves undefined
+ * and the suite judges it.
+ */
+export async function keyRefusedEverywhere(baseUrl: string, key: string): Promise<string | undefined> {
+  const statuses = await Promise.all(
+    PREFLIGHT_PATHS.map(async (path) => {
+      try {
+        const response = await sendHttp({
+          method: 'GET',
+          url: `${baseUrl}${path}`,
+          headers: { 'Ocp-Apim-Subscription-Key': key },
+          timeoutMs: 5_000,
+          maxBytes: 1024 * 1024,
+        });
+        return response.status;
+      } catch (error) {
+        if (error instanceof TransportError) return undefined;
+        throw error;
+      }
+    }),
+  );
+  return statuses.every((status) => status === 401)
+    ? `every API answered 401 to the key (${PREFLIGHT_PATHS.length} requests)`
+    : undefined;
 }

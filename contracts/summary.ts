@@ -2,21 +2,30 @@ import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
 
 /** File names the reporter writes into the report folder. */
-export const SUMMARY_FILES = { markdown: 'summary.md', json: 'summary.json' } as const;
+export const SUMMARY_FILES = {
+  markdown: 'summary.md',
+  json: 'summary.json',
+  junit: 'junit.xml',
+  /** Every test's record (findings, reads, duration): what the fault sweep selects and times tests by. */
+  tests: 'tests.json',
+} as const;
 
 /** One finished test as the reporter saw it. */
 export interface TestRecord {
-  /** Playwright project: `conformance`, `rate-limit`, or a fault name in a sweep. */
+  /** Playwright project: `conformance`, `rate-limit`, or a target name in a sweep. */
   project: string;
   /** Operation label (the describe title). */
   operation: string;
   /** Check id (the test title). */
   check: string;
+  /** Playwright's verdict on the test (a sweep never fails a test; its findings say what it found). */
   status: 'passed' | 'failed' | 'skipped';
-  /** The failure that ended the test, if any. */
-  failure?: Failure;
-  /** A `warn` check's failure, reported without failing the gate. */
-  warning?: Failure;
+  /** What the test found: its own check's findings, and the fixture's on every operation it called. */
+  findings: Failure[];
+  /** Operation ids the test read (directly or through discovered data). */
+  reads: string[];
+  /** Notes for the summary. */
+  notes: string[];
   skipReason?: string;
   durationMs: number;
 }
@@ -29,13 +38,20 @@ export interface TargetSummary {
   /** `conformance` for a single target; the fault name in a sweep. */
   target: string;
   verdict: 'pass' | 'fail';
+  /** Matrix cells by outcome: one defect shows as one failed cell, however many tests saw it. */
   counts: { passed: number; failed: number; warned: number; skipped: number };
+  /** Tests run (Playwright tests), and the sum of their durations in milliseconds. */
+  tests: { total: number; durationMs: number };
   /** operation label -> check id -> cell. */
   matrix: Record<string, Record<string, Cell>>;
+  /** Distinct failures (`occurrences` counts the tests that saw each). */
   failures: Failure[];
+  /** Distinct warnings: fail only under --strict. */
   warnings: Failure[];
   skips: { operation: string; check: string; reason: string }[];
-  /** Check ids that reported at least one failure (or warning). */
+  /** Notes of the checks (for example, a check that could not be exact on this target). */
+  notes: string[];
+  /** Check ids that reported a failure or warning about the target (kgate's own errors excluded). */
   tripped: string[];
 }
 
@@ -46,6 +62,12 @@ export interface RunSummary {
   baseUrl?: string;
   strict: boolean;
   durationMs: number;
+  /** Folder the run wrote its reports to. */
+  reportDir?: string;
+  /** Time from the start of the run to its first test: what starting a worker costs (milliseconds). */
+  workerStartMs?: number;
+  /** Worker processes the run used. */
+  workers?: number;
   targets: TargetSummary[];
 }
 
@@ -57,7 +79,7 @@ export function targetOf(project: string): string {
 const RANK: Record<Cell, number> = { 'n/a': 0, skip: 1, pass: 2, warn: 3, fail: 4 };
 
 function merge(current: Cell | undefined, next: Cell): Cell {
-  return current === undefined || RANK[next] > RANK[current] ? next : current;
+  return current === undefined || current === 'n/a' || RANK[next] > RANK[current] ? next : current;
 }
 
 /** Folds test records into one summary per target, with the matrix over the given operations and checks. */
@@ -70,48 +92,82 @@ export function summarise(records: TestRecord[], operations: string[], checks: r
   return [...byTarget.entries()].map(([target, list]) => summariseTarget(target, list, operations, checks));
 }
 
+/** The identity of a finding: the same defect seen by several tests is one finding. */
+export function findingKey(finding: Failure): string {
+  return [finding.check, finding.operation, finding.title, finding.pointer ?? ''].join('\u0000');
+}
+
+/** Distinct findings of the given level, each with the number of tests that saw it. */
+function distinct(records: TestRecord[], level: 'fail' | 'warn'): Failure[] {
+  const byKey = new Map<string, Failure>();
+  for (const record of records) {
+    const seen = new Set<string>();
+    for (const finding of record.findings) {
+      if ((finding.level ?? 'fail') !== level) continue;
+      const key = findingKey(finding);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const known = byKey.get(key);
+      if (known) known.occurrences = (known.occurrences ?? 1) + 1;
+      else byKey.set(key, { ...finding, occurrences: 1 });
+    }
+  }
+  return [...byKey.values()];
+}
+
 function summariseTarget(
   target: string,
   records: TestRecord[],
   operations: string[],
   checks: readonly Check[],
 ): TargetSummary {
-  const matrix: TargetSummary['matrix'] = {};
   const fixtureChecks = checks.filter((check) => check.kind === 'fixture').map((check) => check.id);
-  for (const operation of operations) {
-    const row: Record<string, Cell> = {};
-    const tests = records.filter((record) => record.operation === operation);
-    for (const check of checks) row[check.id] = 'n/a';
-    const ran = tests.some((record) => record.status !== 'skipped');
-    for (const id of fixtureChecks) if (ran) row[id] = merge(row[id] === 'n/a' ? undefined : row[id], 'pass');
-    for (const record of tests) {
-      const own: Cell =
-        record.status === 'failed' ? 'fail' : record.status === 'skipped' ? 'skip' : record.warning ? 'warn' : 'pass';
-      row[record.check] = merge(row[record.check] === 'n/a' ? undefined : row[record.check], own);
-      if (record.failure && record.failure.check !== record.check) row[record.failure.check] = 'fail';
+  const rows = new Map<string, Record<string, Cell>>(operations.map((operation) => [operation, {}]));
+  const set = (operation: string, check: string, cell: Cell) => {
+    const row = rows.get(operation);
+    if (row) row[check] = merge(row[check], cell);
+  };
+  for (const record of records) {
+    const ran = record.status !== 'skipped';
+    // The fixture checks judge every response: an operation with a test that ran has them passed
+    // unless a finding says otherwise.
+    if (ran) for (const id of fixtureChecks) set(record.operation, id, 'pass');
+    set(record.operation, record.check, ran ? 'pass' : 'skip');
+    for (const finding of record.findings) {
+      set(finding.operation, finding.check, (finding.level ?? 'fail') === 'warn' ? 'warn' : 'fail');
     }
+  }
+  const matrix: TargetSummary['matrix'] = {};
+  for (const [operation, row] of rows) {
     // Cells that do not apply are left out: the JSON stays small and the renderer shows them as '·'.
     matrix[operation] = Object.fromEntries(Object.entries(row).filter(([, cell]) => cell !== 'n/a'));
   }
-  const failures = records.flatMap((record) => (record.failure && record.status === 'failed' ? [record.failure] : []));
-  const warnings = records.flatMap((record) => (record.warning ? [record.warning] : []));
+  const cells = Object.values(matrix).flatMap((row) => Object.values(row));
   const counts = {
-    passed: records.filter((record) => record.status === 'passed' && !record.warning).length,
-    failed: records.filter((record) => record.status === 'failed').length,
-    warned: warnings.length,
-    skipped: records.filter((record) => record.status === 'skipped').length,
+    passed: cells.filter((cell) => cell === 'pass').length,
+    failed: cells.filter((cell) => cell === 'fail').length,
+    warned: cells.filter((cell) => cell === 'warn').length,
+    skipped: cells.filter((cell) => cell === 'skip').length,
   };
+  const failures = distinct(records, 'fail');
+  const warnings = distinct(records, 'warn');
   return {
     target,
     verdict: counts.failed > 0 ? 'fail' : 'pass',
     counts,
+    tests: { total: records.length, durationMs: records.reduce((sum, record) => sum + record.durationMs, 0) },
     matrix,
     failures,
     warnings,
     skips: records
-      .filter((record) => record.status === 'skipped')
+      .filter((record) => record.status === 'skipped' && matrix[record.operation]?.[record.check] === 'skip')
       .map((record) => ({ operation: record.operation, check: record.check, reason: record.skipReason ?? 'skipped' })),
-    tripped: [...new Set([...failures, ...warnings].map((failure) => failure.check))].sort(),
+    notes: [...new Set(records.flatMap((record) => record.notes))],
+    tripped: [
+      ...new Set(
+        [...failures, ...warnings].filter((finding) => finding.origin !== 'error').map((finding) => finding.check),
+      ),
+    ].sort(),
   };
 }
 
@@ -147,10 +203,14 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   const seconds = (run.durationMs / 1000).toFixed(1);
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
   if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
+  if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
   for (const target of run.targets) {
     const { passed, failed, warned, skipped } = target.counts;
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
-    lines.push(`${passed} passed, ${failed} failed, ${warned} warnings, ${skipped} skipped in ${seconds} s.`, '');
+    lines.push(
+      `${passed} passed, ${failed} failed, ${warned} warnings, ${skipped} skipped (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`,
+      '',
+    );
     if (run.targets.length === 1) {
       lines.push(renderMatrix(target.matrix, checks), '');
       lines.push(
@@ -165,6 +225,11 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
     if (target.warnings.length > 0) {
       lines.push('### Warnings (fail under --strict)', '');
       for (const warning of target.warnings) lines.push('```', formatFailure(warning), '```', '');
+    }
+    if (target.notes.length > 0) {
+      lines.push('### Notes', '');
+      for (const note of target.notes) lines.push(`- ${note}`);
+      lines.push('');
     }
     if (target.skips.length > 0) {
       lines.push('### Skipped', '');

@@ -1,14 +1,17 @@
 import { readEnv } from '../../config/env.ts';
+import { APIS, type ApiName, ConfigError, loadConfig, parseApiList } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
 import { CHECK_IDS } from '../../contracts/checks/index.ts';
 import {
   type ConformOptions,
+  DEFAULT_REPORT_DIR,
   DEFAULT_TIMEOUT_MS,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
-import { checkReachable, runSuite } from '../../contracts/run.ts';
+import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
+import { createRunDir } from '../../contracts/run-dir.ts';
 import { startReferenceServer } from '../../reference/index.ts';
 import {
   EXIT,
@@ -23,7 +26,8 @@ import {
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
-                     [--strict] [--timeout MS] [--workers N] [--with-rate-limit] [--shard I/N] [--json]
+                     [--strict] [--timeout MS] [--workers N] [--with-rate-limit] [--shard I/N]
+                     [--report-dir DIR] [--config FILE] [--json]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
 whether it honours the interface. With no --base-url and no KGATE_BASE_URL it starts the embedded
@@ -38,12 +42,17 @@ reference server and judges that.
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4
+  --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
+                     with ${DEFAULT_REPORT_DIR}/latest pointing at it)
+  --config           configuration file (default: kgate.config.json in the working directory, if any)
   --json             print one JSON result object instead of the report
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
 without a subscription to some API), KGATE_KEY_EXHAUSTED (quota used up). Checks that need a
-key that was not given are reported as skipped.
-reports: reports/conformance/ (summary.md, summary.json, junit.xml, results.json, html/)
+key that was not given are reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or
+unsubscribedKeyCovers in the configuration file) names the APIs the unsubscribed key is
+subscribed to (${APIS.join(', ')}, or none): auth-requires-subscription is then exact.
+reports: summary.md, summary.json, junit.xml (one case per operation x check), results.json, html/
 exit codes: 0 pass (warnings allowed), 1 a check failed, 2 bad usage or unreachable target`;
 
 /** Validates check ids against the registry; an unknown one is a usage error listing the valid ids. */
@@ -56,6 +65,15 @@ export function validateCheckIds(ids: string[] | undefined, option: string): str
     );
   }
   return ids;
+}
+
+/** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
+export function groupsNotCovered(covers: readonly ApiName[]): string[] {
+  const covered = new Set<string>(covers);
+  if (covered.has('academic')) covered.add('similarity');
+  return ['academic', 'similarity', 'answerSearch', 'urlPreview', 'eventKnowledge'].filter(
+    (group) => !covered.has(group),
+  );
 }
 
 /** Validates a Playwright shard `I/N`. */
@@ -84,6 +102,8 @@ export const command: Command = {
         workers: { type: 'string' },
         'with-rate-limit': { type: 'boolean' },
         shard: { type: 'string' },
+        'report-dir': { type: 'string' },
+        config: { type: 'string' },
         json: { type: 'boolean' },
       },
       'conform',
@@ -104,14 +124,30 @@ export const command: Command = {
     const shard = parseShard(stringOption(values, 'shard'));
     const json = values.json === true;
     const embedded = baseUrl === undefined;
+    const reportDirOption = stringOption(values, 'report-dir');
+    if (reportDirOption !== undefined && reportDirOption.trim() === '')
+      throw new UsageError('option --report-dir takes a folder path, got an empty string');
+    let covers: ApiName[] | undefined;
+    try {
+      const config = loadConfig(stringOption(values, 'config'));
+      covers = env.keyUnsubscribedCovers
+        ? parseApiList(env.keyUnsubscribedCovers, 'KGATE_KEY_UNSUBSCRIBED_COVERS')
+        : config.unsubscribedKeyCovers;
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
+      throw error;
+    }
+    const given = readConformOptions(undefined, !embedded);
+    // KGATE_CONFORM_OPTIONS may carry a report folder (the CLI tests use it); --report-dir wins.
+    const reportDir = reportDirOption ?? (JSON.parse(env.conformOptions ?? '{}') as { reportDir?: string }).reportDir;
     const options: ConformOptions = {
-      ...readConformOptions(undefined, !embedded),
+      ...given,
       strict: values.strict === true,
       timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }, DEFAULT_TIMEOUT_MS)!,
       workers: intOption(values, 'workers', { min: 1, max: 64 }),
       rateLimit: embedded || values['with-rate-limit'] === true,
       embedded,
-      unsubscribedGroups: embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : undefined,
+      unsubscribedGroups: embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : covers && groupsNotCovered(covers),
       checks,
       excludeChecks,
       quiet: json,
@@ -142,8 +178,17 @@ export const command: Command = {
       if (!keys.full && !json) {
         console.error('kgate conform: KGATE_KEY is not set; requests carry no key, so most checks will fail with 401.');
       }
+      const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full) : undefined;
+      if (refused) {
+        console.error(
+          `kgate conform: ${target} refused KGATE_KEY: ${refused}. Check the key (and its subscriptions) before judging the target.`,
+        );
+        return EXIT.usage;
+      }
     }
     for (const key of Object.values(keys)) registerSecret(key);
+    // Each run writes its own folder, so two runs at once never mix their reports or verdicts.
+    options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     try {
       const result = await runSuite({ baseUrl: target, keys, options, playwrightArgs });
       const summary = result.summary;
@@ -158,7 +203,7 @@ export const command: Command = {
       if (json) console.log(redactSecrets(JSON.stringify({ command: 'conform', ...summary })));
       else
         console.log(
-          `kgate conform: ${summary.verdict.toUpperCase()} (reports in ${options.reportDir}/: summary.md, junit.xml, results.json, html/)`,
+          `kgate conform: ${summary.verdict.toUpperCase()} (reports in ${options.reportDir}/: summary.md, summary.json, junit.xml, results.json, html/)`,
         );
       return summary.exitCode;
     } finally {

@@ -11,6 +11,7 @@ export const check = defineCheck({
     'interpret, evaluate, calchistogram and similarity answer a form POST exactly as the GET with the same parameters',
   kind: 'test',
   appliesTo: (o) => o.method === 'post',
+  reads: (o) => [`${baseName(o)}Get`],
   async run(ctx) {
     const get = op(`${baseName(ctx.op)}Get`);
     const request = await validRequest(get, ctx.data);

@@ -1,7 +1,7 @@
 import { op } from '../discovery.ts';
 import { show } from '../failure.ts';
 import { defineCheck } from './registry.ts';
-import { body } from './support.ts';
+import { body, objectsAt } from './support.ts';
 
 /** calchistogram's totals match what evaluate returns for the same expression. */
 export const check = defineCheck({
@@ -11,12 +11,16 @@ export const check = defineCheck({
     "for the same expr, num_entities equals the number of entities evaluate returns, and a Y histogram's total_count, distinct_values and counts match those entities",
   kind: 'test',
   appliesTo: (o) => o.operationId.startsWith('calchistogram'),
+  reads: () => ['evaluateGet'],
   async run(ctx) {
     const expr = await ctx.data.narrowExpr();
     const evaluated = await ctx.step('evaluate', () =>
       ctx.api.call(op('evaluateGet'), { params: { expr, attributes: 'Id,Y', count: '1000' } }),
     );
-    const entities = (body(evaluated).entities ?? []) as { Y?: number }[];
+    if (evaluated.status !== 200)
+      ctx.skip(`evaluate answered status ${evaluated.status} for ${expr}: nothing to compare with`);
+    const entities = objectsAt(body(evaluated).entities) as { Y?: unknown }[];
+    if (entities.length === 0) ctx.skip(`evaluate returned no entities for ${expr}: nothing to compare with`);
     if (entities.length >= 1000)
       ctx.skip(`${expr} matches 1000 papers or more: too many to compare in one evaluate page`);
     const histogram = await ctx.step('calchistogram', () =>

@@ -71,6 +71,11 @@ export const CHECKS: readonly Check[] = [
 /** Check ids in report order. */
 export const CHECK_IDS: readonly string[] = CHECKS.map((check) => check.id);
 
+/** Fixture checks: applied by the request fixture to every response (their cells are filled by findings). */
+export const FIXTURE_CHECKS: ReadonlySet<string> = new Set(
+  CHECKS.filter((check) => check.kind === 'fixture').map((check) => check.id),
+);
+
 /** Looks a check up by id. */
 export function getCheck(id: string): Check | undefined {
   return CHECKS.find((check) => check.id === id);

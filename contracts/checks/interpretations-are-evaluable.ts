@@ -1,7 +1,7 @@
 import { op } from '../discovery.ts';
 import { show } from '../failure.ts';
 import { defineCheck } from './registry.ts';
-import { body, validRequest } from './support.ts';
+import { body, objectsAt, validRequest } from './support.ts';
 
 /** Every interpretation's output expression is accepted by evaluate and calchistogram. */
 export const check = defineCheck({
@@ -10,9 +10,15 @@ export const check = defineCheck({
   verifies: "every interpretation's rules[0].output.value is accepted (200) by evaluate and calchistogram",
   kind: 'test',
   appliesTo: (o) => o.operationId.startsWith('interpret'),
+  reads: () => ['evaluateGet', 'calchistogramGet'],
   async run(ctx) {
-    const response = await ctx.api.call(ctx.op, await validRequest(ctx.op, ctx.data));
-    const interpretations = (body(response).interpretations ?? []) as { rules?: { output?: { value?: string } }[] }[];
+    const request = await validRequest(ctx.op, ctx.data);
+    const response = await ctx.api.call(ctx.op, request);
+    const interpretations = objectsAt(body(response).interpretations) as {
+      rules?: { output?: { value?: string } }[];
+    }[];
+    if (interpretations.length === 0)
+      ctx.skip(`interpret returned no interpretation for '${request.params!.query}': nothing to evaluate`);
     const outputs = interpretations.slice(0, 5).map((i) => i.rules?.[0]?.output?.value);
     for (const [i, expr] of outputs.entries()) {
       await ctx.step(`output ${i}`, async () => {

@@ -1,6 +1,6 @@
 import { show } from '../failure.ts';
 import { defineCheck } from './registry.ts';
-import { body } from './support.ts';
+import { body, objectsAt } from './support.ts';
 
 /** evaluate sorts by `orderby` in the direction asked. */
 export const check = defineCheck({
@@ -10,31 +10,29 @@ export const check = defineCheck({
   kind: 'test',
   appliesTo: (op) => op.operationId.startsWith('evaluate'),
   async run(ctx) {
-    const expr = await ctx.data.broadExpr();
+    // One author's papers span several years; the newest papers of a broad expression may all share one.
+    const expr = await ctx.data.narrowExpr();
     for (const direction of ['asc', 'desc'] as const) {
       await ctx.step(`orderby=Y:${direction}`, async () => {
         const response = await ctx.api.call(ctx.op, {
-          params: { expr, attributes: 'Id,Y', orderby: `Y:${direction}`, count: '20' },
+          params: { expr, attributes: 'Id,Y', orderby: `Y:${direction}`, count: '100' },
         });
-        const years = ((body(response).entities ?? []) as { Y?: number }[]).map((entity) => entity.Y);
+        // An entity without a year has no place in the order: only the years present are compared.
+        const dated = objectsAt(body(response).entities)
+          .map((entity, index) => ({ index, y: entity.Y }))
+          .filter((entity) => entity.y !== undefined);
+        const years = dated.map((entity) => entity.y);
+        if (new Set(years.map(String)).size < 2)
+          ctx.skip(`orderby=Y:${direction}: fewer than two distinct years among the entities of ${expr}`);
         const sign = direction === 'asc' ? 1 : -1;
         const at = years.findIndex((y, i) => i > 0 && sign * (Number(y) - Number(years[i - 1])) < 0);
-        ctx.expect(
-          years.length > 1,
-          `orderby=Y:${direction} needs several entities`,
-          () => ({
-            received: `${years.length} entities`,
-            documented: `the entities of ${expr}`,
-          }),
-          response,
-        );
         ctx.expect(
           at === -1,
           `entities not in ${direction}ending order of Y`,
           () => ({
             received: `Y ${show(years[at - 1])} then ${show(years[at])}: ${show(years)}`,
             documented: `orderby=Y:${direction} sorts by Y, ${direction}ending`,
-            pointer: `/entities/${at}/Y`,
+            pointer: `/entities/${dated[at]?.index}/Y`,
           }),
           response,
         );

@@ -17,37 +17,36 @@ export const check = defineCheck({
     const request = await pagedRequest(ctx.op, ctx.data);
     const paging = ctx.op.paging!;
     const whole = await ctx.step(`${paging.count}=6 ${paging.offset}=0`, () => page(ctx, request, 6, 0));
+    if (whole.items.length < 2) ctx.skip(`${paging.items} held ${whole.items.length} item(s): nothing to page through`);
     const size = Math.min(3, Math.floor(whole.items.length / 2));
-    if (size >= 1) {
-      const first = await ctx.step(`${paging.count}=${size} ${paging.offset}=0`, () => page(ctx, request, size, 0));
-      const second = await ctx.step(`${paging.count}=${size} ${paging.offset}=${size}`, () =>
-        page(ctx, request, size, size),
-      );
-      const firstIds = first.items.map(identity);
-      const overlap = second.items.map(identity).filter((id) => firstIds.includes(id));
-      ctx.expect(
-        overlap.length === 0,
-        'consecutive pages overlap',
-        () => ({
-          received: `${overlap.length} item(s) on both pages: ${showIds(second.items.filter((i) => overlap.includes(identity(i))))}`,
-          documented: `${paging.offset}=${size} starts right after the first ${size} items`,
-          pointer: paging.items,
-        }),
-        second.response,
-      );
-      const joined = [...first.items, ...second.items].map(identity);
-      const expected = whole.items.slice(0, 2 * size).map(identity);
-      ctx.expect(
-        joined.join('\n') === expected.join('\n'),
-        'consecutive pages do not join into the larger page',
-        () => ({
-          received: `pages of ${size}: ${showIds([...first.items, ...second.items])}`,
-          documented: `the first ${2 * size} items of ${paging.count}=6: ${showIds(whole.items.slice(0, 2 * size))}`,
-          pointer: paging.items,
-        }),
-        second.response,
-      );
-    }
+    const first = await ctx.step(`${paging.count}=${size} ${paging.offset}=0`, () => page(ctx, request, size, 0));
+    const second = await ctx.step(`${paging.count}=${size} ${paging.offset}=${size}`, () =>
+      page(ctx, request, size, size),
+    );
+    const firstIds = first.items.map(identity);
+    const overlap = second.items.map(identity).filter((id) => firstIds.includes(id));
+    ctx.expect(
+      overlap.length === 0,
+      'consecutive pages overlap',
+      () => ({
+        received: `${overlap.length} item(s) on both pages: ${showIds(second.items.filter((i) => overlap.includes(identity(i))))}`,
+        documented: `${paging.offset}=${size} starts right after the first ${size} items`,
+        pointer: paging.items,
+      }),
+      second.response,
+    );
+    const joined = [...first.items, ...second.items].map(identity);
+    const expected = whole.items.slice(0, 2 * size).map(identity);
+    ctx.expect(
+      joined.join('\n') === expected.join('\n'),
+      'consecutive pages do not join into the larger page',
+      () => ({
+        received: `pages of ${size}: ${showIds([...first.items, ...second.items])}`,
+        documented: `the first ${2 * size} items of ${paging.count}=6: ${showIds(whole.items.slice(0, 2 * size))}`,
+        pointer: paging.items,
+      }),
+      second.response,
+    );
     await ctx.step(`${paging.offset}=${PAST_END}`, async () => {
       // A broad expression may match more than PAST_END papers on a real deployment; one author's do not.
       const narrow = ['evaluate', 'calchistogram'].includes(baseName(ctx.op))

@@ -11,9 +11,11 @@ export const check = defineCheck({
   async run(ctx) {
     const request = await pagedRequest(ctx.op, ctx.data);
     const paging = ctx.op.paging!;
+    let largest = 0;
     for (const size of [1, 2]) {
       await ctx.step(`${paging.count}=${size}`, async () => {
         const { items, response } = await page(ctx, request, size, 0);
+        largest = Math.max(largest, Math.min(items.length, size));
         ctx.expect(
           items.length <= size,
           `page larger than ${paging.count}`,
@@ -26,5 +28,7 @@ export const check = defineCheck({
         );
       });
     }
+    // With fewer than two items a page can never be too large: the test would prove nothing.
+    if (largest < 2) ctx.skip(`${paging.items} held fewer than two items: a page limit cannot show`);
   },
 });

@@ -25,7 +25,7 @@ export interface CheckContext {
   timeoutMs: number;
   /** Runs a named step (a Playwright `test.step`). */
   step<T>(title: string, body: () => Promise<T>): Promise<T>;
-  /** Marks the test skipped with a reason (never passed). */
+  /** Ends the check as skipped with a reason: it lacked what it needs to judge (never a pass). */
   skip(reason: string): never;
   /** Throws this check's failure; `response` adds the body excerpt and the curl line. */
   fail(
@@ -40,6 +40,18 @@ export interface CheckContext {
     detail: () => { received: string; documented: string; pointer?: string },
     response?: ApiResponse,
   ): void;
+  /**
+   * Records a warning of this check without ending it: behaviour the real service showed that a
+   * strict reading of the interface would fail (facts.md). Fails the gate only under --strict.
+   */
+  warn(title: string, detail: { received: string; documented: string; pointer?: string }, response?: ApiResponse): void;
+  /** Adds a note to the run summary (for example: this check could not be exact on this target). */
+  note(text: string): void;
+}
+
+/** Thrown by `ctx.skip`: the check lacked the data or keys it needs; the test is reported skipped with the reason. */
+export class SkipCheck extends Error {
+  override name = 'SkipCheck';
 }
 
 /**
@@ -59,6 +71,12 @@ export interface Check {
   tag?: '@rate-limit';
   /** Which operations the check's test runs on (fixture checks: every operation). */
   appliesTo(op: Operation): boolean;
+  /**
+   * For cross-operation checks: the other operations whose answers the check judges on `op`
+   * (histogram-agrees-with-evaluate on calchistogram reads evaluate). A fault in one of them may
+   * fail this check on `op`; a fault anywhere else must not.
+   */
+  reads?(op: Operation): string[];
   /** The test body; absent for pure fixture checks. */
   run?(ctx: CheckContext): Promise<void>;
 }

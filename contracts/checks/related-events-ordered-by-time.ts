@@ -1,6 +1,6 @@
 import { show } from '../failure.ts';
 import { defineCheck } from './registry.ts';
-import { body, parseUtc } from './support.ts';
+import { body, objectsAt, parseUtc } from './support.ts';
 
 /** relatedevents is sorted by event time in one direction (the interface does not say which). */
 export const check = defineCheck({
@@ -12,7 +12,10 @@ export const check = defineCheck({
   async run(ctx) {
     const wikipediaid = await ctx.data.wikipediaId();
     const response = await ctx.api.call(ctx.op, { params: { wikipediaid, $top: '50' } });
-    const times = ((body(response).value ?? []) as { from?: string }[]).map((event) => parseUtc(event.from));
+    const events = objectsAt(body(response).value) as { from?: string }[];
+    if (events.length < 2)
+      ctx.skip(`relatedevents returned ${events.length} event(s) for ${wikipediaid}: nothing to order`);
+    const times = events.map((event) => parseUtc(event.from));
     const steps = times.slice(1).map((t, i) => Math.sign(t - times[i]!));
     const rising = steps.every((s) => s >= 0);
     const falling = steps.every((s) => s <= 0);
@@ -21,7 +24,7 @@ export const check = defineCheck({
       'related events not monotonic in time',
       () => ({
         received: `from: ${show(
-          ((body(response).value ?? []) as { from?: string }[]).map((e) => e.from),
+          events.map((e) => e.from),
           240,
         )}`,
         documented: 'sorted by event time, in one direction (interface 4.12)',

@@ -67,6 +67,13 @@ export function expectStatus(ctx: CheckContext, response: ApiResponse, want: num
   );
 }
 
+/** The object elements of a JSON value that is an array (none otherwise): checks read mistyped answers safely. */
+export function objectsAt(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
+    : [];
+}
+
 /** The body as an object (or an empty one). */
 export function body(response: ApiResponse): Record<string, unknown> {
   const json = response.json;
