@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -27,9 +28,10 @@ after(async () => {
 function conform(
   args: string[],
   env: Record<string, string> = {},
+  cwd = ROOT,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'conform', ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'conform', ...args], {
+    cwd,
     // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
     env: {
       ...process.env,
@@ -63,6 +65,8 @@ const usageCases = [
   { given: ['--timeout', 'soon'], want: /--timeout takes a whole number/ },
   { given: ['--base-url', 'ftp://example.org'], want: /http or https URL/ },
   { given: ['--base-url', 'http://127.0.0.1:1'], want: /cannot reach http:\/\/127\.0\.0\.1:1 .*Start the target/ },
+  { given: ['--report-dir', ''], want: /option --report-dir takes a folder path/ },
+  { given: ['--config', 'no-such-kgate.config.json'], want: /no-such-kgate\.config\.json: cannot read \(ENOENT\)/ },
 ];
 for (const { given, want } of usageCases) {
   test(`kgate conform ${given.join(' ')} exits 2 with a message`, async () => {
@@ -71,6 +75,21 @@ for (const { given, want } of usageCases) {
     assert.match(stderr, want);
   });
 }
+
+test('a wrong KGATE_KEY_UNSUBSCRIBED_COVERS, or a key every API refuses, exits 2 naming the problem', async () => {
+  const cases = [
+    {
+      given: { KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic,search' },
+      want: /KGATE_KEY_UNSUBSCRIBED_COVERS: 'search' is not an API/,
+    },
+    { given: { KGATE_KEY: 'not-a-key-of-this-server' }, want: /refused KGATE_KEY: every API answered 401/ },
+  ];
+  for (const { given, want } of cases) {
+    const { code, stderr } = await conform(['--base-url', server.url], given);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, want);
+  }
+});
 
 test('a hostile target yields a named failure, exit 1, and the key appears nowhere', async () => {
   const { code, stdout, stderr } = await conform(
@@ -121,9 +140,17 @@ test('a conforming target with --base-url passes a selection of checks, with a p
     { KGATE_KEY: server.keys.full },
   );
   assert.equal(code, 0, stderr + stdout);
-  const result = JSON.parse(stdout) as { verdict: string; targets: { counts: { passed: number } }[] };
+  const result = JSON.parse(stdout) as {
+    verdict: string;
+    targets: { tests: { total: number }; matrix: Record<string, Record<string, string>> }[];
+  };
   assert.equal(result.verdict, 'pass');
-  assert.equal(result.targets[0]!.counts.passed, 4, '--grep and --checks both apply: two checks on two operations');
+  assert.equal(result.targets[0]!.tests.total, 4, '--grep and --checks both apply: two checks on two operations');
+  assert.equal(
+    result.targets[0]!.matrix['GET /academic/v1.0/evaluate']!['paging-is-consistent'],
+    'pass',
+    'the selected check ran',
+  );
 });
 
 test('a sample-level deviation is a warning (exit 0) unless --strict (exit 1), and the summary reaches $GITHUB_STEP_SUMMARY', async () => {
@@ -184,4 +211,89 @@ test('a target that echoes the key in its bodies does not get it into any report
     echo.closeAllConnections();
     echo.close();
   }
+});
+
+test('two runs at once in one folder keep their own reports and verdicts', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'kgate-concurrent-'));
+  try {
+    const run = (fault: string) =>
+      conform(
+        [
+          '--base-url',
+          `${server.url}/faults/${fault}`,
+          '--grep',
+          'evaluate',
+          '--checks',
+          'response-matches-spec,paging-is-consistent',
+        ],
+        { KGATE_KEY: server.keys.full, KGATE_CONFORM_OPTIONS: '' },
+        cwd,
+      );
+    const [passing, failing] = await Promise.all([run('evaluate-extra-timed-out'), run('evaluate-offset-off-by-one')]);
+    assert.equal(passing.code, 0, passing.stderr + passing.stdout);
+    assert.equal(failing.code, 1, failing.stderr + failing.stdout);
+    assert.match(passing.stdout, /kgate conform: PASS/);
+    assert.match(failing.stdout, /kgate conform: FAIL/);
+    const folderOf = (stdout: string) => /reports in (\S+)\/:/.exec(stdout)?.[1];
+    const [passDir, failDir] = [folderOf(passing.stdout), folderOf(failing.stdout)];
+    assert.ok(passDir && failDir && passDir !== failDir, `each run writes its own folder: ${passDir}, ${failDir}`);
+    assert.ok(passDir.startsWith(join(cwd, 'reports', 'conformance')), 'reports go to the working directory');
+    const verdictIn = (dir: string) =>
+      (JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { verdict: string }).verdict;
+    assert.equal(verdictIn(passDir), 'pass', 'the passing run kept its own summary');
+    assert.equal(verdictIn(failDir), 'fail', 'the failing run kept its own summary');
+    assert.ok(
+      existsSync(join(cwd, 'reports', 'conformance', 'latest', 'summary.json')),
+      'latest points at a finished run',
+    );
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
+test('--report-dir puts the reports exactly there', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-report-dir-'));
+  try {
+    const { code, stdout, stderr } = await conform(
+      [
+        '--base-url',
+        server.url,
+        '--grep',
+        'GET /academic/v1.0/evaluate',
+        '--checks',
+        'response-matches-spec',
+        '--report-dir',
+        dir,
+      ],
+      { KGATE_KEY: server.keys.full, KGATE_CONFORM_OPTIONS: '' },
+    );
+    assert.equal(code, 0, stderr + stdout);
+    for (const file of ['summary.md', 'summary.json', 'junit.xml', 'results.json']) {
+      assert.ok(existsSync(join(dir, file)), `${file} is in the folder given`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('auth-requires-subscription is exact once the covered APIs are known, and says so when they are not', async () => {
+  const args = [
+    '--base-url',
+    `${server.url}/faults/auth-unsubscribed-accepted-answersearch`,
+    '--grep',
+    'answersearch',
+    '--checks',
+    'auth-requires-subscription',
+    '--json',
+  ];
+  const keys = { KGATE_KEY: server.keys.full, KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly };
+  const exact = await conform(args, { ...keys, KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic' });
+  assert.equal(exact.code, 1, 'a target accepting a key not subscribed to answer search fails once kgate knows');
+  const loose = await conform(args, keys);
+  assert.equal(loose.code, 0, loose.stderr + loose.stdout);
+  const notes = (JSON.parse(loose.stdout) as { targets: { notes: string[] }[] }).targets[0]!.notes;
+  assert.ok(
+    notes.some((note) => /auth-requires-subscription could not be exact/.test(note)),
+    `the summary says the check could not be exact: ${JSON.stringify(notes)}`,
+  );
 });
