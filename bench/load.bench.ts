@@ -155,10 +155,10 @@ async function kgateLoad(seconds: number): Promise<Measured & { latencyP99Ms: nu
     { KGATE_KEY: 'bench-key-0000', CI: '1' },
   );
   const summary = JSON.parse(stdout) as { result: { completed: number; elapsedS: number; latencyMs: { p99: number } } };
-  // Same measure as the raw CLI: answers over the load window (kgate's elapsed includes the
-  // final second autocannon takes to notice the end, so the planned duration is used).
+  // The same measure as the raw CLI's: answers over the load window each generator measured
+  // itself (autocannon's `duration`, kgate's `elapsedS`), never over the planned duration.
   return {
-    rps: summary.result.completed / seconds,
+    rps: summary.result.completed / summary.result.elapsedS,
     total: summary.result.completed,
     peakRssMb,
     cpuS,
