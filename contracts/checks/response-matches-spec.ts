@@ -6,7 +6,7 @@ export const check = defineCheck({
   id: 'response-matches-spec',
   severity: 'fail',
   verifies:
-    'every response of every request has a status the spec documents and a body matching its schema (documented fields present and typed; undocumented ones allowed)',
+    'every response of every request has a status the spec documents and a body matching its schema: required fields present, documented fields typed, expected fields missing only as a warning, undocumented ones allowed',
   kind: 'fixture',
   appliesTo: () => true,
   async run(ctx) {
