@@ -77,7 +77,7 @@ for (const { given, want } of usageCases) {
 }
 
 test('a wrong KGATE_KEY_UNSUBSCRIBED_COVERS, or a key every API refuses, exits 2 naming the problem', async () => {
-  const cases = [
+  const cases: { given: Record<string, string>; want: RegExp }[] = [
     {
       given: { KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic,search' },
       want: /KGATE_KEY_UNSUBSCRIBED_COVERS: 'search' is not an API/,

@@ -68,6 +68,8 @@ test('a catch counts only on a touched operation, for the fault own reason', () 
     // A check's own assertion relabelled as the fixture check, or kgate's error: not the fault's reason.
     { given: [finding({ origin: 'check' })], want: false },
     { given: [finding({ origin: 'error' })], want: false },
+    // A missing expected field warns: it catches no forbidden fault of a `fail` check.
+    { given: [finding({ level: 'warn' })], want: false },
   ];
   for (const { given, want } of cases) {
     const verdict = judge({ fault, summary: summary(given), clean: [], records: [], cleanRun });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { CHECKS, FIXTURE_CHECKS } from './checks/index.ts';
+import { CHECKS, FIXTURE_CHECKS, getCheck } from './checks/index.ts';
 import type { Failure } from './failure.ts';
 import { crossReaders, FAULT_TABLE, type MatrixCell } from './fault-table.ts';
 import { sendHttp } from './http.ts';
@@ -106,9 +106,14 @@ export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestR
   };
 }
 
-/** True when a finding proves the fault for `check`: on a touched operation, for the check's own reason. */
+/**
+ * True when a finding proves the fault for `check`: on a touched operation, for the check's own
+ * reason, and at the check's own weight (a warning proves a fault only for a `warn` check: a
+ * missing expected field warns, but catches no forbidden fault).
+ */
 function provesFault(finding: Failure, check: string, labels: Set<string>): boolean {
   if (finding.check !== check || !labels.has(finding.operation)) return false;
+  if ((finding.level ?? 'fail') === 'warn' && getCheck(check)?.severity !== 'warn') return false;
   // A fixture check proves a fault through the request fixture; any other check through its own assertion.
   return FIXTURE_CHECKS.has(check) ? finding.origin === 'fixture' : (finding.origin ?? 'check') === 'check';
 }

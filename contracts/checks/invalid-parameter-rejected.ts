@@ -19,7 +19,7 @@ export const check = defineCheck({
   id: 'invalid-parameter-rejected',
   severity: 'fail',
   verifies:
-    "an invalid value (unparsable expr, malformed mkt, a q that is not a URL, an impossible date) gets the group's documented error naming the parameter",
+    'an invalid value (unparsable expr, malformed mkt, a q that is not a URL, an impossible date) gets 400 (event knowledge: a 4xx) whose error names the parameter',
   kind: 'test',
   appliesTo: (op: Operation) => baseName(op) in INVALID,
   async run(ctx) {

@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'missing-parameter-rejected',
   severity: 'fail',
   verifies:
-    'leaving out a required parameter gets the documented error: academic 400 Bad Argument naming it, answer search / URL preview 400 ErrorResponse naming it, similarity 400, event knowledge a 4xx',
+    "leaving out a required parameter gets 400 (event knowledge: a 4xx) whose error names it (the academic message, an answer search / URL preview error's parameter); the error body's shape is response-matches-spec's",
   kind: 'test',
   appliesTo: (op) => op.parameters.some((p) => p.required && p.in === 'query') || op.requestMediaType !== undefined,
   async run(ctx) {

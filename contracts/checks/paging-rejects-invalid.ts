@@ -10,7 +10,7 @@ export const check = defineCheck({
   id: 'paging-rejects-invalid',
   severity: 'fail',
   verifies:
-    "a negative or non-numeric count / offset / $top / $skip gets the group's documented error naming it (event knowledge: any 4xx)",
+    'a negative or non-numeric count / offset / $top / $skip gets 400 (event knowledge: any 4xx) whose error names it',
   kind: 'test',
   appliesTo: (op) => op.paging !== undefined,
   async run(ctx) {

@@ -81,9 +81,12 @@ export function body(response: ApiResponse): Record<string, unknown> {
 }
 
 /**
- * Asserts the documented "bad parameter" answer of the group: academic 400 `Bad Argument`
- * whose message names the parameter; answer search / URL preview 400 `ErrorResponse` whose
- * error names it; similarity 400; event knowledge any 4xx (the interface documents none).
+ * Asserts the documented "bad parameter" answer of the group: status 400 (event knowledge, which
+ * documents none: any 4xx), and that the error names the parameter: the academic message, or an
+ * answer search / URL preview error's `parameter`. The body's shape (`Bad Argument`,
+ * `ErrorResponse`, `InvalidRequest`) is the schema's business: the request fixture reports a
+ * wrong shape once, under response-matches-spec, and this check does not report it again. A body
+ * too broken to say which parameter it names is left to that same finding.
  */
 export function expectParameterRejected(
   ctx: CheckContext,
@@ -107,58 +110,29 @@ export function expectParameterRejected(
   expectStatus(ctx, response, 400, why);
   const json = body(response);
   if (group === 'academic') {
-    const error = (json.error ?? {}) as { code?: unknown; message?: unknown };
+    const message = (json.error as { message?: unknown } | undefined)?.message;
+    if (typeof message !== 'string') return;
     ctx.expect(
-      error.code === 'Bad Argument',
-      `${why}: error code must be 'Bad Argument'`,
-      () => ({
-        received: `error.code ${show(error.code)}`,
-        documented: "400 error.code 'Bad Argument' (interface 7.1)",
-        pointer: '/error/code',
-      }),
-      response,
-    );
-    ctx.expect(
-      typeof error.message === 'string' && error.message.toLowerCase().includes(parameter.toLowerCase()),
+      message.toLowerCase().includes(parameter.toLowerCase()),
       `${why}: error message must name the parameter`,
       () => ({
-        received: `error.message ${show(error.message)}`,
+        received: `error.message ${show(message)}`,
         documented: `a message that names the parameter '${parameter}' (interface 7.1)`,
         pointer: '/error/message',
       }),
       response,
     );
   } else if (group === 'answerSearch' || group === 'urlPreview') {
-    const errors = Array.isArray(json.errors) ? (json.errors as Record<string, unknown>[]) : [];
-    const named = errors.some((error) => String(error.parameter ?? '').toLowerCase() === parameter.toLowerCase());
+    const errors = objectsAt(json.errors);
+    const named = errors.map((error) => error.parameter).filter((name) => typeof name === 'string');
+    if (named.length === 0) return;
     ctx.expect(
-      json._type === 'ErrorResponse',
-      `${why}: body must be an ErrorResponse`,
-      () => ({
-        received: `_type ${show(json._type)}`,
-        documented: "_type 'ErrorResponse' (interface 7.3)",
-        pointer: '/_type',
-      }),
-      response,
-    );
-    ctx.expect(
-      named,
+      named.some((name) => (name as string).toLowerCase() === parameter.toLowerCase()),
       `${why}: the error must name the offending parameter`,
       () => ({
-        received: `parameters named: ${show(errors.map((error) => error.parameter))}`,
+        received: `parameters named: ${show(named)}`,
         documented: `an error whose parameter is '${parameter}' (interface 7.3)`,
         pointer: '/errors',
-      }),
-      response,
-    );
-    const codes = errors.map((error) => `${error.code}/${error.subCode}`);
-    ctx.expect(
-      codes.includes('InvalidRequest/ParameterInvalidValue'),
-      `${why}: error code must be InvalidRequest`,
-      () => ({
-        received: `code/subCode ${show(codes)}`,
-        documented: "code 'InvalidRequest', subCode 'ParameterInvalidValue' (interface 7.3)",
-        pointer: '/errors/0/code',
       }),
       response,
     );
