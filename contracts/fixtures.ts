@@ -26,6 +26,9 @@ export interface Kgate {
   discovery(settings: ApiSettings): Discovery;
 }
 
+/** Description of the `fail` annotation of a test whose check failed (see runCheck). */
+export const FAILED_CHECK_ANNOTATION = 'kgate: this check FAILED against the target (see summary.md); marked as an expected failure so that Playwright keeps its worker';
+
 /** Attachment name under which a test's outcome (a TestOutcome) is stored for the reporters. */
 export const OUTCOME_ATTACHMENT = 'kgate-outcome';
 
@@ -163,8 +166,13 @@ export async function runCheck(
       finding.operation === op.label &&
       (finding.check === check.id || (check.kind === 'fixture' && FIXTURE_CHECKS.has(finding.check))),
   );
-  if (ownFailures.length > 0 && !kgate.options.sweep) {
-    // The sweep records failures without failing the Playwright test, so its workers are never restarted.
+  if (ownFailures.length > 0) {
+    // Playwright replaces a worker after every unexpected failure (about 1.5 s each, and the new
+    // worker discovers its test data again). A failed check is the expected outcome of judging a
+    // broken target, not a broken test run, so it is marked as such: the test still fails with
+    // the failure as its error, the worker is kept, and the reporter fails the run from the
+    // matrix (FAILED_CHECK_ANNOTATION marks the test in Playwright's own reports).
+    test.fail(true, FAILED_CHECK_ANNOTATION);
     const reported = new CheckFailure(ownFailures[0]!);
     reported.stack = ownFailures.map(formatFailure).join('\n\n');
     throw reported;

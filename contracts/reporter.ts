@@ -65,7 +65,7 @@ export default class ConformanceReporter implements Reporter {
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
   }
 
-  onEnd(result: FullResult): void {
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     const env = registerKeys();
     const options = readConformOptions();
     const targets = summarise(
@@ -95,6 +95,9 @@ export default class ConformanceReporter implements Reporter {
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
       appendFileSync(env.githubStepSummary, `${markdown}\n`);
+    // A failed check is an expected failure to Playwright (see runCheck): the matrix decides the
+    // run's status, so `npx playwright test` exits 1 exactly when the summary says FAIL.
+    return failed ? { status: 'failed' } : undefined;
   }
 
   printsToStdio(): boolean {
