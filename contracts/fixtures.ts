@@ -27,7 +27,8 @@ export interface Kgate {
 }
 
 /** Description of the `fail` annotation of a test whose check failed (see runCheck). */
-export const FAILED_CHECK_ANNOTATION = 'kgate: this check FAILED against the target (see summary.md); marked as an expected failure so that Playwright keeps its worker';
+export const FAILED_CHECK_ANNOTATION =
+  'kgate: this check FAILED against the target (see summary.md); marked as an expected failure so that Playwright keeps its worker';
 
 /** Attachment name under which a test's outcome (a TestOutcome) is stored for the reporters. */
 export const OUTCOME_ATTACHMENT = 'kgate-outcome';

@@ -19,16 +19,11 @@ import { type RunSummary, renderSummary, SUMMARY_FILES, summarise, type TestReco
 export default class ConformanceReporter implements Reporter {
   private readonly records: TestRecord[] = [];
   private started = Date.now();
-  private firstTestStarted: number | undefined;
   private workers = 1;
 
   onBegin(config: FullConfig): void {
     this.started = Date.now();
     this.workers = config.workers;
-  }
-
-  onTestBegin(): void {
-    this.firstTestStarted ??= Date.now();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -82,7 +77,6 @@ export default class ConformanceReporter implements Reporter {
       strict: options.strict,
       durationMs: Date.now() - this.started,
       reportDir: options.reportDir,
-      workerStartMs: this.firstTestStarted === undefined ? undefined : this.firstTestStarted - this.started,
       workers: this.workers,
       targets,
     };

@@ -64,8 +64,6 @@ export interface RunSummary {
   durationMs: number;
   /** Folder the run wrote its reports to. */
   reportDir?: string;
-  /** Time from the start of the run to its first test: what starting a worker costs (milliseconds). */
-  workerStartMs?: number;
   /** Worker processes the run used. */
   workers?: number;
   targets: TargetSummary[];
