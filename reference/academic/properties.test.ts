@@ -356,7 +356,7 @@ describe('arbitrary input never breaks the engine', () => {
       '1',
       '10',
       '1000',
-      '1001',
+      '10001',
       '-1',
       '1e3',
       'latest',
