@@ -105,11 +105,11 @@ describe('drift live against the reference server', () => {
     { given: 'urlpreview-content-type-html', want: ['undocumented-media-type urlPreview 200 $'] },
   ];
   for (const { given, want } of CASES) {
-    test(`fault ${given} is found at the right path`, async (t) => {
-      if (!catalogue.some((fault) => fault.name === given)) {
-        t.skip(`the catalogue has no fault ${given}`);
-        return;
-      }
+    test(`fault ${given} is found at the right path`, async () => {
+      assert.ok(
+        catalogue.some((fault) => fault.name === given),
+        `the catalogue has no fault ${given}: a defect of the test setup`,
+      );
       const got = brief(await live(`/faults/${given}`));
       for (const line of want) assert.ok(got.includes(line), `want ${line}; got ${got.join('; ')}`);
     });
