@@ -302,6 +302,13 @@ describe('details of the real answers', () => {
     assert.equal(evaluate.aborted, true, 'evaluate cut short by the time budget');
   });
 
+  test('a market that cannot be a header value is not echoed in BingAPIs-Market', async () => {
+    const reply = await get(real.url, '/answersearch/v7.0/search?q=x&mkt=en-US%0D%0AX-Injected:%201');
+    assert.equal(reply.status, 400, 'an unsupported market is refused, not a 500');
+    assert.equal(reply.headers['x-injected'], undefined, 'nothing injected');
+    assert.equal(reply.headers['bingapis-market'], 'en-US', 'the default market instead');
+  });
+
   test('the profile server still serves the catalogue, each fault on its own', async () => {
     const list = json(await get(real.url, '/faults', undefined)) as { name: string }[];
     assert.equal(list.length, FAULTS.length, 'the whole catalogue');

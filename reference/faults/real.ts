@@ -103,7 +103,9 @@ function realHeaders(ctx: RequestContext): Record<string, string> {
   const headers: Record<string, string> = { 'x-powered-by': 'ASP.NET', 'access-control-allow-origin': '*' };
   if (ctx.group === 'answerSearch' || ctx.group === 'urlPreview') {
     const trace = randomBytes(16).toString('hex').toUpperCase();
-    headers['BingAPIs-Market'] = ctx.params.mkt || 'en-US';
+    // Only a well-formed market is echoed: any other text could not go into a header.
+    const market = /^[a-z]{2}-[a-z]{2}$/i.test(ctx.params.mkt ?? '') ? ctx.params.mkt! : 'en-US';
+    headers['BingAPIs-Market'] = market;
     headers['BingAPIs-TraceId'] = trace;
     headers['X-MSEdge-ClientID'] = randomBytes(16).toString('hex').toUpperCase();
     headers['X-MSEdge-Ref'] = `Ref A: ${trace} Ref B: AMS04EDGE0812 Ref C: ${new Date().toISOString()}`;
