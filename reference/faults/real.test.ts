@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { ANSWER_URL } from '../answer-search.ts';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
 import { qs, type Reply, send } from '../test-client.ts';
@@ -334,4 +335,48 @@ describe('details of the real answers', () => {
       'a RangeError naming the profiles',
     );
   });
+});
+
+describe('the real profile answers any parameters with a status the clean server could give', () => {
+  // Every answer of the profile is rewritten (headers, exponent serializer, facts), so it gets its
+  // own fuzzing: no 5xx, a JSON body, and the status the clean server gives for the same request.
+  const FIELDS: Record<string, string[]> = {
+    [`${A}/interpret`]: ['query', 'complete', 'count', 'offset', 'timeout'],
+    [`${A}/evaluate`]: ['expr', 'count', 'offset', 'orderby', 'attributes'],
+    [`${A}/calchistogram`]: ['expr', 'attributes', 'count', 'offset'],
+    '/answersearch/v7.0/search': ['q', 'mkt', 'count', 'offset', 'safesearch'],
+    '/urlpreview/v7.0/search': ['q'],
+  };
+  const value = fc.oneof(
+    fc.constantFrom(
+      '',
+      '0',
+      '3',
+      '-1',
+      'en-US',
+      'valentines 2016',
+      'Christmas 1999!',
+      'Y>2005',
+      'Id,Ti,Y',
+      'https://a.test/',
+    ),
+    fc.string({ maxLength: 24 }),
+    fc.string({ unit: 'grapheme', maxLength: 12 }),
+  );
+  for (const [path, fields] of Object.entries(FIELDS)) {
+    test(path, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom(...fields), value, { maxKeys: fields.length }),
+          async (params) => {
+            const target = `${path}?${qs(params)}`;
+            const [base, profile] = await Promise.all([get(clean.url, target), get(real.url, target)]);
+            assert.equal(profile.status, base.status, `${target}: ${profile.text.slice(0, 200)}`);
+            assert.notEqual(profile.json, undefined, `${target}: the body is JSON`);
+          },
+        ),
+        { numRuns: 60, seed: 9, endOnFailure: true },
+      );
+    });
+  }
 });
