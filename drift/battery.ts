@@ -34,6 +34,7 @@ export interface BatteryCase {
 const EVALUATE_ATTRIBUTES =
   'Id,Ti,W,Y,D,CC,ECC,AA.AuN,AA.AuId,AA.AfN,AA.AfId,AA.S,F.FN,F.FId,J.JN,J.JId,C.CN,C.CId,RId,DOI';
 const UNKNOWN_EVENT = '0000000000000000000000000000dead';
+const FACTS_QUERY = 'valentines 2016';
 
 /** Parameter values that reach real data on a deployment; spec examples fill the rest. */
 function successValues(op: OperationInfo, context: BatteryContext): Record<string, string> {
@@ -45,7 +46,8 @@ function successValues(op: OperationInfo, context: BatteryContext): Record<strin
   switch (op.operationId) {
     case 'interpretGet':
     case 'interpretPost':
-      return { query: context.author ? `papers by ${context.author}` : 'papers by', complete: '0', count: '5' };
+      // Capitalized, so an echo the target normalizes shows as echo-differs.
+      return { query: context.author ? `Papers by ${context.author}` : 'Papers by', complete: '0', count: '5' };
     case 'evaluateGet':
     case 'evaluatePost':
       return { expr: 'Y>1900', attributes: EVALUATE_ATTRIBUTES, count: '5' };
@@ -96,7 +98,8 @@ function requiredNames(op: OperationInfo): string[] {
 
 /**
  * The live battery, in order: one success case per operation (academic and event cases first,
- * so later cases can use what they return), then the documented error cases the spec lets a
+ * so later cases can use what they return), a facts query for answer search (`valentines 2016`,
+ * the query of the documented facts-only sample), then the documented error cases the spec lets a
  * client provoke: each required parameter missing (where 400 is documented), a negative page
  * size, an invalid URL, an unknown event, no key (401) and an exhausted key (403, when one is known).
  */
@@ -116,6 +119,22 @@ export function buildBattery(options: { exhaustedKey: boolean }): BatteryCase[] 
       operationId: op.operationId,
       build: (context) => request(op, 'success', successValues(op, context), 'full', fillPath(op, context)),
       learn: (body, context) => learn(op.operationId, body, context),
+    });
+  }
+  const search = byId('answerSearch');
+  if (search) {
+    // The documented facts-only sample answered this query; a target may answer it the same way.
+    cases.push({
+      name: 'answerSearch: facts query',
+      operationId: search.operationId,
+      build: (context) =>
+        request(
+          search,
+          'facts query',
+          { ...successValues(search, context), q: FACTS_QUERY },
+          'full',
+          fillPath(search, context),
+        ),
     });
   }
   for (const op of ops) {

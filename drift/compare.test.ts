@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { getOperation } from '../openapi/spec.ts';
-import { compareResponse } from './compare.ts';
+import { getOperation, loadSpec } from '../openapi/spec.ts';
+import { compareExchange, compareResponse } from './compare.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -122,4 +122,82 @@ describe('drift compare: one response against the spec', () => {
       );
     });
   }
+});
+
+describe('drift compare: one exchange, beyond the schema', () => {
+  const EVALUATE = '{"expr":"y>2012","entities":[{"prob":2.266e-007,"Y":2013}],"aborted":false}';
+  const CASES: {
+    given: { title: string; status: number; headers: Record<string, string>; text: string };
+    want: string[];
+  }[] = [
+    {
+      given: {
+        title: 'plain answer, generic headers',
+        status: 200,
+        headers: { 'Content-Type': JSON_TYPE, 'Content-Length': '60' },
+        text: '{"expr":"Y>2012","entities":[{"prob":0.0000002266,"Y":2013}],"aborted":false}',
+      },
+      want: [],
+    },
+    {
+      given: {
+        title: 'a vendor header, an exponent number and a normalized echo',
+        status: 200,
+        headers: { 'content-type': JSON_TYPE, 'X-Powered-By': 'ASP.NET' },
+        text: EVALUATE,
+      },
+      want: ['undocumented-header header:x-powered-by', 'exponent-number $.entities[0].prob', 'echo-differs $.expr'],
+    },
+    {
+      given: {
+        title: 'a 400 is not an echo',
+        status: 400,
+        headers: { 'content-type': JSON_TYPE },
+        text: '{"error":{"code":"Bad Argument","message":"Missing or invalid parameter: expr"}}',
+      },
+      want: [],
+    },
+  ];
+  for (const { given, want } of CASES) {
+    test(given.title, () => {
+      const { issues } = compareExchange(getOperation('evaluateGet')!, {
+        sent: { expr: 'Y>2012' },
+        status: given.status,
+        headers: given.headers,
+        text: given.text,
+      });
+      assert.deepEqual(
+        issues.map((issue) => `${issue.kind} ${issue.path}`),
+        want,
+        'the findings of the exchange',
+      );
+    });
+  }
+
+  test('a spec that marks aborted expected (not required) reports it missing as expected', () => {
+    const doc = structuredClone(loadSpec()) as {
+      components: { schemas: Record<string, { required: string[]; properties: Record<string, object> }> };
+    };
+    const evaluate = doc.components.schemas.EvaluateResponse!;
+    evaluate.required = evaluate.required.filter((name) => name !== 'aborted');
+    evaluate.properties.aborted = { ...evaluate.properties.aborted, 'x-kgate-level': 'expected' };
+    const exchange = {
+      sent: { expr: 'Y>2012' },
+      status: 200,
+      headers: { 'content-type': JSON_TYPE },
+      text: '{"expr":"Y>2012","entities":[]}',
+    };
+    const kinds = (spec: unknown) =>
+      compareExchange(getOperation('evaluateGet')!, exchange, spec).issues.map(
+        (issue) => `${issue.kind} ${issue.path}`,
+      );
+    assert.deepEqual(kinds(doc), ['missing-expected-property $.aborted'], 'expected level');
+    assert.deepEqual(
+      kinds(loadSpec()),
+      [
+        `${(loadSpec() as typeof doc).components.schemas.EvaluateResponse!.required.includes('aborted') ? 'missing-property' : 'missing-expected-property'} $.aborted`,
+      ],
+      'the project spec, whichever level it gives',
+    );
+  });
 });

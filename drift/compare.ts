@@ -1,7 +1,9 @@
 import { loadSpec, type OperationInfo, type ResponseInfo } from '../openapi/spec.ts';
 import { mediaTypeOf } from '../openapi/validator.ts';
+import { echoIssues, rankingIdIssues } from './consistency.ts';
 import { sample } from './schema.ts';
 import { type WalkIssue, walkInstance } from './walk.ts';
+import { exponentNumberIssues, headerIssues } from './wire.ts';
 
 /** The documented response of an operation for a status: exact code, then `4XX`, then `default`. */
 export function documentedResponse(op: OperationInfo, status: number): ResponseInfo | undefined {
@@ -77,4 +79,33 @@ export function compareResponse(
     };
   }
   return { mediaType, body, issues: content.schema ? walkInstance(doc, content.schema, body) : [] };
+}
+
+/** One exchange as a client saw it: the parameters it sent and the whole response. */
+export interface Exchange {
+  /** Query parameters and form fields sent (names as sent). */
+  sent: Record<string, string>;
+  status: number;
+  /** Response headers (names in any case). */
+  headers: Record<string, string>;
+  /** The raw body text. */
+  text: string;
+}
+
+/**
+ * Compares one exchange with the spec: the response as `compareResponse` does, then what a schema
+ * cannot see: undocumented headers, numbers written in exponent form, and for a 200 body the
+ * echoed parameter and the ranking references.
+ */
+export function compareExchange(op: OperationInfo, exchange: Exchange, doc: unknown = loadSpec()): Comparison {
+  const contentType = Object.entries(exchange.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  const comparison = compareResponse(op, exchange.status, contentType, exchange.text, doc);
+  const issues = [...comparison.issues, ...headerIssues(op, exchange.headers, doc)];
+  if (comparison.body !== undefined) {
+    issues.push(...exponentNumberIssues(exchange.text));
+    if (exchange.status === 200) {
+      issues.push(...echoIssues(op, exchange.sent, comparison.body), ...rankingIdIssues(comparison.body));
+    }
+  }
+  return { ...comparison, issues };
 }

@@ -48,6 +48,24 @@ describe('drift findings: fingerprints and baselines', () => {
     });
   }
 
+  test('an undocumented header is one finding per operation, whatever the status', () => {
+    const header = issue({
+      kind: 'undocumented-header',
+      path: 'header:x-powered-by',
+      normalizedPath: 'header:x-powered-by',
+    });
+    assert.equal(fingerprint(header, 'hotEvents', 200), fingerprint(header, 'hotEvents', 401), 'status ignored');
+    assert.notEqual(fingerprint(header, 'hotEvents', 200), fingerprint(header, 'relatedEvents', 200), 'per operation');
+    const set = new FindingSet();
+    set.add([header], context);
+    set.add([header], { ...context, status: 401, seenIn: 'no key' });
+    assert.deepEqual(
+      set.list().map((finding) => [finding.status, finding.occurrences]),
+      [[200, 2]],
+      'merged into the first answer that showed it',
+    );
+  });
+
   test('repeats merge into one finding with a count', () => {
     const set = new FindingSet();
     set.add([issue(), issue({ path: '$.value[1].hotness' })], context);

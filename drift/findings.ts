@@ -29,13 +29,17 @@ export interface DriftFinding {
   known: boolean;
 }
 
+/** Kinds whose finding is one per operation whatever the status (a header comes with every answer). */
+const STATUS_FREE_KINDS: ReadonlySet<FindingKind> = new Set(['undocumented-header']);
+
 /** Computes the fingerprint of an issue on an operation and status. Sample values never enter it. */
 export function fingerprint(
   issue: Pick<WalkIssue, 'kind' | 'normalizedPath' | 'identity'>,
   operationId: string,
   status: number,
 ) {
-  const material = [issue.kind, operationId, issue.normalizedPath, String(status), issue.identity ?? ''].join('\n');
+  const statusPart = STATUS_FREE_KINDS.has(issue.kind) ? '*' : String(status);
+  const material = [issue.kind, operationId, issue.normalizedPath, statusPart, issue.identity ?? ''].join('\n');
   return createHash('sha256').update(material).digest('hex').slice(0, 16);
 }
 

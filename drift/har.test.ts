@@ -85,6 +85,10 @@ describe('drift har: recorded traffic against the spec', () => {
     const drifted = edit(search, (body) => {
       body.news = { value: [] };
     });
+    drifted.response = {
+      ...drifted.response,
+      headers: [...drifted.response.headers, { name: 'X-Powered-By', value: 'ASP.NET' }],
+    };
     const truncated: Recorded = {
       ...search,
       response: { ...search.response, content: { ...search.response.content, text: '{"_type":"SearchResp' } },
@@ -157,6 +161,10 @@ describe('drift har: recorded traffic against the spec', () => {
   test('drift in valid traffic is reported with its path', () => {
     const paths = result.findings.map((finding) => `${finding.kind} ${finding.normalizedPath}`);
     assert.ok(paths.includes('undocumented-property $.news'), paths.join('; '));
+    assert.ok(
+      paths.includes('undocumented-header header:x-powered-by'),
+      `recorded headers are read: ${paths.join('; ')}`,
+    );
   });
 
   test('coverage lists statuses seen, statuses never seen and untouched operations', () => {

@@ -1,7 +1,7 @@
 import { registerSecret } from '../config/redact.ts';
 import { matchOperation, OPERATIONS } from '../openapi/spec.ts';
 import { mediaTypeOf, validateRequest, validateResponse } from '../openapi/validator.ts';
-import { compareResponse, isJsonMediaType } from './compare.ts';
+import { compareExchange, isJsonMediaType } from './compare.ts';
 import { type DriftFinding, FindingSet } from './findings.ts';
 import { isObject } from './schema.ts';
 
@@ -119,7 +119,11 @@ export function analyzeHar(har: unknown, source: string): HarResult {
       return;
     }
     const text = decodeBody(content);
-    const comparison = compareResponse(op, status, contentType, text);
+    const headers = headerRecord(response.headers);
+    if (contentType !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+      headers['content-type'] = contentType;
+    }
+    const comparison = compareExchange(op, { sent: sentParams(request, url!), status, headers, text });
     findings.add(comparison.issues, {
       operationId: op.operationId,
       operation: op.label,
@@ -181,6 +185,23 @@ function header(headers: unknown, name: string): string | undefined {
   return found ? String(found.value) : undefined;
 }
 
+/** The recorded headers as one record (repeated names joined with ', ', as a client would read them). */
+function headerRecord(headers: unknown): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (!Array.isArray(headers)) return record;
+  for (const item of headers) {
+    if (!isObject(item)) continue;
+    const name = String(item.name).toLowerCase();
+    record[name] = record[name] === undefined ? String(item.value) : `${record[name]}, ${String(item.value)}`;
+  }
+  return record;
+}
+
+/** The query parameters and form fields the recorded request sent. */
+function sentParams(request: Record<string, unknown>, url: URL): Record<string, string> {
+  return { ...Object.fromEntries(url.searchParams), ...formOf(request) };
+}
+
 /** Registers every subscription key the request carries (header or query) so output masks it. */
 function registerKeys(request: Record<string, unknown>, url: URL | undefined): void {
   registerSecret(header(request.headers, 'ocp-apim-subscription-key'));
@@ -195,16 +216,20 @@ function checkRequest(
   pathParams: Record<string, string>,
 ): string[] {
   const query = Object.fromEntries(url.searchParams);
+  const form = formOf(request);
+  return validateRequest(operationId, { query, form, pathParams }).errors.map((error) => error.message);
+}
+
+/** The form fields of a recorded POST body (HAR `postData.params`, else its text), if any. */
+function formOf(request: Record<string, unknown>): Record<string, string> | undefined {
   const postData = isObject(request.postData) ? request.postData : undefined;
-  let form: Record<string, string> | undefined;
   if (postData && Array.isArray(postData.params)) {
-    form = Object.fromEntries(
+    return Object.fromEntries(
       postData.params.filter(isObject).map((param) => [String(param.name), String(param.value ?? '')]),
     );
-  } else if (postData && typeof postData.text === 'string') {
-    form = Object.fromEntries(new URLSearchParams(postData.text));
   }
-  return validateRequest(operationId, { query, form, pathParams }).errors.map((error) => error.message);
+  if (postData && typeof postData.text === 'string') return Object.fromEntries(new URLSearchParams(postData.text));
+  return undefined;
 }
 
 function decodeBody(content: Record<string, unknown>): string {

@@ -1,6 +1,6 @@
 import { MASK } from '../config/redact.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
-import { compareResponse } from './compare.ts';
+import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';
 
 /** What `runLiveDrift` needs: the target and its keys. */
@@ -119,7 +119,12 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
       continue;
     }
     failuresInARow = 0;
-    const comparison = compareResponse(request.operation, answer.status, answer.contentType, answer.text);
+    const comparison = compareExchange(request.operation, {
+      sent: request.form ?? request.query,
+      status: answer.status,
+      headers: answer.headers,
+      text: answer.text,
+    });
     findings.add(comparison.issues, {
       operationId: request.operation.operationId,
       operation: request.operation.label,
@@ -179,7 +184,9 @@ function curlLine(url: string, request: BatteryRequest): string {
   return parts.join(' ');
 }
 
-type Answer = { status: number; contentType?: string; text: string } | { error: string; unreachable: boolean };
+type Answer =
+  | { status: number; headers: Record<string, string>; text: string }
+  | { error: string; unreachable: boolean };
 
 async function send(
   url: string,
@@ -200,7 +207,7 @@ async function send(
     const response = await fetch(url, { method: request.operation.method.toUpperCase(), headers, body, signal });
     const text = await readLimited(response, maxBytes);
     if (text === undefined) return { error: `body larger than ${maxBytes} bytes`, unreachable: false };
-    return { status: response.status, contentType: response.headers.get('content-type') ?? undefined, text };
+    return { status: response.status, headers: Object.fromEntries(response.headers), text };
   } catch (error) {
     if (signal.aborted) return { error: `no complete answer within ${timeoutMs} ms`, unreachable: false };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -155,6 +155,19 @@ export function flattenAllOf(doc: unknown, schema: Node, depth = 0): Node {
   return merged;
 }
 
+/**
+ * The `x-kgate-level` of a property schema (`required`, `expected` or `optional`), read on the
+ * schema itself, else on its `$ref` target and `allOf` parts; undefined when none says.
+ */
+export function levelOf(doc: unknown, node: unknown): string | undefined {
+  if (!isObject(node)) return undefined;
+  if (typeof node['x-kgate-level'] === 'string') return node['x-kgate-level'];
+  const resolved = deref(doc, node);
+  if (!isObject(resolved)) return undefined;
+  const flat = flattenAllOf(doc, resolved);
+  return typeof flat['x-kgate-level'] === 'string' ? flat['x-kgate-level'] : undefined;
+}
+
 /** Renders a JSON value as a short sample for a report line. */
 export function sample(value: unknown, max = 80): string {
   let text: string;

@@ -44,6 +44,27 @@ const DOC = {
         required: ['_type'],
         properties: { _type: { type: 'string', not: { enum: ['Rules/Link', 'Rules/Media'] } } },
       },
+      Answer: {
+        type: 'object',
+        required: ['id'],
+        properties: {
+          id: { type: 'string' },
+          aborted: {
+            type: 'boolean',
+            'x-kgate-level': 'expected',
+            'x-kgate-evidence': 'no recorded answer of the real service carries it',
+          },
+          sidebar: { $ref: '#/components/schemas/Group', 'x-kgate-level': 'expected' },
+          merged: { allOf: [{ type: 'string' }, { 'x-kgate-level': 'expected' }] },
+          note: { type: 'string', 'x-kgate-level': 'optional' },
+        },
+      },
+      Group: { type: 'object', properties: { items: { type: 'array' } } },
+      Strict: {
+        type: 'object',
+        required: ['aborted'],
+        properties: { aborted: { type: 'boolean', 'x-kgate-level': 'expected' } },
+      },
       Error401: {
         allOf: [
           {
@@ -149,6 +170,42 @@ const CASES: Case[] = [
     ],
   },
   {
+    given: {
+      title: 'expected properties present',
+      schema: { $ref: '#/components/schemas/Answer' },
+      instance: { id: 'a', aborted: false, sidebar: { items: [] }, merged: 'm' },
+    },
+    want: [],
+  },
+  {
+    given: {
+      title: 'expected properties absent (inline, beside a $ref, in an allOf), optional one absent',
+      schema: { $ref: '#/components/schemas/Answer' },
+      instance: { id: 'a' },
+    },
+    want: [
+      ['missing-expected-property', '$.aborted'],
+      ['missing-expected-property', '$.sidebar'],
+      ['missing-expected-property', '$.merged'],
+    ],
+  },
+  {
+    given: {
+      title: 'an expected property that is also required is reported as required',
+      schema: { $ref: '#/components/schemas/Strict' },
+      instance: {},
+    },
+    want: [['missing-property', '$.aborted']],
+  },
+  {
+    given: {
+      title: 'an expected property present with the wrong type is a type change',
+      schema: { $ref: '#/components/schemas/Answer' },
+      instance: { id: 'a', aborted: 'false', sidebar: {}, merged: 'm' },
+    },
+    want: [['type-changed', '$.aborted']],
+  },
+  {
     given: { title: 'untyped schema accepts anything', schema: { description: 'any' }, instance: { a: 1 } },
     want: [],
   },
@@ -166,7 +223,7 @@ describe('drift walk: walkInstance', () => {
   for (const { given, want } of CASES) {
     test(given.title, () => {
       const got = walkInstance(DOC, given.schema, given.instance).map((issue) => [issue.kind, issue.path]);
-      assert.deepEqual(got, want);
+      assert.deepEqual(got, want, 'the issues found');
     });
   }
 
@@ -174,6 +231,12 @@ describe('drift walk: walkInstance', () => {
     const [issue] = walkInstance(DOC, LIST, { value: [item(), item(), item({ logprob: 1 })] });
     assert.equal(issue?.normalizedPath, '$.value[].logprob');
     assert.equal(normalizePath('$.a[12].b[0]'), '$.a[].b[]');
+  });
+
+  test('a missing expected property says it is expected, not required', () => {
+    const [issue] = walkInstance(DOC, { $ref: '#/components/schemas/Answer' }, { id: 'a', sidebar: {}, merged: 'm' });
+    assert.equal(issue?.kind, 'missing-expected-property', 'its own kind');
+    assert.match(issue?.message ?? '', /expected, not required/, 'the message names the level');
   });
 
   test('a new value is part of the identity, a sample of an extra property is not', () => {

@@ -8,6 +8,7 @@ import {
   isObject,
   jsonTypeOf,
   knownValues,
+  levelOf,
   type Node,
   requiredSet,
   sample,
@@ -18,6 +19,7 @@ import {
 export type FindingKind =
   | 'undocumented-property'
   | 'missing-property'
+  | 'missing-expected-property'
   | 'type-changed'
   | 'format-changed'
   | 'constraint-changed'
@@ -25,12 +27,18 @@ export type FindingKind =
   | 'new-type-value'
   | 'undocumented-status'
   | 'undocumented-media-type'
-  | 'unparseable-body';
+  | 'unparseable-body'
+  | 'undocumented-header'
+  | 'exponent-number'
+  | 'echo-differs'
+  | 'ranking-id-by-fragment';
 
 /** Every finding kind with the one-line meaning the reports print. */
 export const FINDING_KINDS: Record<FindingKind, string> = {
   'undocumented-property': 'a property the spec does not document (objects are open, so this is drift)',
   'missing-property': 'a property the spec marks required is absent',
+  'missing-expected-property':
+    'a property the spec documents at level expected (x-kgate-level: expected, not required) is absent',
   'type-changed': 'a value has a JSON type the spec does not allow',
   'format-changed': 'a string does not have the format the spec declares (date-time, date, uri, uuid...)',
   'constraint-changed': 'a value breaks a declared limit (minimum, maximum, length, pattern, items)',
@@ -39,6 +47,14 @@ export const FINDING_KINDS: Record<FindingKind, string> = {
   'undocumented-status': 'a status code the operation does not document',
   'undocumented-media-type': 'a response media type the status does not document',
   'unparseable-body': 'a body documented as JSON that does not parse',
+  'undocumented-header':
+    'a response header that is neither generic HTTP nor documented for the operation (once per name and operation)',
+  'exponent-number':
+    "a number written in exponent form in the raw body (2.266e-007); the spec's samples write plain decimals",
+  'echo-differs':
+    'an echoed request value (interpret query, evaluate/calchistogram expr, answer search q) differs from the one sent',
+  'ranking-id-by-fragment':
+    "a ranking item's value.id matches an answer or result id only by its fragment (#Facts), not exactly",
 };
 
 /** One difference found while walking an instance alongside its schema. */
@@ -96,7 +112,8 @@ export function normalizePath(path: string): string {
   return path.replace(/\[\d+\]/g, '[]');
 }
 
-function childPath(path: string, key: string): string {
+/** `path` extended by one property name: `$.a.b`, or `$.a["x-y"]` when the name is not an identifier. */
+export function childPath(path: string, key: string): string {
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
@@ -168,7 +185,8 @@ function walk(
   const object = value as Record<string, unknown>;
   const properties = isObject(schema.properties) ? schema.properties : {};
   const describesObject = Boolean(types?.has('object')) || isObject(schema.properties);
-  for (const name of requiredSet(schema)) {
+  const required = requiredSet(schema);
+  for (const name of required) {
     if (!(name in object)) {
       issues.push({
         kind: 'missing-property',
@@ -177,6 +195,15 @@ function walk(
         message: 'required property is absent',
       });
     }
+  }
+  for (const [name, property] of Object.entries(properties)) {
+    if (name in object || required.has(name) || levelOf(doc, property) !== 'expected') continue;
+    issues.push({
+      kind: 'missing-expected-property',
+      path: childPath(path, name),
+      normalizedPath: childPath(norm, name),
+      message: 'expected property is absent (the spec documents it as expected, not required)',
+    });
   }
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
   for (const [key, child] of Object.entries(object)) {

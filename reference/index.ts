@@ -32,7 +32,18 @@ export interface ReferenceServerOptions {
   timeBudgetMs?: number;
   /** Similarity compute deadline in ms, answered with 408 when passed; default 5000. */
   similarityDeadlineMs?: number;
+  /** How the root URL answers: 'clean' (default, the interface read strictly) or 'real' (as the real service did). */
+  profile?: Profile;
 }
+
+/** The profiles the root URL can serve. */
+export const PROFILES = ['clean', 'real'] as const;
+
+/** One of PROFILES. */
+export type Profile = (typeof PROFILES)[number];
+
+/** The fault each non-clean profile applies at the root URL. */
+const PROFILE_FAULT: Record<Exclude<Profile, 'clean'>, string> = { real: 'real-profile' };
 
 /** The three built-in subscription keys. */
 export interface ReferenceKeys {
@@ -108,6 +119,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   if (!(Number.isSafeInteger(bodyLimit) && bodyLimit > 0)) {
     throw new RangeError(`bodyLimit must be a positive whole number of bytes, got ${bodyLimit}`);
   }
+  const profile = options.profile ?? 'clean';
+  if (!PROFILES.includes(profile))
+    throw new RangeError(`profile must be one of ${PROFILES.join(', ')}, got ${profile}`);
   const keys = new KeyTable(seed, options.configFile);
   const entities = namedEntities(seed);
   const engine = createAcademicEngine({
@@ -127,6 +141,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     keys,
     settings: cleanSettings(rateLimit, bodyLimit),
     faults,
+    profile: profile === 'clean' ? undefined : faults.get(PROFILE_FAULT[profile]),
     quiet: options.quiet ?? false,
   });
   const server = createServer(

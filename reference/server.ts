@@ -37,6 +37,8 @@ export interface Pipeline {
   keys: KeyTable;
   settings: ServerSettings;
   faults: ReadonlyMap<string, Fault>;
+  /** A fault applied at the root URL (the server's profile); undefined for the clean server. */
+  profile?: Fault;
   quiet: boolean;
 }
 
@@ -124,8 +126,8 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     let query = q < 0 ? '' : rawUrl.slice(q + 1);
     const hash = query.indexOf('#');
     if (hash >= 0) query = query.slice(0, hash);
-    let fault: Fault | undefined;
-    let settings = pipeline.settings;
+    let fault = pipeline.profile;
+    let settings = fault ? faultSettings.get(fault.name)! : pipeline.settings;
     if (path === '/faults' || path === '/faults/' || path.startsWith('/faults/')) {
       if (path === '/faults' || path === '/faults/') {
         if (req.method === 'GET' || req.method === 'HEAD') return send(res, { status: 200, rawBody: catalogue });

@@ -42,6 +42,25 @@ describe('kgate serve', () => {
     }
   });
 
+  test('--profile real serves the real profile at the root URL and says so in --json', async () => {
+    const { child, firstLine, exit } = start(['--json', '--papers', '300', '--profile', 'real']);
+    try {
+      const parsed = JSON.parse(await firstLine) as { url: string; keys: Record<string, string>; profile: string };
+      assert.equal(parsed.profile, 'real', 'the profile is named');
+      const reply = await fetch(`${parsed.url}/academic/v1.0/evaluate?expr=Y%3E1900&count=2`, {
+        headers: { 'Ocp-Apim-Subscription-Key': parsed.keys.full! },
+      });
+      const body = (await reply.json()) as Record<string, unknown>;
+      assert.equal(reply.status, 200, 'evaluate answers');
+      assert.equal('aborted' in body, false, 'no aborted when nothing timed out');
+      assert.equal(reply.headers.get('x-powered-by'), 'ASP.NET', 'the real headers');
+      child.kill('SIGTERM');
+      assert.equal(await exit, 0, 'stops cleanly');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   test('keys from --config are masked, built-in ones shown', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kgate-serve-'));
     const file = join(dir, 'keys.json');
@@ -65,6 +84,7 @@ describe('kgate serve', () => {
     { given: ['--bogus'], want: /unknown option --bogus/ },
     { given: ['extra'], want: /unexpected argument 'extra'/ },
     { given: ['--config', '/nonexistent/keys.json'], want: /config file \/nonexistent\/keys\.json/ },
+    { given: ['--profile', 'strict'], want: /option --profile takes one of clean, real, got 'strict'/ },
   ];
   for (const { given, want } of usage) {
     test(`${given.join(' ')}: one line, exit 2`, () => {
@@ -83,7 +103,8 @@ describe('kgate serve', () => {
     for (const line of lines) {
       assert.match(
         line,
-        /^[a-z0-9-]+ +(academic|similarity|answerSearch|urlPreview|eventKnowledge|all) +(forbidden|drift|hostile) +\S/,
+        /^[a-z0-9-]+ +(academic|similarity|answerSearch|urlPreview|eventKnowledge|all) +(forbidden|drift|hostile|real) +\S/,
+        'name, group, deviation, description',
       );
     }
   });

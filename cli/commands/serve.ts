@@ -3,6 +3,8 @@ import {
   defaultKeys,
   KeyConfigError,
   listFaults,
+  PROFILES,
+  type Profile,
   type ReferenceKeys,
   startReferenceServer,
 } from '../../reference/index.ts';
@@ -10,7 +12,7 @@ import { EXIT, intOption, noPositionals, numberOption, parseCommandArgs, stringO
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
-                   [--body-limit B] [--config FILE] [--json] [--list-faults]
+                   [--body-limit B] [--config FILE] [--profile clean|real] [--json] [--list-faults]
 
 Starts the reference server: all 13 operations from a corpus generated from the seed, plus the
 fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
@@ -22,6 +24,8 @@ fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or S
   --rate-limit   requests per second per key on answer search and URL preview (default 100)
   --body-limit   similarity POST body limit in bytes (default 1048576)
   --config       JSON file with extra keys, subscriptions and quotas (see reference/README.md)
+  --profile      how the root URL answers: clean (default, the interface read strictly) or real
+                 (as the real service did: no aborted, logprob, minimal facts, exponent numbers...)
   --json         print one line {"url":...,"keys":{...}} instead of the banner
   --list-faults  print the fault catalogue, one line per fault, and exit
 
@@ -29,10 +33,13 @@ The built-in keys are local reference keys derived from the seed and are printed
 used; keys that come from --config are masked.
 exit codes: 0 stopped cleanly, 2 bad usage or the port cannot be opened`;
 
-function banner(url: string, keys: ReferenceKeys, examples: string[], faultCount: number): string {
+function banner(url: string, keys: ReferenceKeys, examples: string[], faultCount: number, profile: Profile): string {
   const curl = (path: string) => `  curl -s -H 'Ocp-Apim-Subscription-Key: ${keys.full}' '${url}${path}'`;
   return [
     `kgate reference server listening on ${url}`,
+    ...(profile === 'real'
+      ? ['profile real: the root URL answers the way the real service did (reference/README.md)']
+      : []),
     '',
     'subscription keys:',
     `  full          ${keys.full}   (every API)`,
@@ -61,6 +68,7 @@ export const command: Command = {
         'rate-limit': { type: 'string' },
         'body-limit': { type: 'string' },
         config: { type: 'string' },
+        profile: { type: 'string' },
         json: { type: 'boolean' },
         'list-faults': { type: 'boolean' },
       },
@@ -75,6 +83,10 @@ export const command: Command = {
       process.stdout.write(`${lines.join('\n')}\n`);
       return EXIT.ok;
     }
+    const profile = stringOption(values, 'profile') ?? 'clean';
+    if (!(PROFILES as readonly string[]).includes(profile)) {
+      throw new UsageError(`option --profile takes one of ${PROFILES.join(', ')}, got '${profile}'`);
+    }
     const seed = intOption(values, 'seed', { min: 0, max: 2 ** 31 - 1 }, 1)!;
     const options = {
       port: intOption(values, 'port', { min: 0, max: 65_535 }, 0),
@@ -84,6 +96,7 @@ export const command: Command = {
       rateLimit: numberOption(values, 'rate-limit', { min: 0.001, max: 1_000_000 }),
       bodyLimit: intOption(values, 'body-limit', { min: 1, max: 1024 ** 3 }),
       configFile: stringOption(values, 'config'),
+      profile: profile as Profile,
     };
     if (options.host.trim() === '')
       throw new UsageError('option --host takes a host name or address, got an empty value');
@@ -118,8 +131,9 @@ export const command: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    if (values.json) console.log(JSON.stringify({ url: server.url, keys: shown }));
-    else console.log(banner(server.url, shown, server.examples, listFaults().length));
+    if (values.json) {
+      console.log(JSON.stringify({ url: server.url, keys: shown, ...(profile === 'clean' ? {} : { profile }) }));
+    } else console.log(banner(server.url, shown, server.examples, listFaults().length, options.profile));
 
     await stopped;
     await server.close();

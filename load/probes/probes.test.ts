@@ -64,8 +64,8 @@ describe('rate-limit probe against faults', { concurrency: true }, () => {
     { given: 'answersearch-429-wrong-shape', want: { threshold: 20, problem: /429 bodies do not match the spec/ } },
   ];
   for (const { given, want } of cases) {
-    test(`${given}: ${want.problem.source}`, async (t) => {
-      if (!faults.includes(given)) return t.skip(`fault ${given} is not in the catalogue`);
+    test(`${given}: ${want.problem.source}`, async () => {
+      assert.ok(faults.includes(given), `fault ${given} is not in the catalogue`);
       const result = await probeRateLimit({
         baseUrl: `${server.url}/faults/${given}`,
         key: server.keys.full,
@@ -83,9 +83,9 @@ describe('rate-limit probe against faults', { concurrency: true }, () => {
       assert.ok(result.durationS < 14, 'the probe stops by itself within its bounds');
     });
   }
-  test('urlpreview-429-no-recovery: the target is reported as not recovered', async (t) => {
+  test('urlpreview-429-no-recovery: the target is reported as not recovered', async () => {
     const name = 'urlpreview-429-no-recovery';
-    if (!faults.includes(name)) return t.skip(`fault ${name} is not in the catalogue`);
+    assert.ok(faults.includes(name), `fault ${name} is not in the catalogue`);
     const result = await probeRateLimit({
       baseUrl: `${server.url}/faults/${name}`,
       key: server.keys.full,
@@ -123,11 +123,11 @@ describe('body-limit probe', { concurrency: true }, () => {
     },
   ];
   for (const { given, want } of cases) {
-    test(`${given.fault ?? `limit ${given.bodyLimit ?? 'default'}`}: ${want.matches}, ${want.over ?? 'nothing'} just over`, async (t) => {
+    test(`${given.fault ?? `limit ${given.bodyLimit ?? 'default'}`}: ${want.matches}, ${want.over ?? 'nothing'} just over`, async () => {
       const server = await reference({ bodyLimit: given.bodyLimit });
       if (given.fault) {
         const names = ((await (await fetch(`${server.url}/faults`)).json()) as { name: string }[]).map((f) => f.name);
-        if (!names.includes(given.fault)) return t.skip(`fault ${given.fault} is not in the catalogue`);
+        assert.ok(names.includes(given.fault), `fault ${given.fault} is not in the catalogue`);
       }
       const baseUrl = given.fault ? `${server.url}/faults/${given.fault}` : server.url;
       const result = await probeBodyLimit({ baseUrl, key: server.keys.full });

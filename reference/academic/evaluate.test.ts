@@ -40,7 +40,7 @@ describe('evaluate rejects invalid parameters with 400 Bad Argument naming the p
     { given: { expr: 'Y=' }, want: 'expr' },
     { given: { expr: 'Y=2010', count: '-1' }, want: 'count' },
     { given: { expr: 'Y=2010', count: 'ten' }, want: 'count' },
-    { given: { expr: 'Y=2010', count: '1001' }, want: 'count' },
+    { given: { expr: 'Y=2010', count: '10001' }, want: 'count' },
     { given: { expr: 'Y=2010', count: '1.5' }, want: 'count' },
     { given: { expr: 'Y=2010', offset: '-3' }, want: 'offset' },
     { given: { expr: 'Y=2010', offset: ' 3' }, want: 'offset' },
@@ -90,6 +90,11 @@ describe('evaluate answers', () => {
     assert.deepEqual(pages, all);
     assert.deepEqual(ok({ expr: 'Y>2010', offset: '100000' }).entities, []);
     assert.deepEqual(ok({ expr: 'Y>2010', count: '0' }).entities, []);
+  });
+
+  it('accepts the page sizes real clients sent (count=1000 and count=10000)', () => {
+    assert.equal(ok({ expr: 'Y>1900', count: '1000' }).entities.length, 1000, 'a page of 1000');
+    assert.equal(ok({ expr: 'Y>1900', count: '10000' }).entities.length, 3000, 'every paper of the corpus');
   });
 
   const orders: { given: string; want: (a: number, b: number) => boolean }[] = [

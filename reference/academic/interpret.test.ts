@@ -138,7 +138,7 @@ describe('interpret rejects invalid parameters naming them', () => {
     { given: { query: '' }, want: 'query' },
     { given: { query: 'x', complete: 'true' }, want: 'complete' },
     { given: { query: 'x', complete: '2' }, want: 'complete' },
-    { given: { query: 'x', count: '1001' }, want: 'count' },
+    { given: { query: 'x', count: '10001' }, want: 'count' },
     { given: { query: 'x', offset: 'a' }, want: 'offset' },
     { given: { query: 'x', timeout: '-5' }, want: 'timeout' },
     { given: { query: 'x', timeout: '1.5' }, want: 'timeout' },

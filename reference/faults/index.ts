@@ -4,6 +4,7 @@ import { authFaults } from './auth.ts';
 import { driftFaults } from './drift.ts';
 import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
+import { realFaults } from './real.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
 import { urlPreviewFaults } from './url-preview.ts';
@@ -21,6 +22,7 @@ export function createFaults(): Fault[] {
     ...eventKnowledgeFaults(),
     ...authFaults(),
     ...driftFaults(),
+    ...realFaults(),
     ...hostileFaults(),
   ];
 }

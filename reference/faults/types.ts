@@ -3,8 +3,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 /** The API group a fault belongs to; 'all' for faults that cut across every group. */
 export type Group = 'academic' | 'similarity' | 'answerSearch' | 'urlPreview' | 'eventKnowledge' | 'all';
 
-/** How a fault deviates: forbidden by the interface, allowed-but-undocumented drift, or a broken transport. */
-export type Deviation = 'forbidden' | 'drift' | 'hostile';
+/**
+ * How a fault deviates: forbidden by the interface, allowed-but-undocumented drift, a broken
+ * transport, or real: how the real service answered (conforming, and reported by drift).
+ */
+export type Deviation = 'forbidden' | 'drift' | 'hostile' | 'real';
 
 /** What a handler produced: a JSON body (serialized by the server) or a raw body, plus extra headers. */
 export interface HandlerResult {
