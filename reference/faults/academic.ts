@@ -252,13 +252,13 @@ export function academicFaults(): Fault[] {
       }),
     },
     {
-      name: 'evaluate-aborted-omitted',
+      name: 'evaluate-aborted-as-string',
       group: 'academic',
       operations: [...OPS.evaluate],
       deviation: 'forbidden',
-      description: 'evaluate omits the documented aborted field when it is false (as some real versions did)',
+      description: 'evaluate sends aborted as the string "false" (an expected field present with the wrong type)',
       response: editOk((body) => {
-        if (body.aborted === false) delete body.aborted;
+        if (typeof body.aborted === 'boolean') body.aborted = String(body.aborted);
       }),
     },
     {

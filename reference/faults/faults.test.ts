@@ -239,9 +239,9 @@ const CASES: Case[] = [
     ([r]) => r!.json.expr !== sample.expr,
   ),
   seq(
-    'evaluate-aborted-omitted',
+    'evaluate-aborted-as-string',
     () => [evaluate({ expr: sample.expr })],
-    ([r]) => !('aborted' in r!.json),
+    ([r]) => r!.json.aborted === 'false',
   ),
   seq(
     'evaluate-post-ignores-offset',
