@@ -38,7 +38,7 @@ export interface CallOptions {
    * document is then accepted if it is a 4xx (the interface documents no error for many cases).
    */
   intent?: 'ok' | 'error';
-  /** Retry a 429 after the stated wait (bounded); off for the rate-limit tests. */
+  /** Retry a 429 after the stated wait (bounded); default: only for the full key; off for the rate-limit tests. */
   retryRateLimited?: boolean;
   /** Overrides the run's per-request deadline. */
   timeoutMs?: number;
@@ -165,7 +165,9 @@ export class Api {
 
   /** Sends one request of `op` and judges the response by the fixture checks (see the class comment). */
   async call(op: Operation, options: CallOptions = {}): Promise<ApiResponse> {
-    const retry = options.retryRateLimited ?? true;
+    // A 429 to a request with the full key is the rate limit talking: wait and ask again. To a
+    // request with no, a wrong, an unsubscribed or an exhausted key it is the answer being judged.
+    const retry = options.retryRateLimited ?? (options.key ?? 'full') === 'full';
     for (let attempt = 0; ; attempt++) {
       const response = await this.once(op, options);
       if (response.status !== 429 || !retry || attempt >= MAX_RATE_LIMIT_RETRIES) {
