@@ -149,6 +149,18 @@ test('a target that stops answering is given up on after one timeout and a faile
   assert.ok(performance.now() - started < 100, 'a skipped request costs no deadline');
 });
 
+test('with a long deadline, a silent target is given up on after the probe, not after the deadline', async () => {
+  const client = api('/hang', { breakerDir: join(breakerDir, 'long'), timeoutMs: 30_000 });
+  const started = performance.now();
+  await assert.rejects(
+    client.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }),
+    (error: unknown) => error instanceof ResponseUnusable && /did not answer a probe either/.test(error.message),
+    'the request ends when the probe finds the target silent',
+  );
+  const seconds = (performance.now() - started) / 1000;
+  assert.ok(seconds < 10, `ended after ${seconds.toFixed(1)} s, not after the 30 s deadline`);
+});
+
 test('one operation that hangs breaks only that operation', async () => {
   const dir = join(breakerDir, 'one');
   const client = api('/hang-one', { breakerDir: dir });

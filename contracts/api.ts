@@ -105,6 +105,8 @@ const TRANSPORT_CHECKS = new Set([
 const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-completes']);
 /** Deadline of the probe that tells a dead target from one broken operation (see probeTarget). */
 export const PROBE_TIMEOUT_MS = 2_000;
+/** A request still unanswered after this long makes kgate probe the target (see once). */
+export const PROBE_AFTER_MS = 2_000;
 
 /** A request not sent because the target already failed at the transport level; its test is skipped. */
 export class TargetBroken extends Error {
@@ -257,13 +259,12 @@ export class Api {
   }
 
   /**
-   * After a timeout or a broken connection on `op`, asks the target for something cheap on another
-   * operation (without a key: a 401 is a fine answer). No complete answer within PROBE_TIMEOUT_MS
-   * means the whole target is down: every further request is skipped at once, so a dead target is
-   * judged in about one deadline instead of one per operation. Any answer means only `op` is broken.
+   * Asks the target for something cheap on another operation than `op` (without a key: a 401 is a
+   * fine answer). No complete answer within PROBE_TIMEOUT_MS means the whole target is down: it is
+   * marked so, every further request is skipped at once, and the description is returned. Any
+   * answer means only `op` is slow or broken (undefined).
    */
-  private async probeTarget(op: Operation, check: string): Promise<void> {
-    if (!WHOLE_TARGET_CHECKS.has(check)) return;
+  private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
     try {
       await sendHttp({
@@ -273,15 +274,16 @@ export class Api {
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
       });
+      return undefined;
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
+      const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.settings.baseUrl} down`);
-      if (!file) return;
-      mkdirSync(dirname(file), { recursive: true });
-      appendFileSync(
-        file,
-        `${labelOf(op)} ${check === 'connection-completes' ? 'broke the connection' : 'did not answer in time'}, and ${labelOf(other)} did not answer a probe either: ${error.message}\n`,
-      );
+      if (file) {
+        mkdirSync(dirname(file), { recursive: true });
+        appendFileSync(file, `${down}\n`);
+      }
+      return down;
     }
   }
 
@@ -300,20 +302,42 @@ export class Api {
     this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
+    const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
+    // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
+    // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
+    const controller = new AbortController();
+    let probed = false;
+    const watchdog =
+      timeoutMs > PROBE_AFTER_MS + PROBE_TIMEOUT_MS
+        ? setTimeout(() => {
+            probed = true;
+            void this.probeTarget(op, `had not answered after ${PROBE_AFTER_MS} ms`).then((down) => {
+              if (down) controller.abort(new Error(`no complete response: ${down}`));
+            });
+          }, PROBE_AFTER_MS)
+        : undefined;
     try {
       raw = await sendHttp({
         method: request.method,
         url: request.url,
         headers: request.headers,
         body,
-        timeoutMs: options.timeoutMs ?? this.settings.timeoutMs,
+        timeoutMs,
         maxBytes: this.settings.maxBytes,
+        signal: controller.signal,
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       const finding = transportFailure(error, operation, curl);
-      await this.probeTarget(op, finding.check);
+      if (!probed && WHOLE_TARGET_CHECKS.has(finding.check)) {
+        await this.probeTarget(
+          op,
+          finding.check === 'connection-completes' ? 'broke the connection' : 'did not answer in time',
+        );
+      }
       this.unusable(op, finding);
+    } finally {
+      clearTimeout(watchdog);
     }
     const text = raw.body.toString('utf8');
     const contentType = raw.headers['content-type'];

@@ -39,6 +39,8 @@ export interface HttpRequest {
   timeoutMs: number;
   /** Largest body read; a longer body is abandoned and reported. */
   maxBytes: number;
+  /** Ends the exchange early as a timeout, with the abort reason as its message. */
+  signal?: AbortSignal;
 }
 
 const agentOptions = { keepAlive: true, maxSockets: 64 };
@@ -74,6 +76,14 @@ export function sendHttp(request: HttpRequest): Promise<RawResponse> {
       const phase = status === undefined ? 'no response headers' : `body incomplete after ${bytes} bytes`;
       finish(new TransportError('timeout', `${phase} within ${request.timeoutMs} ms`, bytes, status));
     }, request.timeoutMs);
+    request.signal?.addEventListener(
+      'abort',
+      () => {
+        const reason = request.signal!.reason;
+        finish(new TransportError('timeout', reason instanceof Error ? reason.message : String(reason), bytes, status));
+      },
+      { once: true },
+    );
     req.on('response', (res) => {
       status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
