@@ -320,6 +320,14 @@ const CASES: Case[] = [
   },
   {
     given: {
+      title: 'response field became expected (x-kgate-level): the gate warns, the wire is the same',
+      old: spec({ schema: obj({ aborted: { type: 'boolean', 'x-kgate-level': 'optional' } }) }),
+      next: spec({ schema: obj({ aborted: { type: 'boolean', 'x-kgate-level': 'expected' } }) }),
+    },
+    want: [['property-level-changed', false]],
+  },
+  {
+    given: {
       title: 'response field became required',
       old: spec({ schema: obj({ expr: { type: 'string' } }) }),
       next: spec({ schema: obj({ expr: { type: 'string' } }, ['expr']) }),

@@ -478,6 +478,20 @@ class SpecDiffer {
     }
   }
 
+  /**
+   * An optional field becoming expected, or the reverse (`x-kgate-level`): the wire does not
+   * change, but what the gate warns about does, so it is reported, as not breaking.
+   */
+  private compareLevels(old: unknown, next: unknown, at: string): void {
+    const level = (node: unknown) =>
+      isObject(node) && typeof node['x-kgate-level'] === 'string' ? node['x-kgate-level'] : 'optional';
+    const [before, after] = [level(old), level(next)];
+    if (before === after) return;
+    const effect =
+      after === 'expected' ? 'kgate now warns when it is missing' : 'kgate no longer warns when it is missing';
+    this.add('property-level-changed', false, at, `field level ${before} -> ${after} (${effect})`);
+  }
+
   private compareProperties(old: Node, next: Node, direction: Direction, where: string, path: string): void {
     const before = isObject(old.properties) ? old.properties : {};
     const after = isObject(next.properties) ? next.properties : {};
@@ -501,6 +515,8 @@ class SpecDiffer {
         this.directional('narrowed', 'property-became-required', direction, at, 'field became required');
       } else if (oldRequired.has(name) && !newRequired.has(name)) {
         this.directional('widened', 'property-became-optional', direction, at, 'field became optional');
+      } else if (!newRequired.has(name)) {
+        this.compareLevels(schema, after[name], at);
       }
       this.compareSchema(deref(this.oldDoc, schema), deref(this.newDoc, after[name]), direction, where, child);
     }
