@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig, type Project } from '@playwright/test';
 import { readEnv } from './config/env.ts';
+import { MODULE_EXT } from './config/runtime.ts';
 import { testsExercising } from './contracts/checks/index.ts';
 import { DEFAULT_REPORT_DIR, readConformOptions } from './contracts/options.ts';
 import { createRunDir } from './contracts/run-dir.ts';
@@ -23,14 +24,14 @@ function checksGrep(ids: string[] | undefined): RegExp | undefined {
 }
 
 function projects(): Project[] {
-  if (options.sweep) return [{ name: 'sweep', testMatch: 'fault-sweep.spec.ts' }];
+  if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
   const grep = checksGrep(options.checks && testsExercising(options.checks));
   const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
   // The rate-limit tests burst traffic: they run as a teardown project, after every other test.
   return [
     {
       name: 'conformance',
-      testMatch: 'operations.spec.ts',
+      testMatch: `operations.spec${MODULE_EXT}`,
       grep,
       grepInvert: exclude ? [RATE_LIMIT, exclude] : RATE_LIMIT,
       teardown: options.rateLimit ? 'rate-limit' : undefined,
@@ -39,7 +40,7 @@ function projects(): Project[] {
       ? [
           {
             name: 'rate-limit',
-            testMatch: 'operations.spec.ts',
+            testMatch: `operations.spec${MODULE_EXT}`,
             grep: grep ?? RATE_LIMIT,
             grepInvert: exclude ? [NOT_RATE_LIMIT, exclude] : NOT_RATE_LIMIT,
           },
@@ -57,7 +58,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   forbidOnly: env.ci,
-  globalSetup: './contracts/global-setup.ts',
+  globalSetup: `./contracts/global-setup${MODULE_EXT}`,
   outputDir: `${reportDir}/test-results`,
   // Requests go through the suite's own client (contracts/http.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
@@ -66,7 +67,7 @@ export default defineConfig({
     options.quiet ? ['null'] : env.ci ? ['dot'] : ['line'],
     ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
     ['json', { outputFile: `${reportDir}/results.json` }],
-    ['./contracts/reporter.ts'],
+    [`./contracts/reporter${MODULE_EXT}`],
   ],
   projects: projects(),
 });
