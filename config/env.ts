@@ -32,3 +32,29 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
   };
 }
+
+/** The default environment variable of each key role (a configuration file's keyVariables may name others). */
+export const KEY_VARIABLES = {
+  full: 'KGATE_KEY',
+  unsubscribed: 'KGATE_KEY_UNSUBSCRIBED',
+  exhausted: 'KGATE_KEY_EXHAUSTED',
+} as const;
+
+/**
+ * The keys of a run: KGATE_KEY* when set, else the variables a configuration file names (the
+ * environment's own kgate variables win over the file). Also says which named variables were empty.
+ */
+export function readKeys(
+  names: Partial<Record<keyof typeof KEY_VARIABLES, string>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): { keys: Partial<Record<keyof typeof KEY_VARIABLES, string>>; unset: string[] } {
+  const keys: Partial<Record<keyof typeof KEY_VARIABLES, string>> = {};
+  const unset: string[] = [];
+  for (const role of Object.keys(KEY_VARIABLES) as (keyof typeof KEY_VARIABLES)[]) {
+    const named = names[role];
+    const value = [env[KEY_VARIABLES[role]], named ? env[named] : undefined].find((v) => v && v.trim() !== '');
+    if (value) keys[role] = value;
+    else if (named) unset.push(named);
+  }
+  return { keys, unset };
+}
