@@ -7,6 +7,7 @@ import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
+import type { RequestPace } from './pacing.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -118,9 +119,14 @@ const PREFLIGHT_PATHS = [
  * to fix before the gate can say anything. Anything else (an answer, no answer within 2 s)
  * resolves undefined and the suite judges it.
  */
-export async function keyRefusedEverywhere(baseUrl: string, key: string): Promise<string | undefined> {
+export async function keyRefusedEverywhere(
+  baseUrl: string,
+  key: string,
+  pace?: RequestPace,
+): Promise<string | undefined> {
   const statuses = await Promise.all(
     PREFLIGHT_PATHS.map(async (path) => {
+      await pace?.wait();
       try {
         const response = await sendHttp({
           method: 'GET',

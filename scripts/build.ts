@@ -10,7 +10,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 
 /** Files read at run time through `new URL(..., import.meta.url)`, copied to the same place under dist/. */
-export const RUNTIME_DATA = ['openapi/openapi.yaml', 'config/kgate.config.schema.json'];
+export const RUNTIME_DATA = [
+  'openapi/openapi.yaml',
+  'config/kgate.config.schema.json',
+  'contracts/request-budget.json',
+];
 
 rmSync(dist, { recursive: true, force: true });
 // Types are checked by `npm run check`; the build only transpiles, rewriting `./x.ts` imports to `./x.js`.
