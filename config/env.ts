@@ -16,6 +16,10 @@ export interface HarnessEnv {
   ci: boolean;
   /** KGATE_CONFORM_OPTIONS: non-secret conformance run settings (JSON) that `kgate conform` hands to Playwright. */
   conformOptions?: string;
+  /** KGATE_K6: the k6 binary the project's tests run the bundled scripts with (default ../shared/tools/k6, then PATH). */
+  k6Binary?: string;
+  /** KGATE_REQUIRE_K6: set in a CI that has k6, so that a missing binary fails the k6 tests instead of skipping them. */
+  requireK6: boolean;
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -30,6 +34,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     githubStepSummary: nonEmpty(env.GITHUB_STEP_SUMMARY),
     ci: Boolean(nonEmpty(env.CI)),
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
+    k6Binary: nonEmpty(env.KGATE_K6),
+    requireK6: Boolean(nonEmpty(env.KGATE_REQUIRE_K6)),
   };
 }
 

@@ -2,9 +2,10 @@
 // Playwright will not load TypeScript from inside node_modules) with the files it reads at run
 // time beside it. Run by `npm run build` and by `prepack`, so `npm pack` always ships a fresh build.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleScenario, K6_SCENARIOS } from '../load/k6-bundle.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -28,4 +29,11 @@ for (const file of RUNTIME_DATA) {
   mkdirSync(dirname(join(dist, file)), { recursive: true });
   copyFileSync(join(root, file), join(dist, file));
 }
-console.log(`build: dist/ written (${RUNTIME_DATA.length} data files beside the compiled modules)`);
+// The installed package has no bundler: `kgate k6 bundle` hands out the bundles made here.
+mkdirSync(join(dist, 'load', 'k6-bundles'), { recursive: true });
+for (const name of K6_SCENARIOS) {
+  writeFileSync(join(dist, 'load', 'k6-bundles', `${name}.js`), await bundleScenario(name));
+}
+console.log(
+  `build: dist/ written (${RUNTIME_DATA.length} data files beside the compiled modules, k6 bundles of ${K6_SCENARIOS.join(', ')})`,
+);
