@@ -282,6 +282,7 @@ export class Api {
         headers: {},
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
+        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
       });
       return undefined;
     } catch (error) {
@@ -336,6 +337,7 @@ export class Api {
         timeoutMs,
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
+        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;

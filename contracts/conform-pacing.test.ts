@@ -2,7 +2,7 @@
 // reference server stamps every request's arrival; the run must stay under the rate in every
 // second, send exactly what it reports, and announce beforehand about what it then sends.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,32 +10,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { budgetKey, requestBudget } from './request-budget.ts';
 import type { RunSummary, TestRecord } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RPS = 25;
 
-let reference: ReferenceServer;
+let reference: { url: string; keys: { full: string; academicOnly: string; exhausted: string } };
+let serve: ChildProcess;
 let proxy: Server;
 let proxyUrl: string;
 const arrivals: number[] = [];
 
 before(async () => {
-  reference = await startReferenceServer({ quiet: true });
+  // The reference server runs in a process of its own, so the proxy's clock is never held up by its work.
+  serve = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'serve', '--json']);
+  reference = await new Promise((resolve, reject) => {
+    serve.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString('utf8'))));
+    serve.once('exit', (code) => reject(new Error(`kgate serve exited ${code}`)));
+  });
   const upstream = new URL(reference.url);
   proxy = createServer((req, res) => {
     arrivals.push(performance.now());
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+    // The whole body is read before it is forwarded: a server that answers an oversized body early
+    // and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const { connection: _, ...headers } = req.headers;
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          const { connection: __, ...answerHeaders } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, answerHeaders);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      forward.end(Buffer.concat(chunks));
+    });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -43,7 +56,7 @@ before(async () => {
 after(async () => {
   proxy.closeAllConnections();
   proxy.close();
-  await reference.close();
+  serve.kill('SIGTERM');
 });
 
 function conform(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -119,8 +132,8 @@ test(`a run paced at ${RPS} requests/s stays under it at the target, and sends w
     `pacing at ${RPS}/s: ${times.length} requests in ${spanS.toFixed(1)} s = ${rate.toFixed(2)}/s; busiest 1 s: ${busiestWindow(times, 1000)}, busiest 5 s: ${busiestWindow(times, 5000)}; gaps min ${sorted[0]!.toFixed(1)} ms, p1 ${sorted[Math.floor(sorted.length / 100)]!.toFixed(1)} ms, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms (interval ${1000 / RPS} ms)`,
   );
   assert.ok(rate <= RPS, `the mean rate ${rate.toFixed(2)}/s is at most ${RPS}/s`);
-  // A request sent on time can reach the target a little late and the next one on time: one over
-  // in a window is the measurement's slack, not the pace's.
-  assert.ok(busiestWindow(times, 1000) <= RPS + 1, `at most ${RPS + 1} in any second`);
-  assert.ok(busiestWindow(times, 5000) <= 5 * RPS + 1, `at most ${5 * RPS + 1} in any 5 s`);
+  assert.ok(busiestWindow(times, 1000) <= RPS, `at most ${RPS} in any second`);
+  assert.ok(busiestWindow(times, 5000) <= 5 * RPS, `at most ${5 * RPS} in any 5 s`);
+  // Single gaps are not asserted: the proxy stamps a request when its event loop gets to it, and
+  // reading another worker's megabyte upload can hold one stamp back by some milliseconds.
 });

@@ -3,8 +3,10 @@ import { dirname } from 'node:path';
 
 /** Something every request of a run waits on before it is sent. */
 export interface RequestPace {
-  /** Resolves when the next request may be sent. */
-  wait(): Promise<void>;
+  /** Resolves when the next request may be sent (to the time its slot was claimed). */
+  wait(): Promise<unknown>;
+  /** Says that the request actually left (it may leave later than it claimed its slot). */
+  sent(): void;
 }
 
 /** File in a run's report folder through which its processes share the pace. */
@@ -21,10 +23,12 @@ function pause(ms: number): void {
 
 /**
  * A pace of at most `rps` requests per second, shared by every process of a run (the CLI's
- * preflight and all Playwright workers) through one small file: each request reserves the next
- * free slot, one interval after the previous one, under a lock (an exclusive `mkdir`), and waits
- * for it. Slots are handed out in order, so no two requests of the run are closer than 1/rps
- * whichever process sends them, and an idle stretch never lets a burst catch up.
+ * preflight and all Playwright workers) through one small file holding the earliest time the
+ * next request may go. A request claims its slot only when it is about to be sent: under a lock
+ * (an exclusive `mkdir`) it reads that time, and if it has come, moves it one interval past now
+ * and goes; otherwise it sleeps until then and tries again. So no two requests of the run leave
+ * closer than 1/rps whichever process sends them, a request that woke late pushes the next one
+ * back instead of bunching up with it, and an idle stretch never lets a burst catch up.
  */
 export class SharedPace implements RequestPace {
   readonly intervalMs: number;
@@ -36,7 +40,7 @@ export class SharedPace implements RequestPace {
     this.intervalMs = 1000 / rps;
   }
 
-  /** Moves the pace to another file, keeping its next free slot (the CLI's preflight hands over to the run's folder). */
+  /** Moves the pace to another file, keeping the time of the next slot (the CLI's preflight hands over to the run's folder). */
   continueIn(file: string): void {
     let next = '0';
     try {
@@ -50,27 +54,54 @@ export class SharedPace implements RequestPace {
     this.file = file;
   }
 
-  /** Reserves the next slot and waits for it. */
-  async wait(): Promise<void> {
-    const delay = this.reserve() - Date.now();
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+  /** Waits for a slot and claims it; resolves to the time it was claimed (epoch milliseconds). */
+  async wait(): Promise<number> {
+    for (;;) {
+      const claimed = this.claim();
+      if (claimed.at !== undefined) return claimed.at;
+      await new Promise((resolve) => setTimeout(resolve, claimed.retryInMs));
+    }
   }
 
-  /** Takes the next free slot (epoch milliseconds) and moves the free slot one interval on. */
-  reserve(): number {
+  /**
+   * Pushes the next slot to one interval after now, if it is earlier: a request can leave some
+   * milliseconds after its claim (a busy event loop, a new connection), and the next one must
+   * still keep its distance from it at the target.
+   */
+  sent(): void {
+    this.locked(() => {
+      const now = Date.now();
+      if (this.next() < now + this.intervalMs) writeFileSync(this.file, String(now + this.intervalMs));
+    });
+  }
+
+  /** Claims the slot if its time has come (`at`), else says how long until it comes. */
+  claim(): { at: number; retryInMs?: undefined } | { at?: undefined; retryInMs: number } {
+    return this.locked(() => {
+      const next = this.next();
+      const now = Date.now();
+      if (now < next) return { retryInMs: Math.max(1, Math.ceil(next - now)) };
+      writeFileSync(this.file, String(now + this.intervalMs));
+      return { at: now };
+    });
+  }
+
+  /** The earliest time the next request may go (0 before the first). */
+  private next(): number {
+    try {
+      return Number(readFileSync(this.file, 'utf8')) || 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Runs `body` holding the file's lock. */
+  private locked<T>(body: () => T): T {
     mkdirSync(dirname(this.file), { recursive: true });
     const lock = `${this.file}.lock`;
     this.lock(lock);
     try {
-      let next = 0;
-      try {
-        next = Number(readFileSync(this.file, 'utf8')) || 0;
-      } catch {
-        // First request of the run: no slot taken yet.
-      }
-      const slot = Math.max(Date.now(), next);
-      writeFileSync(this.file, String(slot + this.intervalMs));
-      return slot;
+      return body();
     } finally {
       rmdirSync(lock);
     }

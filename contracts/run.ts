@@ -134,6 +134,7 @@ export async function keyRefusedEverywhere(
           headers: { 'Ocp-Apim-Subscription-Key': key },
           // Short: a target that does not answer here is judged (quickly) by the suite itself.
           timeoutMs: 2_000,
+          onSent: pace && (() => pace.sent()),
           maxBytes: 1024 * 1024,
         });
         return response.status;
