@@ -175,6 +175,10 @@ test('a bad configuration file or baseline, or a burst under a pace, is one line
       want: /^option --baseline: .*b\.json: not a kgate conformance baseline/,
     },
     {
+      given: { args: ['--baseline', 'no/such/folder/b.json', '--update-baseline'] },
+      want: /^option --baseline: no such folder '.*no\/such\/folder' to write the baseline into$/,
+    },
+    {
       given: { args: ['--max-rps', '5', '--with-rate-limit'] },
       want: /^option --with-rate-limit bursts up to 1000 requests .* --max-rps/,
     },

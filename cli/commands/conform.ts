@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
@@ -137,9 +138,13 @@ export const command: Command = {
       throw new UsageError(
         'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps (or maxRps) forbids: use one or the other',
       );
-    if (settings.baseline !== undefined && !settings.updateBaseline) {
+    if (settings.baseline !== undefined) {
+      // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
+      const folder = dirname(settings.baseline);
+      if (settings.updateBaseline && !existsSync(settings.baseline) && !existsSync(folder))
+        throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`);
       try {
-        readBaseline(settings.baseline);
+        if (!settings.updateBaseline || existsSync(settings.baseline)) readBaseline(settings.baseline);
       } catch (error) {
         if (error instanceof BaselineError) throw new UsageError(`option --baseline: ${error.message}`);
         throw error;
