@@ -3,7 +3,7 @@
 // second, send exactly what it reports, and announce beforehand about what it then sends.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import type { RunSummary, TestRecord } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RPS = 25;
+const reportDir = mkdtempSync(join(tmpdir(), 'kgate-pacing-'));
 
 let reference: { url: string; keys: { full: string; academicOnly: string; exhausted: string } };
 let serve: ChildProcess;
@@ -57,6 +58,7 @@ after(async () => {
   proxy.closeAllConnections();
   proxy.close();
   serve.kill('SIGTERM');
+  rmSync(reportDir, { recursive: true, force: true });
 });
 
 function conform(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -96,7 +98,6 @@ function busiestWindow(times: number[], ms: number): number {
 }
 
 test(`a run paced at ${RPS} requests/s stays under it at the target, and sends what it announced`, async () => {
-  const reportDir = join(tmpdir(), `kgate-pacing-${process.pid}`);
   const { code, stdout, stderr } = await conform(['--max-rps', String(RPS), '--report-dir', reportDir, '--json']);
   assert.equal(code, 0, stderr);
   const result = JSON.parse(stdout) as RunSummary;

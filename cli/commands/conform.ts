@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
@@ -208,6 +208,7 @@ export const command: Command = {
       for (const key of Object.values(keys)) registerSecret(key);
       const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full, pace) : undefined;
       if (refused) {
+        if (pace) rmSync(pace.file, { force: true });
         console.error(
           `kgate conform: ${target} refused KGATE_KEY: ${refused}. Check the key (and its subscriptions) before judging the target.`,
         );
