@@ -35,6 +35,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'detect drift: live target vs spec, spec vs spec, recorded HAR vs spec',
     load: async () => (await import('./commands/drift.ts')).command,
   },
+  k6: {
+    summary: 'bundle a load scenario into one k6 script (k6 run, k6-operator)',
+    load: async () => (await import('./commands/k6.ts')).command,
+  },
 };
 
 const USAGE = `kgate: conformance, load and drift harness for the academic search, answer search,

@@ -16,6 +16,10 @@ export interface HarnessEnv {
   ci: boolean;
   /** KGATE_CONFORM_OPTIONS: non-secret conformance run settings (JSON) that `kgate conform` hands to Playwright. */
   conformOptions?: string;
+  /** KGATE_K6: the k6 binary the project's tests run the bundled scripts with (default ../shared/tools/k6, then PATH). */
+  k6Binary?: string;
+  /** KGATE_REQUIRE_K6: set in a CI that has k6, so that a missing binary fails the k6 tests instead of skipping them. */
+  requireK6: boolean;
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -30,5 +34,33 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     githubStepSummary: nonEmpty(env.GITHUB_STEP_SUMMARY),
     ci: Boolean(nonEmpty(env.CI)),
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
+    k6Binary: nonEmpty(env.KGATE_K6),
+    requireK6: Boolean(nonEmpty(env.KGATE_REQUIRE_K6)),
   };
+}
+
+/** The default environment variable of each key role (a configuration file's keyVariables may name others). */
+export const KEY_VARIABLES = {
+  full: 'KGATE_KEY',
+  unsubscribed: 'KGATE_KEY_UNSUBSCRIBED',
+  exhausted: 'KGATE_KEY_EXHAUSTED',
+} as const;
+
+/**
+ * The keys of a run: KGATE_KEY* when set, else the variables a configuration file names (the
+ * environment's own kgate variables win over the file). Also says which named variables were empty.
+ */
+export function readKeys(
+  names: Partial<Record<keyof typeof KEY_VARIABLES, string>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): { keys: Partial<Record<keyof typeof KEY_VARIABLES, string>>; unset: string[] } {
+  const keys: Partial<Record<keyof typeof KEY_VARIABLES, string>> = {};
+  const unset: string[] = [];
+  for (const role of Object.keys(KEY_VARIABLES) as (keyof typeof KEY_VARIABLES)[]) {
+    const named = names[role];
+    const value = [env[KEY_VARIABLES[role]], named ? env[named] : undefined].find((v) => v && v.trim() !== '');
+    if (value) keys[role] = value;
+    else if (named) unset.push(named);
+  }
+  return { keys, unset };
 }

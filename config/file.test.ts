@@ -1,21 +1,36 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ConfigError, loadConfig, parseApiList, parseConfig } from './file.ts';
+import { CHECK_IDS } from '../contracts/checks/index.ts';
+import { CONFIG_SCHEMA_PATH, ConfigError, loadConfig, parseApiList, parseConfig } from './file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('parseConfig accepts the documented keys and names the key and the rule otherwise', () => {
+  const full = {
+    $schema: './node_modules/kgate/dist/config/kgate.config.schema.json',
+    baseUrl: 'https://api.example.org/prefix/',
+    keyVariables: { full: 'PROD_KEY', unsubscribed: 'PROD_KEY_ACADEMIC', exhausted: 'PROD_KEY_SPENT' },
+    unsubscribedKeyCovers: ['academic'],
+    checks: ['paging-is-consistent', 'response-matches-spec'],
+    excludeChecks: ['body-limit-enforced'],
+    severity: { 'event-ids-are-32-hex': 'fail', 'request-is-echoed': 'warn', 'rate-limit-signalled': 'off' },
+    timeoutMs: 30_000,
+    maxRps: 0.5,
+    baseline: 'kgate.baseline.json',
+    strict: true,
+  };
   const cases: { given: unknown; want: object | RegExp }[] = [
     { given: {}, want: {} },
     { given: { unsubscribedKeyCovers: ['academic'] }, want: { unsubscribedKeyCovers: ['academic'] } },
     { given: { $schema: './kgate.config.schema.json' }, want: { $schema: './kgate.config.schema.json' } },
+    { given: full, want: { ...full, baseUrl: 'https://api.example.org/prefix' } },
     {
       given: { unsubscribedKeyCover: ['academic'] },
-      want: /unknown key 'unsubscribedKeyCover' \(known keys: unsubscribedKeyCovers/,
+      want: /^kgate\.config\.json: unknown key 'unsubscribedKeyCover' \(known keys: baseUrl, keyVariables, unsubscribedKeyCovers, checks/,
     },
     {
       given: { unsubscribedKeyCovers: ['search'] },
@@ -23,24 +38,72 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     },
     { given: { unsubscribedKeyCovers: 'academic' }, want: /key 'unsubscribedKeyCovers' must be array/ },
     { given: [], want: /key '\(root\)' must be object/ },
+    { given: { baseUrl: 'ftp://x' }, want: /key 'baseUrl' must be an absolute http\(s\) URL/ },
+    { given: { baseUrl: 'http://x/?a=1' }, want: /key 'baseUrl' must be a base URL without query or fragment/ },
+    {
+      given: { keyVariables: { full: '3f9a0c1d2e4b5a6978d0c1b2a3f4e5d6' } },
+      want: /^kgate\.config\.json: key 'keyVariables\.full' must name an environment variable \(upper-case letters, digits and _\), not hold a key$/,
+    },
+    {
+      given: { keyVariables: { primary: 'KEY' } },
+      want: /unknown key 'keyVariables\.primary' \(known keys: full, unsubscribed, exhausted\)/,
+    },
+    {
+      given: { checks: ['paging'] },
+      want: /key 'checks\.0' must be a check id \(response-matches-spec, content-type-is-json/,
+    },
+    { given: { checks: [] }, want: /key 'checks' must NOT have fewer than 1 items/ },
+    {
+      given: { excludeChecks: ['auth-required', 'auth-required'] },
+      want: /key 'excludeChecks' must not list an item twice/,
+    },
+    {
+      given: { severity: { 'no-such-check': 'warn' } },
+      want: /key 'severity\.no-such-check': the name must be a check id \(response-matches-spec/,
+    },
+    {
+      given: { severity: { 'auth-required': 'info' } },
+      want: /key 'severity\.auth-required' must be one of fail, warn, off/,
+    },
+    { given: { timeoutMs: 50 }, want: /key 'timeoutMs' must be >= 100/ },
+    { given: { timeoutMs: 1.5 }, want: /key 'timeoutMs' must be integer/ },
+    { given: { maxRps: 0 }, want: /key 'maxRps' must be > 0/ },
+    { given: { baseline: '' }, want: /key 'baseline' must NOT have fewer than 1 characters/ },
+    { given: { strict: 'yes' }, want: /key 'strict' must be boolean/ },
   ];
   for (const { given, want } of cases) {
     if (want instanceof RegExp)
       assert.throws(
-        () => parseConfig(given, 'kgate.config.json'),
-        (error: unknown) => error instanceof ConfigError && want.test(error.message),
+        () => parseConfig(structuredClone(given), 'kgate.config.json'),
+        (error: unknown) => error instanceof ConfigError && want.test(error.message) && !error.message.includes('\n'),
         JSON.stringify(given),
       );
-    else assert.deepEqual(parseConfig(given, 'kgate.config.json'), want);
+    else assert.deepEqual(parseConfig(structuredClone(given), 'kgate.config.json'), want, JSON.stringify(given));
   }
 });
 
-test('loadConfig reads kgate.config.json from the working directory, or the file given', () => {
+test('the schema lists exactly the registered check ids, so editors complete them', () => {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as { $defs: { checkId: { enum: string[] } } };
+  assert.deepEqual(schema.$defs.checkId.enum, [...CHECK_IDS], 'config/kgate.config.schema.json $defs.checkId.enum');
+});
+
+test('loadConfig reads kgate.config.json (or .yaml) from the working directory, or the file given', () => {
   assert.deepEqual(loadConfig(undefined, dir), {}, 'no file: no settings');
+  writeFileSync(join(dir, 'kgate.config.yaml'), 'maxRps: 2\nbaseline: gate/baseline.json\n');
+  assert.deepEqual(
+    loadConfig(undefined, dir),
+    { maxRps: 2, baseline: join(dir, 'gate/baseline.json') },
+    'YAML, baseline resolved against the file',
+  );
   writeFileSync(join(dir, 'kgate.config.json'), JSON.stringify({ unsubscribedKeyCovers: ['urlPreview'] }));
-  assert.deepEqual(loadConfig(undefined, dir), { unsubscribedKeyCovers: ['urlPreview'] });
+  assert.deepEqual(loadConfig(undefined, dir), { unsubscribedKeyCovers: ['urlPreview'] }, 'the JSON file comes first');
+  mkdirSync(join(dir, 'ci'));
+  writeFileSync(join(dir, 'ci', 'gate.json'), JSON.stringify({ baseline: '../known.json' }));
+  assert.deepEqual(loadConfig('ci/gate.json', dir), { baseline: join(dir, 'known.json') }, 'the file given');
   writeFileSync(join(dir, 'other.json'), '{ not json');
   assert.throws(() => loadConfig('other.json', dir), /other\.json: not JSON/);
+  writeFileSync(join(dir, 'bad.yaml'), 'maxRps: [1\n');
+  assert.throws(() => loadConfig('bad.yaml', dir), /bad\.yaml: not YAML/);
   assert.throws(() => loadConfig('missing.json', dir), /missing\.json: cannot read \(ENOENT\)/);
 });
 

@@ -1,9 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { dirname, extname, resolve } from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
 
-/** The file kgate looks for in the working directory when no --config is given. */
-export const CONFIG_FILE = 'kgate.config.json';
+/** The files kgate looks for in the working directory when no --config is given, in this order. */
+export const CONFIG_FILES = ['kgate.config.json', 'kgate.config.yaml', 'kgate.config.yml'] as const;
+/** The JSON configuration file's name (the usual one). */
+export const CONFIG_FILE = CONFIG_FILES[0];
 /** Path of the JSON Schema of the configuration file (published with the package for editors). */
 export const CONFIG_SCHEMA_PATH = new URL('./kgate.config.schema.json', import.meta.url);
 
@@ -12,10 +15,34 @@ export const APIS = ['academic', 'answerSearch', 'urlPreview', 'eventKnowledge']
 /** One subscribable API. */
 export type ApiName = (typeof APIS)[number];
 
-/** What kgate.config.json may hold. */
+/** What a configuration file may say about a check's weight; `off` removes the check from the run. */
+export type SeverityOverride = 'fail' | 'warn' | 'off';
+
+/** The key roles whose environment variable a configuration file may name. */
+export type KeyRole = 'full' | 'unsubscribed' | 'exhausted';
+
+/** What kgate.config.json may hold (config/kgate.config.schema.json describes each key). */
 export interface KgateConfig {
+  /** Target base URL, without a trailing slash. */
+  baseUrl?: string;
+  /** Names of the environment variables holding the keys (never the keys). */
+  keyVariables?: Partial<Record<KeyRole, string>>;
   /** The APIs the unsubscribed key is subscribed to. */
   unsubscribedKeyCovers?: ApiName[];
+  /** Only these checks run. */
+  checks?: string[];
+  /** These checks do not run. */
+  excludeChecks?: string[];
+  /** Per-check severity overrides. */
+  severity?: Record<string, SeverityOverride>;
+  /** Per-request deadline in milliseconds. */
+  timeoutMs?: number;
+  /** Requests per second over the whole run. */
+  maxRps?: number;
+  /** Baseline file, absolute (resolved against the configuration file's folder when read from a file). */
+  baseline?: string;
+  /** Warnings fail the gate. */
+  strict?: boolean;
 }
 
 /** A configuration file that cannot be used: the message names the file, the key and the rule. */
@@ -23,52 +50,105 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+type SchemaNode = { properties?: Record<string, unknown>; 'x-kgate-rule'?: string; $ref?: string };
+
+let schema: { $defs: Record<string, SchemaNode> } & SchemaNode;
 let validate: ReturnType<Ajv2020['compile']> | undefined;
+
+function compiled(): NonNullable<typeof validate> {
+  if (validate) return validate;
+  schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'));
+  const ajv = new Ajv2020({ allErrors: false, strict: true, verbose: true });
+  // The rule each pattern stands for, in words: the message a person reads instead of a regex.
+  ajv.addKeyword('x-kgate-rule');
+  validate = ajv.compile(schema);
+  return validate;
+}
+
+/** The dotted name of the key an error is about (`keyVariables.full`, `checks.0`). */
+function keyOf(error: ErrorObject): string {
+  return error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+}
+
+/** The rule an error breaks, in words. */
+function ruleOf(error: ErrorObject): string {
+  const parent = error.parentSchema as SchemaNode | undefined;
+  const rule =
+    parent?.['x-kgate-rule'] ??
+    (parent?.$ref ? schema.$defs[parent.$ref.split('/').pop()!]?.['x-kgate-rule'] : undefined);
+  if (error.keyword === 'pattern' && rule) return rule;
+  if (error.keyword === 'enum') {
+    const allowed = (error.params.allowedValues as string[]).join(', ');
+    return rule ? `${rule} (${allowed})` : `must be one of ${allowed}`;
+  }
+  if (error.keyword === 'uniqueItems') return 'must not list an item twice';
+  return error.message ?? 'is invalid';
+}
 
 /** Checks a parsed configuration against the schema; the first problem becomes one ConfigError line. */
 export function parseConfig(value: unknown, source: string): KgateConfig {
-  validate ??= new Ajv2020({ allErrors: false, strict: true }).compile(
-    JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as object,
-  );
-  if (validate(value)) return value as KgateConfig;
-  const error = validate.errors![0]!;
-  const key = `${error.instancePath}`.replace(/^\//, '').replace(/\//g, '.');
-  if (error.keyword === 'additionalProperties') {
-    const unknown = String(error.params.additionalProperty);
-    const known = Object.keys(
-      (JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as { properties: object }).properties,
-    );
+  const check = compiled();
+  if (!check(value)) {
+    const error = check.errors![0]!;
+    const key = keyOf(error);
+    if (error.keyword === 'additionalProperties') {
+      const unknown = String(error.params.additionalProperty);
+      const known = Object.keys((error.parentSchema as SchemaNode).properties ?? {}).filter((k) => k !== '$schema');
+      throw new ConfigError(
+        `${source}: unknown key '${key ? `${key}.` : ''}${unknown}' (known keys: ${known.join(', ')})`,
+      );
+    }
+    // A property name that breaks `propertyNames` (a severity for an unknown check id).
+    const name = (error as ErrorObject & { propertyName?: string }).propertyName;
+    if (name !== undefined) throw new ConfigError(`${source}: key '${key}.${name}': the name ${ruleOf(error)}`);
+    throw new ConfigError(`${source}: key '${key || '(root)'}' ${ruleOf(error)}`);
+  }
+  const config = value as KgateConfig & { $schema?: string };
+  if (config.baseUrl !== undefined) config.baseUrl = checkedBaseUrl(config.baseUrl, source);
+  return config;
+}
+
+/** Parses a base URL from the file; the rule matches --base-url's. */
+function checkedBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
     throw new ConfigError(
-      `${source}: unknown key '${key ? `${key}.` : ''}${unknown}' (known keys: ${known.filter((k) => k !== '$schema').join(', ')})`,
+      `${source}: key 'baseUrl' must be an absolute http(s) URL such as https://api.example.org/prefix`,
     );
   }
-  const rule =
-    error.keyword === 'enum'
-      ? `must be one of ${(error.params.allowedValues as string[]).join(', ')}`
-      : (error.message ?? 'is invalid');
-  throw new ConfigError(`${source}: key '${key || '(root)'}' ${rule}`);
+  if (url.search || url.hash)
+    throw new ConfigError(`${source}: key 'baseUrl' must be a base URL without query or fragment`);
+  return url.toString().replace(/\/+$/, '');
 }
 
 /**
- * Reads the configuration: the given file (which must exist), else kgate.config.json in the
- * working directory if there is one, else nothing. Throws ConfigError for an unreadable or invalid file.
+ * Reads the configuration: the given file (which must exist), else the first of CONFIG_FILES in
+ * the working directory, else nothing. JSON, or YAML for a `.yaml`/`.yml` file. A relative
+ * `baseline` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
  */
 export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
-  const path = file !== undefined ? resolve(cwd, file) : resolve(cwd, CONFIG_FILE);
-  if (file === undefined && !existsSync(path)) return {};
+  const found = file ?? CONFIG_FILES.find((name) => existsSync(resolve(cwd, name)));
+  if (found === undefined) return {};
+  const path = resolve(cwd, found);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${file ?? CONFIG_FILE}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`);
+    throw new ConfigError(`${found}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`);
   }
+  const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${file ?? CONFIG_FILE}: not JSON (${(error as Error).message})`);
+    const first = (error as Error).message.split('\n')[0];
+    throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`);
   }
-  return parseConfig(value, file ?? CONFIG_FILE);
+  const config = parseConfig(value ?? {}, found);
+  if (config.baseline !== undefined) config.baseline = resolve(dirname(path), config.baseline);
+  return config;
 }
 
 /** Parses a comma-separated list of APIs (`none` for no API); throws ConfigError naming `source` and the rule. */

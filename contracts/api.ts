@@ -5,6 +5,7 @@ import { getOperation, type OperationInfo, operationLabel } from '../openapi/spe
 import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
 import { sendHttp, TransportError } from './http.ts';
+import type { RequestPace } from './pacing.ts';
 
 /** One operation of the spec, as the suite walks them. */
 export type Operation = OperationInfo;
@@ -77,6 +78,8 @@ export interface ApiSettings {
    * needed data from it. Default true.
    */
   judge?: boolean;
+  /** --max-rps: every request (probes and retries too) waits for its slot, shared by all workers. */
+  pace?: RequestPace;
 }
 
 /**
@@ -156,6 +159,10 @@ export class Api {
   readonly findings: Failure[] = [];
   /** Operation ids this Api sent requests to. */
   readonly reads = new Set<string>();
+  /** HTTP requests sent, probes and retries included (what `kgate conform` counts against a quota). */
+  requestCount = 0;
+  /** Test data items (discovery) the test used. */
+  readonly dataUsed = new Set<string>();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -266,6 +273,8 @@ export class Api {
    */
   private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
+    await this.settings.pace?.wait();
+    this.requestCount++;
     try {
       await sendHttp({
         method: 'GET',
@@ -273,6 +282,7 @@ export class Api {
         headers: {},
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
+        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
       });
       return undefined;
     } catch (error) {
@@ -303,6 +313,8 @@ export class Api {
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
+    await this.settings.pace?.wait();
+    this.requestCount++;
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
     const controller = new AbortController();
@@ -325,6 +337,7 @@ export class Api {
         timeoutMs,
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
+        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;

@@ -46,6 +46,37 @@ export const DISCOVERY_SOURCES = {
 /** A discovery item: one kind of test data. */
 export type DiscoveryItem = keyof typeof DISCOVERY_SOURCES;
 
+/** The items each item is derived from (fetching it fetches them first). */
+export const DISCOVERY_NEEDS: Partial<Record<DiscoveryItem, readonly DiscoveryItem[]>> = {
+  authors: ['papers'],
+  narrowExpr: ['authors'],
+  titles: ['papers'],
+  interpretQuery: ['authors'],
+  previewUrl: ['answerQuery'],
+  eventId: ['hotDate'],
+  wikipediaId: ['hotDate'],
+};
+
+/**
+ * Requests each item sends itself, the items it is derived from not included (429 retries not
+ * included): `first` when its first candidate serves, `most` when every fallback is tried. What
+ * `kgate conform` announces its discovery requests from; `request-budget.test.ts` checks `most`.
+ */
+export const DISCOVERY_REQUESTS: Record<DiscoveryItem, { first: number; most: number }> = {
+  papers: { first: 1, most: 1 },
+  authors: { first: 0, most: 0 },
+  narrowExpr: { first: 0, most: 0 },
+  titles: { first: 0, most: 0 },
+  // Two candidates for each of the first two authors, then the first author's full name.
+  interpretQuery: { first: 1, most: 5 },
+  answerQuery: { first: 1, most: ANSWER_QUERIES.length },
+  previewUrl: { first: 1, most: 1 },
+  hotDate: { first: 1, most: EVENT_DAYS_BACK.length + EVENT_FIXED_DATES.length },
+  eventId: { first: 0, most: 0 },
+  // The entities of the date's events, at most four.
+  wikipediaId: { first: 1, most: 4 },
+};
+
 /**
  * Test data could not be found on the target. The test that needed it is skipped with this root
  * cause, never failed; `findings` carries what the request fixture would report about the
@@ -103,13 +134,17 @@ export class Discovery {
 
   constructor(private readonly api: Api) {}
 
-  /** A view for one test: every item it uses adds the item's source operations to `reads`. */
-  forTest(reads: Set<string>): Discovery {
+  /**
+   * A view for one test: every item it uses adds the item's source operations to `reads`, and
+   * the item to `used` (what the request budget counts discovery by).
+   */
+  forTest(reads: Set<string>, used?: Set<string>): Discovery {
     return new Proxy(this, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
         if (typeof value !== 'function' || !(property in DISCOVERY_SOURCES)) return value;
         return (...args: unknown[]) => {
+          used?.add(property as string);
           for (const source of DISCOVERY_SOURCES[property as DiscoveryItem]) reads.add(source);
           return value.apply(target, args);
         };

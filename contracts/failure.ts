@@ -35,6 +35,8 @@ export interface Failure {
   origin?: Origin;
   /** How many tests observed this same finding (set when the summary folds duplicates). */
   occurrences?: number;
+  /** The conformance baseline entry that lists this failure (set by the summary). */
+  baseline?: { reason: string; expires?: string; expired?: boolean };
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */
@@ -69,6 +71,11 @@ export function formatFailure(failure: Failure): string {
   if (failure.pointer !== undefined) lines.push(`  at:         ${failure.pointer || '/'}`);
   if (failure.excerpt) lines.push(`  body:       ${failure.excerpt}`);
   if (failure.curl) lines.push(`  reproduce:  ${failure.curl}`);
+  if (failure.baseline) {
+    const { reason, expires, expired } = failure.baseline;
+    const state = expired ? `EXPIRED on ${expires}, fails again` : `known${expires ? ` until ${expires}` : ''}`;
+    lines.push(`  baseline:   ${state}: ${reason}`);
+  }
   return lines.join('\n');
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
@@ -8,6 +9,8 @@ import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
+import { PACE_FILE, sharedPace } from './pacing.ts';
+import { applyOverride, severityOf } from './severity.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -24,6 +27,8 @@ export interface Kgate {
   settings: Omit<ApiSettings, 'baseUrl'> & { baseUrl?: string };
   /** The discovery of a target, shared by every test of this worker that meets it. */
   discovery(settings: ApiSettings): Discovery;
+  /** Requests this worker's discoveries have sent so far. */
+  discoveryRequests(): number;
 }
 
 /** Description of the `fail` annotation of a test whose check failed (see runCheck). */
@@ -43,6 +48,11 @@ export interface TestOutcome {
   notes: string[];
   /** Why the check could not judge, when it was skipped. */
   skipped?: string;
+  /**
+   * Requests the test sent, those test data discovery sent for it (the first test of a worker to
+   * need an item pays for it), and the discovery items it used.
+   */
+  requests?: { test: number; discovery: number; data: string[] };
 }
 
 /**
@@ -59,6 +69,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       const options = readConformOptions();
       for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
       const discoveries = new Map<string, Discovery>();
+      const discoveryApis: Api[] = [];
       await use({
         options,
         settings: {
@@ -69,12 +80,19 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           disabledChecks: new Set(options.excludeChecks ?? []),
           breakerDir: options.reportDir,
           strict: options.strict,
+          pace: options.maxRps ? sharedPace(join(options.reportDir, PACE_FILE), options.maxRps) : undefined,
         },
         discovery(settings) {
-          const found = discoveries.get(settings.baseUrl) ?? new Discovery(new Api({ ...settings, judge: false }));
-          discoveries.set(settings.baseUrl, found);
+          let found = discoveries.get(settings.baseUrl);
+          if (!found) {
+            const api = new Api({ ...settings, judge: false });
+            discoveryApis.push(api);
+            found = new Discovery(api);
+            discoveries.set(settings.baseUrl, found);
+          }
           return found;
         },
+        discoveryRequests: () => discoveryApis.reduce((sum, api) => sum + api.requestCount, 0),
       });
       closeIdleSockets();
     },
@@ -86,7 +104,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
     await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
   },
   data: async ({ kgate, api }, use) => {
-    await use(kgate.discovery(api.settings).forTest(api.reads));
+    await use(kgate.discovery(api.settings).forTest(api.reads, api.dataUsed));
   },
 });
 
@@ -108,6 +126,7 @@ export async function runCheck(
 ): Promise<void> {
   const { api, data, kgate } = fixtures;
   const strict = kgate.options.strict;
+  const discoveredBefore = kgate.discoveryRequests();
   const own: Failure[] = [];
   const extra: Failure[] = [];
   const notes: string[] = [];
@@ -145,7 +164,8 @@ export async function runCheck(
     await check.run!(ctx);
   } catch (error) {
     if (error instanceof CheckFailure) {
-      own.push({ ...error.failure, level: check.severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
+      const severity = severityOf(check, kgate.options.severity);
+      own.push({ ...error.failure, level: severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
     } else if (error instanceof SkipCheck || error instanceof TargetBroken) {
       skipped = error.message;
     } else if (error instanceof DataUnavailable) {
@@ -158,8 +178,14 @@ export async function runCheck(
     }
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
-  const findings = JSON.parse(redactSecrets(JSON.stringify([...api.findings, ...extra, ...own]))) as Failure[];
-  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped };
+  const found = [...api.findings, ...extra].map((finding) => applyOverride(finding, kgate.options.severity, strict));
+  const findings = JSON.parse(redactSecrets(JSON.stringify([...found, ...own]))) as Failure[];
+  const requests = {
+    test: api.requestCount,
+    discovery: kgate.discoveryRequests() - discoveredBefore,
+    data: [...api.dataUsed].sort(),
+  };
+  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests };
   await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
   const ownFailures = findings.filter(
     (finding) =>

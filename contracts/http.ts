@@ -41,6 +41,8 @@ export interface HttpRequest {
   maxBytes: number;
   /** Ends the exchange early as a timeout, with the abort reason as its message. */
   signal?: AbortSignal;
+  /** Called once the request has been handed to the socket in full (what --max-rps paces by). */
+  onSent?: () => void;
 }
 
 const agentOptions = { keepAlive: true, maxSockets: 64 };
@@ -117,6 +119,7 @@ export function sendHttp(request: HttpRequest): Promise<RawResponse> {
         finish(new TransportError('connection', `connection closed after ${bytes} body bytes`, bytes, status)),
       );
     });
+    if (request.onSent) req.once('finish', request.onSent);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (settled) return;
       // A server that answers early (e.g. 400 to an oversized body) may close before the upload ends;

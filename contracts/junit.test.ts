@@ -52,6 +52,41 @@ test('junit has one case per matrix cell, failing exactly the failed cells', () 
   for (const { given, want } of cases) assert.equal(xml.includes(given), want, `${given} in ${xml}`);
 });
 
+test('a known failure is a skipped case carrying the baseline reason, never a failure', () => {
+  const known = {
+    check: 'paging-is-consistent',
+    operation: OP,
+    title: 'consecutive pages overlap',
+    received: 'r',
+    documented: 'd',
+    baseline: { reason: 'gateway pages by 1, ticket API-9' },
+  };
+  const xml = renderJunit(
+    {
+      ...run,
+      verdict: 'pass',
+      exitCode: 0,
+      targets: [
+        {
+          ...target,
+          verdict: 'pass',
+          matrix: { [OP]: { 'paging-is-consistent': 'known' } },
+          failures: [],
+          known: [known],
+        },
+      ],
+    },
+    CHECKS,
+  );
+  const cases = [
+    { given: 'tests="1" failures="0" skipped="1"', want: true },
+    { given: '<skipped message="known failure (baseline): gateway pages by 1, ticket API-9">', want: true },
+    { given: '[paging-is-consistent] GET /academic/v1.0/evaluate: consecutive pages overlap', want: true },
+    { given: '<failure', want: false },
+  ];
+  for (const { given, want } of cases) assert.equal(xml.includes(given), want, `${given} in ${xml}`);
+});
+
 test('xmlEscape escapes markup and drops characters XML cannot hold', () => {
   const cases = [
     { given: 'a<b>&"c"', want: 'a&lt;b&gt;&amp;&quot;c&quot;' },

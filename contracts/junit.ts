@@ -21,6 +21,13 @@ function testcase(target: TargetSummary, operation: string, check: string, label
     const text = failures.map(formatFailure).join('\n\n') || 'failed';
     return `${open}\n      <failure message="${xmlEscape(failures[0]?.title ?? 'failed')}">${xmlEscape(text)}</failure>\n    </testcase>`;
   }
+  if (cell === 'known') {
+    // A failure the baseline accepts: reported like an expected failure, as a skipped case with its reason.
+    const known = of(target.known ?? []);
+    const reason = known[0]?.baseline?.reason ?? 'listed in the baseline';
+    const text = known.map(formatFailure).join('\n\n');
+    return `${open}\n      <skipped message="${xmlEscape(`known failure (baseline): ${reason}`)}">${xmlEscape(text)}</skipped>\n    </testcase>`;
+  }
   if (cell === 'skip') {
     const reason = target.skips.find((skip) => skip.operation === operation && skip.check === check)?.reason;
     return `${open}\n      <skipped message="${xmlEscape(reason ?? 'skipped')}"/>\n    </testcase>`;
@@ -47,7 +54,7 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
       const name = run.targets.length > 1 ? `${target.target} ${operation}` : operation;
       const count = (cell: string) => cells.filter((c) => c === cell).length;
       suites.push(
-        `  <testsuite name="${xmlEscape(name)}" tests="${ids.length}" failures="${count('fail')}" skipped="${count('skip')}" errors="0">`,
+        `  <testsuite name="${xmlEscape(name)}" tests="${ids.length}" failures="${count('fail')}" skipped="${count('skip') + count('known')}" errors="0">`,
         ...ids.map((id) => testcase(target, operation, id, name)),
         '  </testsuite>',
       );
@@ -55,7 +62,7 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
   }
   const all = run.targets.flatMap((target) => Object.values(target.matrix).flatMap((row) => Object.values(row)));
   const failures = all.filter((cell) => cell === 'fail').length;
-  const skipped = all.filter((cell) => cell === 'skip').length;
+  const skipped = all.filter((cell) => cell === 'skip' || cell === 'known').length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="kgate conformance" tests="${all.length}" failures="${failures}" skipped="${skipped}" errors="0" time="${(run.durationMs / 1000).toFixed(3)}">`,

@@ -42,6 +42,14 @@ export interface ConformOptions {
   sweep?: SweepTarget[];
   /** A JSON file holding `sweep` (a sweep's targets are too large for an environment variable). */
   sweepFile?: string;
+  /** Per-check severity overrides of the configuration file (`off` ones are in excludeChecks). */
+  severity?: Record<string, 'fail' | 'warn'>;
+  /** At most this many requests per second, over every request of the run and all its workers. */
+  maxRps?: number;
+  /** Conformance baseline (absolute path): its known failures do not fail the gate. */
+  baselineFile?: string;
+  /** Rewrite baselineFile from this run's failures before judging. */
+  updateBaseline?: boolean;
 }
 
 /** Deadline of one request unless --timeout says otherwise. */
@@ -77,5 +85,9 @@ export function readConformOptions(
       given.sweep ??
       (given.sweepFile ? (JSON.parse(readFileSync(given.sweepFile, 'utf8')) as SweepTarget[]) : undefined),
     sweepFile: given.sweepFile,
+    severity: given.severity,
+    maxRps: given.maxRps,
+    baselineFile: given.baselineFile,
+    updateBaseline: given.updateBaseline,
   };
 }

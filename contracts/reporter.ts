@@ -1,15 +1,25 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
+import { type ConformanceBaseline, readBaseline, updatedBaseline, utcDay, writeBaseline } from './baseline.ts';
 import { CHECKS } from './checks/index.ts';
+import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
 import { renderJunit } from './junit.ts';
-import { readConformOptions } from './options.ts';
-import { type RunSummary, renderSummary, SUMMARY_FILES, summarise, type TestRecord } from './summary.ts';
+import { type ConformOptions, readConformOptions } from './options.ts';
+import { checksOfRun } from './severity.ts';
+import {
+  type BaselineContext,
+  type RunSummary,
+  renderSummary,
+  SUMMARY_FILES,
+  summarise,
+  type TestRecord,
+} from './summary.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -56,6 +66,7 @@ export default class ConformanceReporter implements Reporter {
           ? (outcome?.skipped ?? annotations.find((a) => a.type === 'skip')?.description)
           : undefined,
       durationMs: result.duration,
+      requests: outcome?.requests,
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
   }
@@ -63,11 +74,9 @@ export default class ConformanceReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     const env = registerKeys();
     const options = readConformOptions();
-    const targets = summarise(
-      this.records,
-      OPERATIONS.map((op) => op.label),
-      CHECKS,
-    );
+    const checks = checksOfRun(CHECKS, options);
+    const operations = OPERATIONS.map((op) => op.label);
+    const targets = summarise(this.records, operations, checks, this.baseline(options, operations, checks));
     const failed =
       targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
     const run: RunSummary = {
@@ -78,12 +87,17 @@ export default class ConformanceReporter implements Reporter {
       durationMs: Date.now() - this.started,
       reportDir: options.reportDir,
       workers: this.workers,
+      requests: this.records.reduce(
+        (sum, record) => sum + (record.requests ? record.requests.test + record.requests.discovery : 0),
+        0,
+      ),
+      ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       targets,
     };
-    const markdown = redactSecrets(renderSummary(run, CHECKS));
+    const markdown = redactSecrets(renderSummary(run, checks));
     mkdirSync(options.reportDir, { recursive: true });
     writeFileSync(join(options.reportDir, SUMMARY_FILES.markdown), `${markdown}\n`);
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.junit), redactSecrets(renderJunit(run, CHECKS)));
+    writeFileSync(join(options.reportDir, SUMMARY_FILES.junit), redactSecrets(renderJunit(run, checks)));
     writeFileSync(join(options.reportDir, SUMMARY_FILES.tests), `${redactSecrets(JSON.stringify(this.records))}\n`);
     writeFileSync(join(options.reportDir, SUMMARY_FILES.json), `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
@@ -92,6 +106,32 @@ export default class ConformanceReporter implements Reporter {
     // A failed check is an expected failure to Playwright (see runCheck): the matrix decides the
     // run's status, so `npx playwright test` exits 1 exactly when the summary says FAIL.
     return failed ? { status: 'failed' } : undefined;
+  }
+
+  /**
+   * The baseline the run is judged against. With --update-baseline the file is first rewritten to
+   * accept exactly this run's failures (keeping the reasons and expiry dates of entries that still
+   * match), so the reports and the verdict show the gate as the new baseline makes it.
+   */
+  private baseline(
+    options: ConformOptions,
+    operations: string[],
+    checks: readonly Check[],
+  ): BaselineContext | undefined {
+    const file = options.baselineFile;
+    if (!file || options.sweep) return undefined;
+    const today = utcDay();
+    let baseline: ConformanceBaseline | undefined =
+      options.updateBaseline && !existsSync(file) ? undefined : readBaseline(file);
+    let update: BaselineContext['update'];
+    if (options.updateBaseline) {
+      const failures = summarise(this.records, operations, checks).flatMap((target) => target.failures);
+      const next = updatedBaseline(baseline, failures, today);
+      writeBaseline(file, next.baseline);
+      baseline = next.baseline;
+      update = { added: next.added.length, dropped: next.dropped.length };
+    }
+    return { file, baseline: baseline!, today, update };
   }
 
   printsToStdio(): boolean {

@@ -3,13 +3,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
+import type { RequestPace } from './pacing.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 /** One Playwright run of the suite. */
@@ -49,9 +49,15 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   };
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
-  const args = [PLAYWRIGHT_CLI, 'test', '--config', join(ROOT, 'playwright.config.ts'), ...(run.playwrightArgs ?? [])];
+  const args = [
+    PLAYWRIGHT_CLI,
+    'test',
+    '--config',
+    join(CODE_ROOT, `playwright.config${MODULE_EXT}`),
+    ...(run.playwrightArgs ?? []),
+  ];
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd: CODE_ROOT,
     env,
     stdio: run.options.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
   });
@@ -113,9 +119,14 @@ const PREFLIGHT_PATHS = [
  * to fix before the gate can say anything. Anything else (an answer, no answer within 2 s)
  * resolves undefined and the suite judges it.
  */
-export async function keyRefusedEverywhere(baseUrl: string, key: string): Promise<string | undefined> {
+export async function keyRefusedEverywhere(
+  baseUrl: string,
+  key: string,
+  pace?: RequestPace,
+): Promise<string | undefined> {
   const statuses = await Promise.all(
     PREFLIGHT_PATHS.map(async (path) => {
+      await pace?.wait();
       try {
         const response = await sendHttp({
           method: 'GET',
@@ -123,6 +134,7 @@ export async function keyRefusedEverywhere(baseUrl: string, key: string): Promis
           headers: { 'Ocp-Apim-Subscription-Key': key },
           // Short: a target that does not answer here is judged (quickly) by the suite itself.
           timeoutMs: 2_000,
+          onSent: pace && (() => pace.sent()),
           maxBytes: 1024 * 1024,
         });
         return response.status;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
-import { renderMatrix, shortLabel, summarise, type TestRecord } from './summary.ts';
+import { renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
 
 const CHECKS: Check[] = [
   {
@@ -167,6 +167,130 @@ test('summarise keeps the rate-limit project with its target and sweep targets a
     summarise(given, [OP], CHECKS).map((summary) => summary.target),
     ['conformance', 'hang'],
   );
+});
+
+test('a baseline makes the failures it lists known; expired ones fail again; fixed and unjudged entries are reported', () => {
+  const schema = finding('response-matches-spec', { origin: 'fixture', pointer: '/entities/4/prob' });
+  const paging = finding('paging-is-consistent', { origin: 'check' });
+  const entry = (check: string, over: object = {}) => ({ check, operation: OP, reason: `accepted ${check}`, ...over });
+  const baseline = (entries: object[]) => ({
+    file: 'kgate.baseline.json',
+    today: '2026-11-23',
+    baseline: { kgateConformanceBaseline: 1 as const, failures: entries as never[] },
+  });
+  const records = [
+    record({ findings: [schema, paging] }),
+    record({ operation: OTHER }),
+    record({ operation: OTHER, check: 'histogram-ordered-by-count', status: 'skipped', skipReason: 'no data' }),
+  ];
+  const cases: {
+    given: object[];
+    want: { verdict: string; cells: string[]; known: number; failed: number; fixed: string[]; unjudged: string[] };
+  }[] = [
+    {
+      given: [],
+      want: { verdict: 'fail', cells: ['fail', 'fail'], known: 0, failed: 2, fixed: [], unjudged: [] },
+    },
+    {
+      given: [entry('response-matches-spec', { pointer: '/entities/*/prob' }), entry('paging-is-consistent')],
+      want: { verdict: 'pass', cells: ['known', 'known'], known: 2, failed: 0, fixed: [], unjudged: [] },
+    },
+    {
+      // The pointer is part of the fingerprint: another field is another failure.
+      given: [entry('response-matches-spec', { pointer: '/entities/*/Ti' }), entry('paging-is-consistent')],
+      want: {
+        verdict: 'fail',
+        cells: ['fail', 'known'],
+        known: 1,
+        failed: 1,
+        fixed: ['response-matches-spec'],
+        unjudged: [],
+      },
+    },
+    {
+      given: [
+        entry('response-matches-spec', { pointer: '/entities/*/prob', expires: '2026-11-22' }),
+        entry('paging-is-consistent', { expires: '2026-11-23' }),
+      ],
+      want: { verdict: 'fail', cells: ['fail', 'known'], known: 1, failed: 1, fixed: [], unjudged: [] },
+    },
+    {
+      given: [
+        entry('response-matches-spec', { pointer: '/entities/*/prob' }),
+        entry('paging-is-consistent'),
+        entry('paging-is-consistent', { operation: OTHER }),
+        entry('histogram-ordered-by-count', { operation: OTHER }),
+        entry('paging-is-consistent', { operation: 'GET /answersearch/v7.0/search' }),
+      ],
+      want: {
+        verdict: 'pass',
+        cells: ['known', 'known'],
+        known: 2,
+        failed: 0,
+        fixed: [`paging-is-consistent ${OTHER}`],
+        unjudged: [`histogram-ordered-by-count ${OTHER}`, 'paging-is-consistent GET /answersearch/v7.0/search'],
+      },
+    },
+  ];
+  for (const { given, want } of cases) {
+    const [summary] = summarise(records, [OP, OTHER], CHECKS, baseline(given));
+    const got = {
+      verdict: summary!.verdict,
+      cells: [summary!.matrix[OP]!['response-matches-spec']!, summary!.matrix[OP]!['paging-is-consistent']!],
+      known: summary!.counts.known!,
+      failed: summary!.counts.failed,
+      fixed: summary!.baseline!.fixed.map(
+        (item) => `${item.check}${item.operation === OP ? '' : ` ${item.operation}`}`,
+      ),
+      unjudged: summary!.baseline!.unjudged.map((item) => `${item.check} ${item.operation}`),
+    };
+    assert.deepEqual(got, want, JSON.stringify(given));
+  }
+  const [expired] = summarise(
+    records,
+    [OP, OTHER],
+    CHECKS,
+    baseline([entry('paging-is-consistent', { expires: '2026-01-01' })]),
+  );
+  assert.deepEqual(
+    expired!.failures.find((item) => item.check === 'paging-is-consistent')!.baseline,
+    { reason: 'accepted paging-is-consistent', expires: '2026-01-01', expired: true },
+    'an expired failure is a failure that says which entry expired',
+  );
+});
+
+test('the summary of a run with a baseline shows known failures, fixed entries and the update', () => {
+  const [target] = summarise(
+    [record({ findings: [finding('paging-is-consistent')] }), record({ operation: OTHER })],
+    [OP, OTHER],
+    CHECKS,
+    {
+      file: 'gate/kgate.baseline.json',
+      today: '2026-11-23',
+      update: { added: 1, dropped: 0 },
+      baseline: {
+        kgateConformanceBaseline: 1,
+        failures: [
+          { check: 'paging-is-consistent', operation: OP, reason: 'ticket API-7' },
+          { check: 'paging-is-consistent', operation: OTHER, reason: 'ticket API-8' },
+        ],
+      },
+    },
+  );
+  const text = renderSummary(
+    { verdict: 'pass', exitCode: 0, strict: false, durationMs: 1000, targets: [target!] },
+    CHECKS,
+  );
+  for (const want of [
+    /5 passed, 0 failed, 1 known \(baseline\)/,
+    /\| `paging-is-consistent` \| known \| pass \|/,
+    /Baseline gate\/kgate\.baseline\.json updated before judging: 1 failure\(s\) added/,
+    /### Known failures \(listed in gate\/kgate\.baseline\.json/,
+    /baseline: {3}known: ticket API-7/,
+    /### Fixed \(in gate\/kgate\.baseline\.json, no longer failing/,
+    /- `paging-is-consistent` on GET \/academic\/v1\.0\/interpret: ticket API-8/,
+  ])
+    assert.match(text, want);
 });
 
 test('renderMatrix draws checks as rows and operations as columns', () => {

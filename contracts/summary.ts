@@ -1,3 +1,11 @@
+import {
+  type BaselineEntry,
+  type BaselineMark,
+  type ConformanceBaseline,
+  entriesByFingerprint,
+  fingerprintOf,
+  isExpired,
+} from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
 
@@ -28,24 +36,55 @@ export interface TestRecord {
   notes: string[];
   skipReason?: string;
   durationMs: number;
+  /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
+  requests?: { test: number; discovery: number; data: string[] };
 }
 
-/** What one cell of the operation x check matrix says. */
-export type Cell = 'pass' | 'fail' | 'warn' | 'skip' | 'n/a';
+/** What one cell of the operation x check matrix says; `known`: only failures the baseline accepts. */
+export type Cell = 'pass' | 'fail' | 'known' | 'warn' | 'skip' | 'n/a';
+
+/** The baseline a run is judged against. */
+export interface BaselineContext {
+  /** The file, as the reports name it. */
+  file: string;
+  baseline: ConformanceBaseline;
+  /** Today (YYYY-MM-DD, UTC): entries that expired before it no longer hold. */
+  today: string;
+  /** What --update-baseline changed before this run was judged. */
+  update?: { added: number; dropped: number };
+}
+
+/** How a run stood against its baseline. */
+export interface BaselineSummary {
+  file: string;
+  /** Entries in the baseline. */
+  entries: number;
+  /** Entries past their expiry whose failure occurred again (it fails the gate). */
+  expired: number;
+  /** Entries whose failure did not occur although their cell was judged. */
+  fixed: BaselineEntry[];
+  /** Entries whose cell was not judged in this run (not selected, skipped): neither known nor fixed. */
+  unjudged: BaselineEntry[];
+  update?: { added: number; dropped: number };
+}
 
 /** The outcome of one target (one Playwright project group). */
 export interface TargetSummary {
   /** `conformance` for a single target; the fault name in a sweep. */
   target: string;
   verdict: 'pass' | 'fail';
-  /** Matrix cells by outcome: one defect shows as one failed cell, however many tests saw it. */
-  counts: { passed: number; failed: number; warned: number; skipped: number };
+  /** Matrix cells by outcome: one defect shows as one failed cell, however many tests saw it; `known` cells hold only failures the baseline accepts. */
+  counts: { passed: number; failed: number; known?: number; warned: number; skipped: number };
   /** Tests run (Playwright tests), and the sum of their durations in milliseconds. */
   tests: { total: number; durationMs: number };
   /** operation label -> check id -> cell. */
   matrix: Record<string, Record<string, Cell>>;
-  /** Distinct failures (`occurrences` counts the tests that saw each). */
+  /** Distinct failures that fail the gate (`occurrences` counts the tests that saw each). */
   failures: Failure[];
+  /** Distinct failures the baseline accepts: reported, not failing the gate (absent without a baseline's matches). */
+  known?: Failure[];
+  /** How the run stood against its baseline, when it had one. */
+  baseline?: BaselineSummary;
   /** Distinct warnings: fail only under --strict. */
   warnings: Failure[];
   skips: { operation: string; check: string; reason: string }[];
@@ -66,6 +105,10 @@ export interface RunSummary {
   reportDir?: string;
   /** Worker processes the run used. */
   workers?: number;
+  /** HTTP requests the suite sent to the target (tests and discovery; the CLI's preflight not included). */
+  requests?: number;
+  /** --max-rps of the run, when paced. */
+  maxRps?: number;
   targets: TargetSummary[];
 }
 
@@ -74,20 +117,29 @@ export function targetOf(project: string): string {
   return project === 'rate-limit' ? 'conformance' : project.replace(/ @rate-limit$/, '');
 }
 
-const RANK: Record<Cell, number> = { 'n/a': 0, skip: 1, pass: 2, warn: 3, fail: 4 };
+const RANK: Record<Cell, number> = { 'n/a': 0, skip: 1, pass: 2, warn: 3, known: 4, fail: 5 };
 
 function merge(current: Cell | undefined, next: Cell): Cell {
   return current === undefined || current === 'n/a' || RANK[next] > RANK[current] ? next : current;
 }
 
-/** Folds test records into one summary per target, with the matrix over the given operations and checks. */
-export function summarise(records: TestRecord[], operations: string[], checks: readonly Check[]): TargetSummary[] {
+/**
+ * Folds test records into one summary per target, with the matrix over the given operations and
+ * checks. With a baseline, a failure it lists (and has not expired) makes its cell `known` instead
+ * of `fail`: reported, not failing the gate. The verdict comes from here and nowhere else.
+ */
+export function summarise(
+  records: TestRecord[],
+  operations: string[],
+  checks: readonly Check[],
+  baseline?: BaselineContext,
+): TargetSummary[] {
   const byTarget = new Map<string, TestRecord[]>();
   for (const record of records) {
     const target = targetOf(record.project);
     byTarget.set(target, [...(byTarget.get(target) ?? []), record]);
   }
-  return [...byTarget.entries()].map(([target, list]) => summariseTarget(target, list, operations, checks));
+  return [...byTarget.entries()].map(([target, list]) => summariseTarget(target, list, operations, checks, baseline));
 }
 
 /** The identity of a finding: the same defect seen by several tests is one finding. */
@@ -113,12 +165,31 @@ function distinct(records: TestRecord[], level: 'fail' | 'warn'): Failure[] {
   return [...byKey.values()];
 }
 
+/** The baseline entry listing a failure, if any (kgate's own errors and warnings are never listed). */
+function markOf(
+  finding: Failure,
+  entries: Map<string, BaselineEntry> | undefined,
+  today: string,
+): BaselineMark | undefined {
+  if (!entries || finding.origin === 'error' || (finding.level ?? 'fail') !== 'fail') return undefined;
+  const entry = entries.get(fingerprintOf(finding));
+  if (!entry) return undefined;
+  return {
+    reason: entry.reason,
+    ...(entry.expires ? { expires: entry.expires } : {}),
+    ...(isExpired(entry, today) ? { expired: true } : {}),
+  };
+}
+
 function summariseTarget(
   target: string,
   records: TestRecord[],
   operations: string[],
   checks: readonly Check[],
+  baseline?: BaselineContext,
 ): TargetSummary {
+  const entries = baseline && entriesByFingerprint(baseline.baseline);
+  const today = baseline?.today ?? '';
   const fixtureChecks = checks.filter((check) => check.kind === 'fixture').map((check) => check.id);
   const rows = new Map<string, Record<string, Cell>>(operations.map((operation) => [operation, {}]));
   const set = (operation: string, check: string, cell: Cell) => {
@@ -132,7 +203,12 @@ function summariseTarget(
     if (ran) for (const id of fixtureChecks) set(record.operation, id, 'pass');
     set(record.operation, record.check, ran ? 'pass' : 'skip');
     for (const finding of record.findings) {
-      set(finding.operation, finding.check, (finding.level ?? 'fail') === 'warn' ? 'warn' : 'fail');
+      const mark = markOf(finding, entries, today);
+      set(
+        finding.operation,
+        finding.check,
+        (finding.level ?? 'fail') === 'warn' ? 'warn' : mark && !mark.expired ? 'known' : 'fail',
+      );
     }
   }
   const matrix: TargetSummary['matrix'] = {};
@@ -144,10 +220,17 @@ function summariseTarget(
   const counts = {
     passed: cells.filter((cell) => cell === 'pass').length,
     failed: cells.filter((cell) => cell === 'fail').length,
+    known: cells.filter((cell) => cell === 'known').length,
     warned: cells.filter((cell) => cell === 'warn').length,
     skipped: cells.filter((cell) => cell === 'skip').length,
   };
-  const failures = distinct(records, 'fail');
+  const failures: Failure[] = [];
+  const known: Failure[] = [];
+  for (const failure of distinct(records, 'fail')) {
+    const mark = markOf(failure, entries, today);
+    if (mark) failure.baseline = mark;
+    (mark && !mark.expired ? known : failures).push(failure);
+  }
   const warnings = distinct(records, 'warn');
   return {
     target,
@@ -156,6 +239,8 @@ function summariseTarget(
     tests: { total: records.length, durationMs: records.reduce((sum, record) => sum + record.durationMs, 0) },
     matrix,
     failures,
+    known,
+    ...(baseline ? { baseline: baselineSummary(baseline, [...failures, ...known], matrix) } : {}),
     warnings,
     skips: records
       .filter((record) => record.status === 'skipped' && matrix[record.operation]?.[record.check] === 'skip')
@@ -163,13 +248,46 @@ function summariseTarget(
     notes: [...new Set(records.flatMap((record) => record.notes))],
     tripped: [
       ...new Set(
-        [...failures, ...warnings].filter((finding) => finding.origin !== 'error').map((finding) => finding.check),
+        [...failures, ...known, ...warnings]
+          .filter((finding) => finding.origin !== 'error')
+          .map((finding) => finding.check),
       ),
     ].sort(),
   };
 }
 
-const SYMBOL: Record<Cell, string> = { pass: 'pass', fail: '**FAIL**', warn: 'warn', skip: 'skip', 'n/a': '·' };
+/** Which baseline entries occurred, expired, were fixed, or could not be judged in this run. */
+function baselineSummary(
+  context: BaselineContext,
+  failing: Failure[],
+  matrix: TargetSummary['matrix'],
+): BaselineSummary {
+  const occurred = new Set(failing.filter((failure) => failure.baseline).map(fingerprintOf));
+  const fixed: BaselineEntry[] = [];
+  const unjudged: BaselineEntry[] = [];
+  for (const [id, entry] of entriesByFingerprint(context.baseline)) {
+    if (occurred.has(id)) continue;
+    const cell = matrix[entry.operation]?.[entry.check];
+    (cell === 'pass' || cell === 'warn' || cell === 'fail' || cell === 'known' ? fixed : unjudged).push(entry);
+  }
+  return {
+    file: context.file,
+    entries: context.baseline.failures.length,
+    expired: failing.filter((failure) => failure.baseline?.expired).length,
+    fixed,
+    unjudged,
+    ...(context.update ? { update: context.update } : {}),
+  };
+}
+
+const SYMBOL: Record<Cell, string> = {
+  pass: 'pass',
+  fail: '**FAIL**',
+  known: 'known',
+  warn: 'warn',
+  skip: 'skip',
+  'n/a': '·',
+};
 
 /** Renders the check x operation matrix as a Markdown table (checks as rows: 13 operations fit across). */
 export function renderMatrix(matrix: TargetSummary['matrix'], checks: readonly Check[]): string {
@@ -202,17 +320,20 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
   if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
+  if (run.requests)
+    lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
   for (const target of run.targets) {
-    const { passed, failed, warned, skipped } = target.counts;
+    const { passed, failed, known, warned, skipped } = target.counts;
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
+    const knownPart = target.baseline ? `${known ?? 0} known (baseline), ` : '';
     lines.push(
-      `${passed} passed, ${failed} failed, ${warned} warnings, ${skipped} skipped (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`,
+      `${passed} passed, ${failed} failed, ${knownPart}${warned} warnings, ${skipped} skipped (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`,
       '',
     );
     if (run.targets.length === 1) {
       lines.push(renderMatrix(target.matrix, checks), '');
       lines.push(
-        'pass / **FAIL** / warn (fails under --strict) / skip / · does not apply. What each check verifies: contracts/README.md.',
+        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply. What each check verifies: contracts/README.md.`,
         '',
       );
     }
@@ -220,6 +341,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
       lines.push('### Failures', '');
       for (const failure of target.failures) lines.push('```', formatFailure(failure), '```', '');
     }
+    if (target.baseline) lines.push(...renderBaseline(target));
     if (target.warnings.length > 0) {
       lines.push('### Warnings (fail under --strict)', '');
       for (const warning of target.warnings) lines.push('```', formatFailure(warning), '```', '');
@@ -245,4 +367,37 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
     }
   }
   return lines.join('\n');
+}
+
+/** The baseline sections of a target's summary: known failures, fixed and unjudged entries, the update. */
+function renderBaseline(target: TargetSummary): string[] {
+  const baseline = target.baseline!;
+  const lines: string[] = [];
+  const entry = (item: BaselineEntry) =>
+    `- \`${item.check}\` on ${item.operation}${item.pointer ? ` at ${item.pointer}` : ''}: ${item.reason}`;
+  if (baseline.update) {
+    lines.push(
+      `Baseline ${baseline.file} updated before judging: ${baseline.update.added} failure(s) added, ${baseline.update.dropped} entry(ies) dropped as fixed. Write the reason of each added entry before committing it.`,
+      '',
+    );
+  }
+  if (target.known && target.known.length > 0) {
+    lines.push(`### Known failures (listed in ${baseline.file}: reported, not failing the gate)`, '');
+    for (const failure of target.known) lines.push('```', formatFailure(failure), '```', '');
+  }
+  if (baseline.expired > 0) {
+    lines.push(
+      `${baseline.expired} failure(s) listed in the baseline are past their expiry and fail again (see Failures).`,
+      '',
+    );
+  }
+  if (baseline.fixed.length > 0) {
+    lines.push(`### Fixed (in ${baseline.file}, no longer failing: remove them, or rerun with --update-baseline)`, '');
+    lines.push(...baseline.fixed.map(entry), '');
+  }
+  if (baseline.unjudged.length > 0) {
+    lines.push('### Baseline entries not judged in this run (check not run or skipped)', '');
+    lines.push(...baseline.unjudged.map(entry), '');
+  }
+  return lines;
 }

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { registerSecret } from '../config/redact.ts';
+import { CHILD_EXEC_ARGV, MODULE_EXT } from '../config/runtime.ts';
 
 /** Where a load run or probe sends its requests. */
 export interface Target {
@@ -25,12 +26,12 @@ export function refusalReason(baseUrl: string, allowRemote: boolean): string | u
   return `refusing to send load to non-loopback target ${new URL(baseUrl).host} without --allow-remote`;
 }
 
-const EMBEDDED_SCRIPT = fileURLToPath(new URL('./embedded-server.ts', import.meta.url));
+const EMBEDDED_SCRIPT = fileURLToPath(new URL(`./embedded-server${MODULE_EXT}`, import.meta.url));
 
 /** Starts the reference server in a child process and resolves once it listens. */
 export async function startEmbeddedTarget(options: { rateLimit?: number; bodyLimit?: number } = {}): Promise<Target> {
   const child = fork(EMBEDDED_SCRIPT, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...CHILD_EXEC_ARGV],
     env: { ...process.env, KGATE_EMBEDDED_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

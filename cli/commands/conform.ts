@@ -1,8 +1,11 @@
+import { existsSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
-import { APIS, type ApiName, ConfigError, loadConfig, parseApiList } from '../../config/file.ts';
+import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
-import { CHECK_IDS } from '../../contracts/checks/index.ts';
+import { BaselineError, readBaseline } from '../../contracts/baseline.ts';
 import {
   type ConformOptions,
   DEFAULT_REPORT_DIR,
@@ -10,28 +13,24 @@ import {
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
+import { PACE_FILE, SharedPace } from '../../contracts/pacing.ts';
+import { describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
+import { selectedTests } from '../../contracts/selection.ts';
 import { startReferenceServer } from '../../reference/index.ts';
-import {
-  EXIT,
-  intOption,
-  listOption,
-  noPositionals,
-  parseCommandArgs,
-  stringOption,
-  targetBaseUrl,
-  UsageError,
-} from '../args.ts';
+import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import { resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
-                     [--strict] [--timeout MS] [--workers N] [--with-rate-limit] [--shard I/N]
-                     [--report-dir DIR] [--config FILE] [--json]
+                     [--strict] [--timeout MS] [--max-rps R] [--workers N] [--with-rate-limit]
+                     [--shard I/N] [--baseline FILE [--update-baseline]] [--report-dir DIR]
+                     [--config FILE] [--json]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
-whether it honours the interface. With no --base-url and no KGATE_BASE_URL it starts the embedded
-reference server and judges that.
+whether it honours the interface. With no --base-url, no KGATE_BASE_URL and no baseUrl in the
+configuration file it starts the embedded reference server and judges that.
 
   --base-url         target base URL, may carry a path prefix (env KGATE_BASE_URL)
   --grep             only tests whose title matches (operation label or check id)
@@ -39,33 +38,33 @@ reference server and judges that.
   --exclude-checks   comma-separated check ids to leave out
   --strict           warnings (what the interface saw only in samples) fail the gate
   --timeout          per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  --max-rps          send at most R requests per second, counting every request of the run (all
+                     workers, test data discovery, retries); prints the expected request count first
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4
+  --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
+                     known and pass the gate, unless past their expiry; listed ones that no longer
+                     fail are reported as fixed
+  --update-baseline  rewrite the --baseline file to accept exactly this run's failures (keeping the
+                     reason and expiry of entries that still fail), then judge the run against it
   --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
                      with ${DEFAULT_REPORT_DIR}/latest pointing at it)
-  --config           configuration file (default: kgate.config.json in the working directory, if any)
+  --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
+                     directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
+                     excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
+                     baseline, strict. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
-without a subscription to some API), KGATE_KEY_EXHAUSTED (quota used up). Checks that need a
-key that was not given are reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or
-unsubscribedKeyCovers in the configuration file) names the APIs the unsubscribed key is
-subscribed to (${APIS.join(', ')}, or none): auth-requires-subscription is then exact.
+without a subscription to some API), KGATE_KEY_EXHAUSTED (quota used up), or the variables that
+keyVariables in the configuration file names. Checks that need a key that was not given are
+reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or unsubscribedKeyCovers in the configuration
+file) names the APIs the unsubscribed key is subscribed to (${APIS.join(', ')}, or none):
+auth-requires-subscription is then exact.
 reports: summary.md, summary.json, junit.xml (one case per operation x check), results.json, html/
-exit codes: 0 pass (warnings allowed), 1 a check failed, 2 bad usage or unreachable target`;
-
-/** Validates check ids against the registry; an unknown one is a usage error listing the valid ids. */
-export function validateCheckIds(ids: string[] | undefined, option: string): string[] | undefined {
-  if (!ids) return undefined;
-  const unknown = ids.filter((id) => !CHECK_IDS.includes(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `option --${option}: unknown check id '${unknown.join("', '")}' (valid ids: ${CHECK_IDS.join(', ')})`,
-    );
-  }
-  return ids;
-}
+exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
+unreachable target`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -99,9 +98,12 @@ export const command: Command = {
         'exclude-checks': { type: 'string' },
         strict: { type: 'boolean' },
         timeout: { type: 'string' },
+        'max-rps': { type: 'string' },
         workers: { type: 'string' },
         'with-rate-limit': { type: 'boolean' },
         shard: { type: 'string' },
+        baseline: { type: 'string' },
+        'update-baseline': { type: 'boolean' },
         'report-dir': { type: 'string' },
         config: { type: 'string' },
         json: { type: 'boolean' },
@@ -110,9 +112,14 @@ export const command: Command = {
     );
     noPositionals(positionals, 'conform');
     const env = readEnv();
-    const baseUrl = targetBaseUrl(values, env.baseUrl);
-    const checks = validateCheckIds(listOption(values, 'checks'), 'checks');
-    const excludeChecks = validateCheckIds(listOption(values, 'exclude-checks'), 'exclude-checks');
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig(stringOption(values, 'config'));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
+      throw error;
+    }
+    const settings = resolveConformSettings(values, env, config);
     const grep = stringOption(values, 'grep');
     if (grep !== undefined) {
       try {
@@ -123,40 +130,58 @@ export const command: Command = {
     }
     const shard = parseShard(stringOption(values, 'shard'));
     const json = values.json === true;
-    const embedded = baseUrl === undefined;
+    const embedded = settings.baseUrl === undefined;
     const reportDirOption = stringOption(values, 'report-dir');
     if (reportDirOption !== undefined && reportDirOption.trim() === '')
       throw new UsageError('option --report-dir takes a folder path, got an empty string');
-    let covers: ApiName[] | undefined;
-    try {
-      const config = loadConfig(stringOption(values, 'config'));
-      covers = env.keyUnsubscribedCovers
-        ? parseApiList(env.keyUnsubscribedCovers, 'KGATE_KEY_UNSUBSCRIBED_COVERS')
-        : config.unsubscribedKeyCovers;
-    } catch (error) {
-      if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
-      throw error;
+    if (settings.maxRps !== undefined && values['with-rate-limit'] === true)
+      throw new UsageError(
+        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps (or maxRps) forbids: use one or the other',
+      );
+    if (settings.baseline !== undefined) {
+      // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
+      const folder = dirname(settings.baseline);
+      if (settings.updateBaseline && !existsSync(settings.baseline) && !existsSync(folder))
+        throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`);
+      try {
+        if (!settings.updateBaseline || existsSync(settings.baseline)) readBaseline(settings.baseline);
+      } catch (error) {
+        if (error instanceof BaselineError) throw new UsageError(`option --baseline: ${error.message}`);
+        throw error;
+      }
     }
     const given = readConformOptions(undefined, !embedded);
     // KGATE_CONFORM_OPTIONS may carry a report folder (the CLI tests use it); --report-dir wins.
     const reportDir = reportDirOption ?? (JSON.parse(env.conformOptions ?? '{}') as { reportDir?: string }).reportDir;
     const options: ConformOptions = {
       ...given,
-      strict: values.strict === true,
-      timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }, DEFAULT_TIMEOUT_MS)!,
+      strict: settings.strict,
+      timeoutMs: settings.timeoutMs,
       workers: intOption(values, 'workers', { min: 1, max: 64 }),
-      rateLimit: embedded || values['with-rate-limit'] === true,
+      // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
+      rateLimit: (embedded && settings.maxRps === undefined) || values['with-rate-limit'] === true,
       embedded,
-      unsubscribedGroups: embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : covers && groupsNotCovered(covers),
-      checks,
-      excludeChecks,
+      unsubscribedGroups: embedded
+        ? REFERENCE_UNSUBSCRIBED_GROUPS
+        : settings.covers && groupsNotCovered(settings.covers),
+      checks: settings.checks,
+      excludeChecks: settings.excludeChecks,
+      severity: settings.severity,
+      maxRps: settings.maxRps,
+      baselineFile: settings.baseline,
+      updateBaseline: settings.updateBaseline,
       quiet: json,
       sweep: undefined,
     };
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
+    const say = (line: string) => (json ? console.error(line) : console.log(line));
 
-    let keys: Keys = { full: env.key, unsubscribed: env.keyUnsubscribed, exhausted: env.keyExhausted };
-    let target = baseUrl;
+    // The preflight is paced too; its pace moves into the run's folder once that exists.
+    const pace = options.maxRps
+      ? new SharedPace(join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}${PACE_FILE}`), options.maxRps)
+      : undefined;
+    let keys: Keys = settings.keys;
+    let target = settings.baseUrl;
     let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
     if (embedded) {
       server = await startReferenceServer({ quiet: true });
@@ -164,9 +189,11 @@ export const command: Command = {
       keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
       if (!json)
         console.log(
-          `kgate conform: no --base-url or KGATE_BASE_URL; judging the embedded reference server at ${target}`,
+          `kgate conform: no --base-url, KGATE_BASE_URL or baseUrl; judging the embedded reference server at ${target}`,
         );
     } else {
+      for (const name of settings.unsetKeyVariables)
+        console.error(`kgate conform: ${name} (named by keyVariables in the configuration file) is not set`);
       try {
         await checkReachable(target!);
       } catch (error) {
@@ -178,8 +205,10 @@ export const command: Command = {
       if (!keys.full && !json) {
         console.error('kgate conform: KGATE_KEY is not set; requests carry no key, so most checks will fail with 401.');
       }
-      const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full) : undefined;
+      for (const key of Object.values(keys)) registerSecret(key);
+      const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full, pace) : undefined;
       if (refused) {
+        if (pace) rmSync(pace.file, { force: true });
         console.error(
           `kgate conform: ${target} refused KGATE_KEY: ${refused}. Check the key (and its subscriptions) before judging the target.`,
         );
@@ -187,8 +216,14 @@ export const command: Command = {
       }
     }
     for (const key of Object.values(keys)) registerSecret(key);
-    // Each run writes its own folder, so two runs at once never mix their reports or verdicts.
+    // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
+    pace?.continueIn(join(resolve(options.reportDir), PACE_FILE));
+    const workers = options.workers ?? Math.max(2, availableParallelism());
+    const estimate = estimateRequests(selectedTests(options, grep), workers);
+    say(
+      `${describeEstimate(estimate, options.maxRps)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}`,
+    );
     try {
       const result = await runSuite({ baseUrl: target, keys, options, playwrightArgs });
       const summary = result.summary;
@@ -203,7 +238,12 @@ export const command: Command = {
       if (json) console.log(redactSecrets(JSON.stringify({ command: 'conform', ...summary })));
       else
         console.log(
-          `kgate conform: ${summary.verdict.toUpperCase()} (reports in ${options.reportDir}/: summary.md, summary.json, junit.xml, results.json, html/)`,
+          `kgate conform: ${summary.verdict.toUpperCase()}, ${summary.requests ?? 0} requests sent (reports in ${options.reportDir}/: summary.md, summary.json, junit.xml, results.json, html/)`,
+        );
+      const update = summary.targets[0]?.baseline?.update;
+      if (update)
+        say(
+          `kgate conform: baseline ${options.baselineFile} written: ${update.added} failure(s) added, ${update.dropped} fixed entry(ies) dropped; write each added entry's reason before committing it`,
         );
       return summary.exitCode;
     } finally {

@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+// @ts-check
+// The logic of the kgate GitHub Action (action.yml only calls this): installs kgate, runs
+// `kgate conform` with the action's inputs, and sets the step's outputs from summary.json. Plain
+// JavaScript with no dependency, because it runs before anything is installed. It works in any CI:
+// the inputs are environment variables, and without GITHUB_OUTPUT the outputs are only printed.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The action's inputs, as action.yml hands them over: `KGATE_INPUT_<NAME>`, upper case, `-` as `_`. */
+export const INPUTS = {
+  'base-url': '',
+  'key-variable': 'KGATE_KEY',
+  'unsubscribed-key-variable': '',
+  'unsubscribed-key-covers': '',
+  'exhausted-key-variable': '',
+  checks: '',
+  'exclude-checks': '',
+  strict: 'false',
+  baseline: '',
+  'max-rps': '',
+  config: '',
+  'report-dir': 'kgate-reports',
+  args: '',
+  'kgate-package': '',
+  'working-directory': '.',
+};
+
+/** @typedef {Record<keyof typeof INPUTS, string>} Inputs */
+
+/** A problem with the inputs or the installation: one line, exit code 2 (as kgate's own usage errors). */
+export class GateError extends Error {
+  /** @override */
+  name = 'GateError';
+}
+
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Reads the inputs from the environment, with their defaults.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Inputs}
+ */
+export function readInputs(env) {
+  /** @type {Record<string, string>} */
+  const inputs = {};
+  for (const [name, fallback] of Object.entries(INPUTS)) {
+    const value = env[`KGATE_INPUT_${name.toUpperCase().replace(/-/g, '_')}`];
+    inputs[name] = value === undefined || value.trim() === '' ? fallback : value.trim();
+  }
+  if (!['true', 'false'].includes(inputs.strict))
+    throw new GateError(`input strict takes true or false, got '${inputs.strict}'`);
+  for (const name of ['key-variable', 'unsubscribed-key-variable', 'exhausted-key-variable']) {
+    if (inputs[name] && !VARIABLE.test(inputs[name]))
+      throw new GateError(`input ${name} takes the NAME of an environment variable (letters, digits, _), not a key`);
+  }
+  return /** @type {Inputs} */ (inputs);
+}
+
+/**
+ * The arguments of `kgate conform` for the inputs: each given input becomes its flag, the report
+ * folder is always set (the outputs are read from it), and `args` is appended as is.
+ * @param {Inputs} inputs
+ * @returns {string[]}
+ */
+export function conformArgs(inputs) {
+  /** @type {string[]} */
+  const args = ['conform', '--report-dir', inputs['report-dir']];
+  /** @type {[keyof Inputs, string][]} */
+  const flags = [
+    ['base-url', '--base-url'],
+    ['checks', '--checks'],
+    ['exclude-checks', '--exclude-checks'],
+    ['baseline', '--baseline'],
+    ['max-rps', '--max-rps'],
+    ['config', '--config'],
+  ];
+  for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);
+  if (inputs.strict === 'true') args.push('--strict');
+  if (inputs.args) args.push(...inputs.args.split(/\s+/).filter(Boolean));
+  return args;
+}
+
+/**
+ * The environment of the kgate run: the keys read from the variables the inputs name, under the
+ * names kgate reads. A named variable that is not set is an error when the name was given
+ * explicitly: the workflow forgot to map the secret into the step's env.
+ * @param {Inputs} inputs
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {NodeJS.ProcessEnv}
+ */
+export function conformEnv(inputs, env) {
+  /** @type {NodeJS.ProcessEnv} */
+  const out = { ...env };
+  /** @type {[keyof Inputs, string][]} */
+  const roles = [
+    ['key-variable', 'KGATE_KEY'],
+    ['unsubscribed-key-variable', 'KGATE_KEY_UNSUBSCRIBED'],
+    ['exhausted-key-variable', 'KGATE_KEY_EXHAUSTED'],
+  ];
+  for (const [input, target] of roles) {
+    const name = inputs[input];
+    if (!name) continue;
+    const value = env[name];
+    if (value === undefined || value.trim() === '') {
+      if (name === INPUTS[input]) continue;
+      throw new GateError(
+        `input ${input} names ${name}, which is not set in the step's environment (map the secret: env: ${name}: \${{ secrets.${name} }})`,
+      );
+    }
+    out[target] = value;
+  }
+  if (inputs['unsubscribed-key-covers']) out.KGATE_KEY_UNSUBSCRIBED_COVERS = inputs['unsubscribed-key-covers'];
+  return out;
+}
+
+/**
+ * The step's outputs from kgate's summary.json (absent when kgate stopped before judging).
+ * @param {{ verdict: string, requests?: number, reportDir?: string, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
+ * @param {number} exitCode
+ * @param {string} reportDir
+ * @returns {Record<string, string>}
+ */
+export function outputsOf(summary, exitCode, reportDir) {
+  const counts = summary?.targets[0]?.counts;
+  return {
+    verdict: summary ? summary.verdict : 'error',
+    'exit-code': String(exitCode),
+    passed: String(counts?.passed ?? 0),
+    failed: String(counts?.failed ?? 0),
+    known: String(counts?.known ?? 0),
+    warnings: String(counts?.warned ?? 0),
+    skipped: String(counts?.skipped ?? 0),
+    requests: String(summary?.requests ?? 0),
+    'report-dir': summary?.reportDir ?? reportDir,
+  };
+}
+
+/**
+ * Runs a command to completion, its output going to the job log.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv }} options
+ */
+function run(command, args, options) {
+  const result = spawnSync(command, args, { ...options, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0)
+    throw new GateError(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
+}
+
+const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
+
+/**
+ * Packs a kgate checkout (its `prepare` builds dist/) and returns the tarball.
+ * @param {string} checkout
+ * @param {string} into
+ * @returns {string}
+ */
+export function packCheckout(checkout, into) {
+  if (!existsSync(join(checkout, 'node_modules'))) run('npm', ['ci', ...NPM_QUIET], { cwd: checkout });
+  mkdirSync(into, { recursive: true });
+  run('npm', ['pack', '--silent', '--pack-destination', into], { cwd: checkout });
+  const tarball = readdirSync(into).find((name) => /^kgate-.*\.tgz$/.test(name));
+  if (!tarball) throw new GateError(`npm pack wrote no kgate tarball into ${into}`);
+  return join(into, tarball);
+}
+
+/**
+ * Installs a package spec (a tarball, a registry version, a git URL) into a project folder of its
+ * own and returns the kgate command there.
+ * @param {string} spec
+ * @param {string} project
+ * @returns {string}
+ */
+export function installKgate(spec, project) {
+  mkdirSync(project, { recursive: true });
+  if (!existsSync(join(project, 'package.json')))
+    writeFileSync(join(project, 'package.json'), '{ "name": "kgate-gate", "private": true }\n');
+  run('npm', ['install', '--save-dev', ...NPM_QUIET, spec], { cwd: project });
+  return join(project, 'node_modules', '.bin', 'kgate');
+}
+
+/**
+ * The kgate command: the project's own (node_modules/.bin/kgate, when it depends on kgate) unless
+ * a package is named; else kgate packed from the action's checkout and installed apart.
+ * @param {Inputs} inputs
+ * @param {string} workdir
+ * @param {string} scratch
+ * @returns {string}
+ */
+export function resolveKgate(inputs, workdir, scratch) {
+  if (inputs['kgate-package']) return installKgate(inputs['kgate-package'], join(scratch, 'install'));
+  const own = join(workdir, 'node_modules', '.bin', 'kgate');
+  if (existsSync(own)) return own;
+  const checkout = fileURLToPath(new URL('..', import.meta.url));
+  return installKgate(packCheckout(checkout, join(scratch, 'pack')), join(scratch, 'install'));
+}
+
+/**
+ * Writes outputs in the GitHub Actions format (name=value lines), or prints them elsewhere.
+ * @param {Record<string, string>} outputs
+ * @param {string | undefined} file
+ */
+export function writeOutputs(outputs, file) {
+  const lines = Object.entries(outputs).map(([name, value]) => `${name}=${value}`);
+  if (file) appendFileSync(file, `${lines.join('\n')}\n`);
+  else console.log(lines.map((line) => `kgate gate output: ${line}`).join('\n'));
+}
+
+/**
+ * The action: resolve kgate, run the gate, set outputs, exit with kgate's code.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<number>}
+ */
+export async function main(env = process.env) {
+  let inputs;
+  let childEnv;
+  let kgate;
+  try {
+    inputs = readInputs(env);
+    childEnv = conformEnv(inputs, env);
+    const workdir = resolve(inputs['working-directory']);
+    kgate = resolveKgate(
+      inputs,
+      workdir,
+      env.RUNNER_TEMP ? join(env.RUNNER_TEMP, 'kgate') : join(tmpdir(), `kgate-gate-${process.pid}`),
+    );
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    console.error(`::error title=kgate gate::${error.message}`);
+    if (env.GITHUB_STEP_SUMMARY)
+      appendFileSync(env.GITHUB_STEP_SUMMARY, `kgate gate could not run: ${error.message}\n`);
+    writeOutputs(outputsOf(undefined, 2, ''), env.GITHUB_OUTPUT);
+    return 2;
+  }
+  const workdir = resolve(inputs['working-directory']);
+  const reportDir = resolve(workdir, inputs['report-dir']);
+  const args = conformArgs({ ...inputs, 'report-dir': reportDir });
+  // The outputs are read from this folder's summary.json: one left by an earlier run must not answer for this one.
+  rmSync(join(reportDir, 'summary.json'), { force: true });
+  const child = spawn(kgate, args, { cwd: workdir, env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
+  let lastError = '';
+  child.stderr?.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    const lines = chunk.toString('utf8').trim().split('\n');
+    lastError = lines[lines.length - 1] ?? lastError;
+  });
+  /** @type {number} */
+  const code = await new Promise((done) => child.on('close', (status) => done(status ?? 1)));
+  const summaryFile = join(reportDir, 'summary.json');
+  const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : undefined;
+  // kgate conform appends its own summary to the job summary; an early stop (exit 2) says why here.
+  if (!summary) {
+    console.error(`::error title=kgate conform (exit ${code})::${lastError}`);
+    if (env.GITHUB_STEP_SUMMARY)
+      appendFileSync(
+        env.GITHUB_STEP_SUMMARY,
+        `kgate conform could not judge the target (exit ${code}): ${lastError}\n`,
+      );
+  }
+  writeOutputs(outputsOf(summary, code, reportDir), env.GITHUB_OUTPUT);
+  return code;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  process.exitCode = await main();
+}

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { conformArgs, conformEnv, GateError, INPUTS, main, outputsOf, readInputs } from './gate.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const input = (name: string) => `KGATE_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
+const inputs = (given: Record<string, string>) =>
+  readInputs(Object.fromEntries(Object.entries(given).map(([name, value]) => [input(name), value])));
+
+test('readInputs takes each input from KGATE_INPUT_<NAME>, with the defaults of action.yml', () => {
+  assert.deepEqual(readInputs({}), INPUTS, 'nothing given: the defaults');
+  assert.equal(inputs({ 'base-url': ' https://api.example.org ' })['base-url'], 'https://api.example.org');
+  const action = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+  for (const [name, fallback] of Object.entries(INPUTS)) {
+    assert.match(
+      action,
+      new RegExp(`\\n  ${name}:\\n[\\s\\S]*?default: '?${fallback.replace(/[.]/g, '\\.')}'?\\n`),
+      `${name} in action.yml`,
+    );
+    assert.ok(action.includes(`${input(name)}: \${{ inputs.${name} }}`), `action.yml hands ${name} over`);
+  }
+  const cases: { given: Record<string, string>; want: RegExp }[] = [
+    { given: { strict: 'yes' }, want: /^input strict takes true or false, got 'yes'$/ },
+    {
+      given: { 'key-variable': '3f9a0c1d-2e4b' },
+      want: /^input key-variable takes the NAME of an environment variable/,
+    },
+  ];
+  for (const { given, want } of cases)
+    assert.throws(
+      () => inputs(given),
+      (error: unknown) => error instanceof GateError && want.test(error.message),
+      JSON.stringify(given),
+    );
+});
+
+test('conformArgs turns the inputs into kgate conform options', () => {
+  const cases: { given: Record<string, string>; want: string[] }[] = [
+    { given: {}, want: ['conform', '--report-dir', 'kgate-reports'] },
+    {
+      given: {
+        'base-url': 'https://api.example.org/v',
+        checks: 'auth-required,paging-is-consistent',
+        'exclude-checks': 'body-limit-enforced',
+        strict: 'true',
+        baseline: 'gate/kgate.baseline.json',
+        'max-rps': '1',
+        config: 'gate/kgate.config.json',
+        args: '--grep  evaluate --timeout 20000',
+      },
+      want: [
+        'conform',
+        '--report-dir',
+        'kgate-reports',
+        '--base-url',
+        'https://api.example.org/v',
+        '--checks',
+        'auth-required,paging-is-consistent',
+        '--exclude-checks',
+        'body-limit-enforced',
+        '--baseline',
+        'gate/kgate.baseline.json',
+        '--max-rps',
+        '1',
+        '--config',
+        'gate/kgate.config.json',
+        '--strict',
+        '--grep',
+        'evaluate',
+        '--timeout',
+        '20000',
+      ],
+    },
+  ];
+  for (const { given, want } of cases) assert.deepEqual(conformArgs(inputs(given)), want, JSON.stringify(given));
+});
+
+test('conformEnv hands the keys of the named variables to kgate, and names a variable the workflow did not set', () => {
+  const cases: { given: { inputs: Record<string, string>; env: NodeJS.ProcessEnv }; want: object | RegExp }[] = [
+    { given: { inputs: {}, env: {} }, want: {} },
+    { given: { inputs: {}, env: { KGATE_KEY: 'k' } }, want: { KGATE_KEY: 'k' } },
+    {
+      given: {
+        inputs: {
+          'key-variable': 'PROD_KEY',
+          'unsubscribed-key-variable': 'PROD_KEY_ACADEMIC',
+          'unsubscribed-key-covers': 'academic',
+        },
+        env: { PROD_KEY: 'p', PROD_KEY_ACADEMIC: 'a' },
+      },
+      want: { KGATE_KEY: 'p', KGATE_KEY_UNSUBSCRIBED: 'a', KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic' },
+    },
+    {
+      given: { inputs: { 'exhausted-key-variable': 'SPENT_KEY' }, env: {} },
+      want: /^input exhausted-key-variable names SPENT_KEY, which is not set in the step's environment \(map the secret: env: SPENT_KEY: \$\{\{ secrets\.SPENT_KEY \}\}\)$/,
+    },
+  ];
+  for (const { given, want } of cases) {
+    if (want instanceof RegExp)
+      assert.throws(
+        () => conformEnv(inputs(given.inputs), given.env),
+        (error: unknown) => error instanceof GateError && want.test(error.message),
+        JSON.stringify(given),
+      );
+    else {
+      const env = conformEnv(inputs(given.inputs), given.env);
+      const kgate = Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('KGATE_')));
+      assert.deepEqual(kgate, want, JSON.stringify(given));
+    }
+  }
+});
+
+test('outputsOf reads the verdict and counts from summary.json, and says error when kgate stopped early', () => {
+  const summary = {
+    verdict: 'fail',
+    requests: 287,
+    reportDir: '/w/kgate-reports',
+    targets: [{ counts: { passed: 200, failed: 2, known: 1, warned: 3, skipped: 4 } }],
+  };
+  assert.deepEqual(outputsOf(summary, 1, '/w/r'), {
+    verdict: 'fail',
+    'exit-code': '1',
+    passed: '200',
+    failed: '2',
+    known: '1',
+    warnings: '3',
+    skipped: '4',
+    requests: '287',
+    'report-dir': '/w/kgate-reports',
+  });
+  assert.deepEqual(outputsOf(undefined, 2, '/w/r'), {
+    verdict: 'error',
+    'exit-code': '2',
+    passed: '0',
+    failed: '0',
+    known: '0',
+    warnings: '0',
+    skipped: '0',
+    requests: '0',
+    'report-dir': '/w/r',
+  });
+});
+
+let server: ReferenceServer;
+let project: string;
+before(async () => {
+  server = await startReferenceServer({ quiet: true });
+  // A project that depends on kgate: the action uses its node_modules/.bin/kgate.
+  project = mkdtempSync(join(tmpdir(), 'kgate-action-'));
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(join(ROOT, 'bin', 'kgate.mjs'), join(project, 'node_modules', '.bin', 'kgate'));
+});
+after(async () => {
+  await server.close();
+  rmSync(project, { recursive: true, force: true });
+});
+
+/** Runs the action's main with GitHub's files in the project folder; returns the exit code, outputs and job summary. */
+async function runAction(given: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+  const outputFile = join(project, 'github-output');
+  const summaryFile = join(project, 'step-summary.md');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  const code = await main({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    ...env,
+    ...Object.fromEntries(Object.entries({ 'working-directory': project, ...given }).map(([n, v]) => [input(n), v])),
+  });
+  const outputs = Object.fromEntries(
+    readFileSync(outputFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+  );
+  return { code, outputs, jobSummary: readFileSync(summaryFile, 'utf8') };
+}
+
+test('the action runs the gate with the keys of the named secrets and sets its outputs', async () => {
+  const { code, outputs, jobSummary } = await runAction(
+    {
+      'base-url': `${server.url}/faults/evaluate-orderby-ignored`,
+      'key-variable': 'PROD_KEY',
+      checks: 'orderby-is-honoured,auth-required',
+      args: '--grep GET\\s/academic/v1.0/evaluate',
+    },
+    { PROD_KEY: server.keys.full },
+  );
+  assert.equal(code, 1, 'the fault fails the gate');
+  assert.deepEqual(
+    { verdict: outputs.verdict, exit: outputs['exit-code'], failed: outputs.failed, passed: outputs.passed },
+    { verdict: 'fail', exit: '1', failed: '1', passed: '7' },
+    JSON.stringify(outputs),
+  );
+  assert.equal(outputs['report-dir'], join(project, 'kgate-reports'), 'reports in the working directory');
+  assert.ok(
+    readFileSync(join(project, 'kgate-reports', 'junit.xml'), 'utf8').includes('<failure'),
+    'junit for the upload',
+  );
+  assert.match(jobSummary, /# kgate conformance: FAIL/, 'kgate appended its summary to the job summary');
+  assert.ok(!jobSummary.includes(server.keys.full), 'the key is nowhere in the job summary');
+});
+
+test('an unreachable target is verdict error, exit 2, with the reason in the job summary', async () => {
+  const { code, outputs, jobSummary } = await runAction({ 'base-url': 'http://127.0.0.1:1' });
+  assert.equal(code, 2);
+  assert.equal(outputs.verdict, 'error');
+  assert.match(
+    jobSummary,
+    /kgate conform could not judge the target \(exit 2\): kgate conform: cannot reach http:\/\/127\.0\.0\.1:1/,
+  );
+});

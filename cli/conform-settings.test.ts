@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readEnv } from '../config/env.ts';
+import type { KgateConfig } from '../config/file.ts';
+import { parseCommandArgs, UsageError } from './args.ts';
+import { type ConformSettings, resolveConformSettings } from './conform-settings.ts';
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  checks: { type: 'string' },
+  'exclude-checks': { type: 'string' },
+  strict: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'max-rps': { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
+} as const;
+
+function settings(argv: string[], env: NodeJS.ProcessEnv, config: KgateConfig): ConformSettings {
+  const { values } = parseCommandArgs(argv, OPTIONS, 'conform');
+  return resolveConformSettings(values, readEnv(env), config, { processEnv: env, cwd: '/work/gate' });
+}
+
+const FILE: KgateConfig = {
+  baseUrl: 'https://file.example.org',
+  keyVariables: { full: 'PROD_KEY' },
+  unsubscribedKeyCovers: ['academic'],
+  checks: ['auth-required', 'paging-is-consistent'],
+  excludeChecks: ['body-limit-enforced'],
+  severity: { 'request-is-echoed': 'warn', 'rate-limit-signalled': 'off', 'event-ids-are-32-hex': 'fail' },
+  timeoutMs: 20_000,
+  maxRps: 1,
+  baseline: '/work/gate/known.json',
+  strict: true,
+};
+
+test('flags win over the environment, which wins over the configuration file', () => {
+  const cases: {
+    given: { argv: string[]; env: NodeJS.ProcessEnv; config: KgateConfig };
+    want: Partial<ConformSettings>;
+  }[] = [
+    {
+      given: { argv: [], env: {}, config: {} },
+      want: { baseUrl: undefined, keys: {}, checks: undefined, excludeChecks: undefined, strict: false },
+    },
+    {
+      given: { argv: [], env: { PROD_KEY: 'p' }, config: FILE },
+      want: {
+        baseUrl: 'https://file.example.org',
+        keys: { full: 'p' },
+        covers: ['academic'],
+        checks: ['auth-required', 'paging-is-consistent'],
+        excludeChecks: ['body-limit-enforced', 'rate-limit-signalled'],
+        severity: { 'request-is-echoed': 'warn', 'event-ids-are-32-hex': 'fail' },
+        timeoutMs: 20_000,
+        maxRps: 1,
+        baseline: '/work/gate/known.json',
+        strict: true,
+      },
+    },
+    {
+      given: {
+        argv: [],
+        env: { KGATE_BASE_URL: 'http://env.example.org/', KGATE_KEY: 'k', KGATE_KEY_UNSUBSCRIBED_COVERS: 'none' },
+        config: FILE,
+      },
+      want: { baseUrl: 'http://env.example.org', keys: { full: 'k' }, covers: [] },
+    },
+    {
+      given: {
+        argv: [
+          '--base-url',
+          'http://flag.example.org',
+          '--checks',
+          'orderby-is-honoured',
+          '--exclude-checks',
+          'auth-required',
+          '--timeout',
+          '500',
+          '--max-rps',
+          '0.2',
+          '--baseline',
+          'other.json',
+        ],
+        env: { KGATE_BASE_URL: 'http://env.example.org' },
+        config: FILE,
+      },
+      want: {
+        baseUrl: 'http://flag.example.org',
+        checks: ['orderby-is-honoured'],
+        excludeChecks: ['auth-required', 'rate-limit-signalled'],
+        timeoutMs: 500,
+        maxRps: 0.2,
+        baseline: '/work/gate/other.json',
+      },
+    },
+    { given: { argv: ['--strict'], env: {}, config: {} }, want: { strict: true, timeoutMs: 10_000 } },
+    {
+      given: { argv: [], env: {}, config: { keyVariables: { full: 'PROD_KEY', exhausted: 'SPENT' } } },
+      want: { keys: {}, unsetKeyVariables: ['PROD_KEY', 'SPENT'] },
+    },
+  ];
+  for (const { given, want } of cases) {
+    const got = settings(given.argv, given.env, given.config);
+    for (const [key, value] of Object.entries(want)) {
+      assert.deepEqual(got[key as keyof ConformSettings], value, `${key} for ${JSON.stringify(given)}`);
+    }
+  }
+});
+
+test('bad values are one line naming the option and the rule', () => {
+  const cases: { given: string[]; want: RegExp }[] = [
+    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number from 0\.001 to 10000, got '0'$/ },
+    { given: ['--max-rps', 'fast'], want: /^option --max-rps takes a number/ },
+    { given: ['--checks', 'nope'], want: /^option --checks: unknown check id 'nope'/ },
+    { given: ['--update-baseline'], want: /^option --update-baseline needs --baseline FILE/ },
+    { given: ['--baseline', ''], want: /^option --baseline takes a file path/ },
+  ];
+  for (const { given, want } of cases) {
+    assert.throws(
+      () => settings(given, {}, {}),
+      (error: unknown) => error instanceof UsageError && want.test(error.message),
+      given.join(' '),
+    );
+  }
+  assert.throws(
+    () => settings([], { KGATE_KEY_UNSUBSCRIBED_COVERS: 'search' }, {}),
+    /KGATE_KEY_UNSUBSCRIBED_COVERS: 'search' is not an API/,
+    'a wrong KGATE_KEY_UNSUBSCRIBED_COVERS',
+  );
+});

@@ -1,0 +1,110 @@
+import { resolve } from 'node:path';
+import { type HarnessEnv, readKeys } from '../config/env.ts';
+import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../config/file.ts';
+import type { Keys } from '../contracts/api.ts';
+import { CHECK_IDS } from '../contracts/checks/index.ts';
+import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
+import {
+  intOption,
+  listOption,
+  numberOption,
+  type ParsedArgs,
+  parseBaseUrl,
+  stringOption,
+  UsageError,
+  urlOption,
+} from './args.ts';
+
+/** Largest --max-rps / maxRps accepted. */
+export const MAX_RPS_LIMIT = 10_000;
+
+/** What `kgate conform` runs with, after flags, environment and configuration file are merged. */
+export interface ConformSettings {
+  /** The target; undefined: the embedded reference server. */
+  baseUrl?: string;
+  keys: Keys;
+  /** Key variables the configuration file names that are not set (their checks will skip). */
+  unsetKeyVariables: string[];
+  /** The APIs the unsubscribed key covers, when known. */
+  covers?: ApiName[];
+  checks?: string[];
+  /** --exclude-checks (or the file's), plus every check whose severity is `off`. */
+  excludeChecks?: string[];
+  /** Severity overrides other than `off`. */
+  severity?: Record<string, 'fail' | 'warn'>;
+  strict: boolean;
+  timeoutMs: number;
+  maxRps?: number;
+  /** Absolute path of the baseline file. */
+  baseline?: string;
+  updateBaseline: boolean;
+}
+
+/** Validates check ids against the registry; an unknown one is a usage error listing the valid ids. */
+export function validateCheckIds(ids: string[] | undefined, option: string): string[] | undefined {
+  if (!ids) return undefined;
+  const unknown = ids.filter((id) => !CHECK_IDS.includes(id));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `option --${option}: unknown check id '${unknown.join("', '")}' (valid ids: ${CHECK_IDS.join(', ')})`,
+    );
+  }
+  return ids;
+}
+
+/**
+ * Merges the sources of a conform run: a flag wins over the environment, which wins over the
+ * configuration file (KGATE_BASE_URL over `baseUrl`, KGATE_KEY* over the variables `keyVariables`
+ * names, KGATE_KEY_UNSUBSCRIBED_COVERS over `unsubscribedKeyCovers`). Throws UsageError naming
+ * the option, variable or key at fault.
+ */
+export function resolveConformSettings(
+  values: ParsedArgs['values'],
+  env: HarnessEnv,
+  config: KgateConfig,
+  options: { processEnv?: NodeJS.ProcessEnv; cwd?: string } = {},
+): ConformSettings {
+  const baseUrl =
+    urlOption(values, 'base-url') ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : config.baseUrl);
+  const { keys, unset } = readKeys(config.keyVariables, options.processEnv);
+  let covers: ApiName[] | undefined;
+  try {
+    covers = env.keyUnsubscribedCovers
+      ? parseApiList(env.keyUnsubscribedCovers, 'KGATE_KEY_UNSUBSCRIBED_COVERS')
+      : config.unsubscribedKeyCovers;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
+    throw error;
+  }
+  const overrides = Object.entries(config.severity ?? {});
+  const off = overrides.filter(([, level]) => level === 'off').map(([id]) => id);
+  const severity = Object.fromEntries(overrides.filter(([, level]) => level !== 'off')) as Record<
+    string,
+    'fail' | 'warn'
+  >;
+  const excluded = validateCheckIds(listOption(values, 'exclude-checks'), 'exclude-checks') ?? config.excludeChecks;
+  const excludeChecks = [...new Set([...(excluded ?? []), ...off])];
+  const baselineFlag = stringOption(values, 'baseline');
+  if (baselineFlag !== undefined && baselineFlag.trim() === '')
+    throw new UsageError('option --baseline takes a file path, got an empty string');
+  const baseline = baselineFlag !== undefined ? resolve(options.cwd ?? process.cwd(), baselineFlag) : config.baseline;
+  const updateBaseline = values['update-baseline'] === true;
+  if (updateBaseline && baseline === undefined)
+    throw new UsageError(
+      'option --update-baseline needs --baseline FILE (or baseline in the configuration file): the file to write',
+    );
+  return {
+    baseUrl,
+    keys,
+    unsetKeyVariables: unset,
+    covers,
+    checks: validateCheckIds(listOption(values, 'checks'), 'checks') ?? config.checks,
+    excludeChecks: excludeChecks.length > 0 ? excludeChecks : undefined,
+    severity: Object.keys(severity).length > 0 ? severity : undefined,
+    strict: values.strict === true || config.strict === true,
+    timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }) ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRps: numberOption(values, 'max-rps', { min: 0.001, max: MAX_RPS_LIMIT }) ?? config.maxRps,
+    baseline,
+    updateBaseline,
+  };
+}

@@ -1,0 +1,140 @@
+// `kgate conform --max-rps` measured where it matters: at the target. A proxy in front of the
+// reference server stamps every request's arrival; the run must stay under the rate in every
+// second, send exactly what it reports, and announce beforehand about what it then sends.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { budgetKey, requestBudget } from './request-budget.ts';
+import type { RunSummary, TestRecord } from './summary.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RPS = 25;
+const reportDir = mkdtempSync(join(tmpdir(), 'kgate-pacing-'));
+
+let reference: { url: string; keys: { full: string; academicOnly: string; exhausted: string } };
+let serve: ChildProcess;
+let proxy: Server;
+let proxyUrl: string;
+const arrivals: number[] = [];
+
+before(async () => {
+  // The reference server runs in a process of its own, so the proxy's clock is never held up by its work.
+  serve = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'serve', '--json']);
+  reference = await new Promise((resolve, reject) => {
+    serve.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString('utf8'))));
+    serve.once('exit', (code) => reject(new Error(`kgate serve exited ${code}`)));
+  });
+  const upstream = new URL(reference.url);
+  proxy = createServer((req, res) => {
+    arrivals.push(performance.now());
+    // The whole body is read before it is forwarded: a server that answers an oversized body early
+    // and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const { connection: _, ...headers } = req.headers;
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          const { connection: __, ...answerHeaders } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, answerHeaders);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      forward.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+after(async () => {
+  proxy.closeAllConnections();
+  proxy.close();
+  serve.kill('SIGTERM');
+  rmSync(reportDir, { recursive: true, force: true });
+});
+
+function conform(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'conform', ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KGATE_BASE_URL: proxyUrl,
+      KGATE_CONFORM_OPTIONS: '',
+      GITHUB_STEP_SUMMARY: '',
+      KGATE_KEY: reference.keys.full,
+      KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
+      KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+      KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The most arrivals in any window of `ms` milliseconds. */
+function busiestWindow(times: number[], ms: number): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= ms) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+test(`a run paced at ${RPS} requests/s stays under it at the target, and sends what it announced`, async () => {
+  const { code, stdout, stderr } = await conform(['--max-rps', String(RPS), '--report-dir', reportDir, '--json']);
+  assert.equal(code, 0, stderr);
+  const result = JSON.parse(stdout) as RunSummary;
+  assert.equal(result.verdict, 'pass', 'the clean server passes paced too');
+
+  // Every request: the suite's own (tests and discovery) and the CLI's 4 preflight requests.
+  assert.equal(arrivals.length, result.requests! + 4, 'the target received what the run counted, plus the preflight');
+  const announced = /tests will send about (\d+)(?: to (\d+))? requests: (\d+) by the tests/.exec(stderr);
+  assert.ok(announced, `the estimate is printed before the run: ${stderr}`);
+  const [typical, most, byTests] = [Number(announced[1]), Number(announced[2] ?? announced[1]), Number(announced[3])];
+  assert.ok(
+    result.requests! >= byTests && result.requests! <= most,
+    `sent ${result.requests} within the announced ${typical} to ${most}`,
+  );
+
+  // The committed table is what this suite sends (npm run docs:requests rewrites it).
+  const records = JSON.parse(readFileSync(join(reportDir, 'tests.json'), 'utf8')) as TestRecord[];
+  const table = requestBudget();
+  const stale = records
+    .filter((record) => {
+      const row = table.tests[budgetKey(record)];
+      return row?.requests !== record.requests?.test || row?.data.join() !== record.requests?.data.join();
+    })
+    .map((record) => `${budgetKey(record)}: ${JSON.stringify(record.requests)}`);
+  assert.deepEqual(stale, [], 'contracts/request-budget.json is stale: run npm run docs:requests');
+
+  const times = [...arrivals].sort((a, b) => a - b);
+  const gaps = times.slice(1).map((time, index) => time - times[index]!);
+  const spanS = (times.at(-1)! - times[0]!) / 1000;
+  const rate = (times.length - 1) / spanS;
+  const sorted = [...gaps].sort((a, b) => a - b);
+  console.log(
+    `pacing at ${RPS}/s: ${times.length} requests in ${spanS.toFixed(1)} s = ${rate.toFixed(2)}/s; busiest 1 s: ${busiestWindow(times, 1000)}, busiest 5 s: ${busiestWindow(times, 5000)}; gaps min ${sorted[0]!.toFixed(1)} ms, p1 ${sorted[Math.floor(sorted.length / 100)]!.toFixed(1)} ms, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms (interval ${1000 / RPS} ms)`,
+  );
+  assert.ok(rate <= RPS, `the mean rate ${rate.toFixed(2)}/s is at most ${RPS}/s`);
+  assert.ok(busiestWindow(times, 1000) <= RPS, `at most ${RPS} in any second`);
+  assert.ok(busiestWindow(times, 5000) <= 5 * RPS, `at most ${5 * RPS} in any 5 s`);
+  // Single gaps are not asserted: the proxy stamps a request when its event loop gets to it, and
+  // reading another worker's megabyte upload can hold one stamp back by some milliseconds.
+});

@@ -1,0 +1,139 @@
+import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Something every request of a run waits on before it is sent. */
+export interface RequestPace {
+  /** Resolves when the next request may be sent (to the time its slot was claimed). */
+  wait(): Promise<unknown>;
+  /** Says that the request actually left (it may leave later than it claimed its slot). */
+  sent(): void;
+}
+
+/** File in a run's report folder through which its processes share the pace. */
+export const PACE_FILE = '.pace';
+/** A lock older than this was left by a process that died while holding it. */
+const STALE_LOCK_MS = 2_000;
+
+const sleepArray = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread for `ms` (the lock is held for microseconds; a short blocking wait is simplest). */
+function pause(ms: number): void {
+  Atomics.wait(sleepArray, 0, 0, ms);
+}
+
+/**
+ * A pace of at most `rps` requests per second, shared by every process of a run (the CLI's
+ * preflight and all Playwright workers) through one small file holding the earliest time the
+ * next request may go. A request claims its slot only when it is about to be sent: under a lock
+ * (an exclusive `mkdir`) it reads that time, and if it has come, moves it one interval past now
+ * and goes; otherwise it sleeps until then and tries again. So no two requests of the run leave
+ * closer than 1/rps whichever process sends them, a request that woke late pushes the next one
+ * back instead of bunching up with it, and an idle stretch never lets a burst catch up.
+ */
+export class SharedPace implements RequestPace {
+  readonly intervalMs: number;
+
+  constructor(
+    public file: string,
+    readonly rps: number,
+  ) {
+    this.intervalMs = 1000 / rps;
+  }
+
+  /** Moves the pace to another file, keeping the time of the next slot (the CLI's preflight hands over to the run's folder). */
+  continueIn(file: string): void {
+    let next = '0';
+    try {
+      next = readFileSync(this.file, 'utf8');
+      rmSync(this.file, { force: true });
+    } catch {
+      // No request was paced yet.
+    }
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, next);
+    this.file = file;
+  }
+
+  /** Waits for a slot and claims it; resolves to the time it was claimed (epoch milliseconds). */
+  async wait(): Promise<number> {
+    for (;;) {
+      const claimed = this.claim();
+      if (claimed.at !== undefined) return claimed.at;
+      await new Promise((resolve) => setTimeout(resolve, claimed.retryInMs));
+    }
+  }
+
+  /**
+   * Pushes the next slot to one interval after now, if it is earlier: a request can leave some
+   * milliseconds after its claim (a busy event loop, a new connection), and the next one must
+   * still keep its distance from it at the target.
+   */
+  sent(): void {
+    this.locked(() => {
+      const now = Date.now();
+      if (this.next() < now + this.intervalMs) writeFileSync(this.file, String(now + this.intervalMs));
+    });
+  }
+
+  /** Claims the slot if its time has come (`at`), else says how long until it comes. */
+  claim(): { at: number; retryInMs?: undefined } | { at?: undefined; retryInMs: number } {
+    return this.locked(() => {
+      const next = this.next();
+      const now = Date.now();
+      if (now < next) return { retryInMs: Math.max(1, Math.ceil(next - now)) };
+      writeFileSync(this.file, String(now + this.intervalMs));
+      return { at: now };
+    });
+  }
+
+  /** The earliest time the next request may go (0 before the first). */
+  private next(): number {
+    try {
+      return Number(readFileSync(this.file, 'utf8')) || 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Runs `body` holding the file's lock. */
+  private locked<T>(body: () => T): T {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const lock = `${this.file}.lock`;
+    this.lock(lock);
+    try {
+      return body();
+    } finally {
+      rmdirSync(lock);
+    }
+  }
+
+  private lock(lock: string): void {
+    for (;;) {
+      try {
+        mkdirSync(lock);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmdirSync(lock);
+      } catch {
+        // Released meanwhile.
+      }
+      pause(1);
+    }
+  }
+}
+
+const paces = new Map<string, SharedPace>();
+
+/** The process's pace for a run's file (one object per file, so every Api of a worker shares it). */
+export function sharedPace(file: string, rps: number): SharedPace {
+  const key = `${file} ${rps}`;
+  let pace = paces.get(key);
+  if (!pace) {
+    pace = new SharedPace(file, rps);
+    paces.set(key, pace);
+  }
+  return pace;
+}

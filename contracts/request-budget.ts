@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { getCheck } from './checks/index.ts';
+import { DISCOVERY_NEEDS, DISCOVERY_REQUESTS, type DiscoveryItem } from './discovery.ts';
+import type { SelectedTest } from './selection.ts';
+
+/**
+ * Requests each test sent in a run against the embedded reference server (one worker), measured
+ * by `npm run docs:requests` and kept fresh by `request-budget.test.ts`; what `kgate conform`
+ * announces before it starts. A real target's data can change a few counts (a shorter list pages
+ * in fewer requests), so the announcement says "about".
+ */
+export const REQUEST_BUDGET_PATH = new URL('./request-budget.json', import.meta.url);
+
+/** What one test sent. */
+export interface TestBudget {
+  /** Requests the test sent itself. */
+  requests: number;
+  /** The discovery items it used (each worker fetches an item once, for the first test that needs it). */
+  data: string[];
+}
+
+/** The measured table. */
+export interface RequestBudget {
+  /** How the table was measured. */
+  measured: string;
+  /** `<operation label> <check id>` -> what the test sent. */
+  tests: Record<string, TestBudget>;
+}
+
+/** The most requests test data discovery sends in one worker that needs every item (without 429 retries). */
+export const DISCOVERY_MAX_REQUESTS = Object.values(DISCOVERY_REQUESTS).reduce((sum, cost) => sum + cost.most, 0);
+/** The most requests one rate-limit test sends: a burst of at most 1000, then one after the stated wait. */
+export const RATE_LIMIT_TEST_MAX_REQUESTS = 1001;
+
+let budget: RequestBudget | undefined;
+
+/** The committed table. */
+export function requestBudget(): RequestBudget {
+  budget ??= JSON.parse(readFileSync(REQUEST_BUDGET_PATH, 'utf8')) as RequestBudget;
+  return budget;
+}
+
+/** The key of a test in the table. */
+export function budgetKey(test: Pick<SelectedTest, 'operation' | 'check'>): string {
+  return `${test.operation} ${test.check}`;
+}
+
+/** What a run is expected to send. */
+export interface RequestEstimate {
+  tests: number;
+  /** Requests of the selected tests, as measured on the reference server. */
+  testRequests: number;
+  /** Of which the rate-limit tests' bursts (they stop at the first 429: up to RATE_LIMIT_TEST_MAX_REQUESTS each). */
+  rateLimitRequests: number;
+  /** Discovery: each item the tests need, fetched once per worker that runs such a test; first candidates serving, and every fallback tried. */
+  discovery: { typical: number; max: number };
+  /** testRequests plus typical and most discovery. */
+  total: { typical: number; max: number };
+}
+
+/** An item and every item it is derived from. */
+function withNeeds(item: DiscoveryItem, into: Set<DiscoveryItem>): Set<DiscoveryItem> {
+  if (into.has(item)) return into;
+  into.add(item);
+  for (const need of DISCOVERY_NEEDS[item] ?? []) withNeeds(need, into);
+  return into;
+}
+
+/**
+ * Estimates the requests of the selected tests run by `workers` workers: the measured requests of
+ * each test, plus discovery of every item they use, once per worker that may run one of them
+ * (Playwright starts no more workers than there are tests; the rate-limit project, run after the
+ * others, starts its own).
+ */
+export function estimateRequests(
+  tests: readonly SelectedTest[],
+  workers: number,
+  table: RequestBudget = requestBudget(),
+): RequestEstimate {
+  let testRequests = 0;
+  let rateLimitRequests = 0;
+  const users = new Map<string, Map<DiscoveryItem, number>>();
+  for (const test of tests) {
+    const measured = table.tests[budgetKey(test)];
+    testRequests += measured?.requests ?? 0;
+    if (test.project === 'rate-limit') rateLimitRequests += measured?.requests ?? 0;
+    const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
+    users.set(test.project, byItem);
+    const items = new Set<DiscoveryItem>();
+    for (const item of measured?.data ?? []) if (item in DISCOVERY_REQUESTS) withNeeds(item as DiscoveryItem, items);
+    for (const item of items) byItem.set(item, (byItem.get(item) ?? 0) + 1);
+  }
+  const discovery = { typical: 0, max: 0 };
+  for (const [project, byItem] of users) {
+    const projectWorkers = project === 'rate-limit' ? 1 : workers;
+    for (const [item, count] of byItem) {
+      const fetches = Math.min(projectWorkers, count);
+      discovery.typical += DISCOVERY_REQUESTS[item].first * fetches;
+      discovery.max += DISCOVERY_REQUESTS[item].most * fetches;
+    }
+  }
+  return {
+    tests: tests.length,
+    testRequests,
+    rateLimitRequests,
+    discovery,
+    total: { typical: testRequests + discovery.typical, max: testRequests + discovery.max },
+  };
+}
+
+/** Renders a duration in seconds as `4 min 40 s`. */
+function duration(seconds: number): string {
+  const s = Math.ceil(seconds);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+}
+
+/** The line `kgate conform` prints before it starts. */
+export function describeEstimate(estimate: RequestEstimate, maxRps?: number): string {
+  const span = ({ typical, max }: { typical: number; max: number }) =>
+    typical === max ? `${typical}` : `${typical} to ${max}`;
+  const burst =
+    estimate.rateLimitRequests > 0
+      ? ` (${estimate.rateLimitRequests} of them in rate-limit bursts, which stop at the first 429: at most ${RATE_LIMIT_TEST_MAX_REQUESTS} each)`
+      : '';
+  const discovery = estimate.discovery.max === 0 ? 'none' : span(estimate.discovery);
+  const paced = maxRps ? `; at most ${maxRps} request(s)/s: at least ${duration(estimate.total.typical / maxRps)}` : '';
+  return `kgate conform: ${estimate.tests} tests will send about ${span(estimate.total)} requests: ${estimate.testRequests} by the tests${burst}, ${discovery} to find test data${paced}`;
+}
+
+/**
+ * Playwright's per-test time limit: a minute, plus, under --max-rps, the time the most
+ * request-hungry test needs when every worker competes for the same slots.
+ */
+export function testTimeoutMs(
+  maxRps: number | undefined,
+  workers: number,
+  table: RequestBudget = requestBudget(),
+): number {
+  if (!maxRps) return 60_000;
+  // The rate-limit tests never run paced (the CLI refuses --with-rate-limit with --max-rps).
+  const paced = Object.entries(table.tests).filter(([key]) => !getCheck(key.split(' ').pop()!)?.tag);
+  const most = Math.max(0, ...paced.map(([, test]) => test.requests));
+  return 60_000 + Math.ceil(((most + DISCOVERY_MAX_REQUESTS) * workers * 1000) / maxRps);
+}

@@ -1,0 +1,84 @@
+import type { Project } from '@playwright/test';
+import { MODULE_EXT } from '../config/runtime.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
+import { CHECKS, testsExercising } from './checks/index.ts';
+import type { ConformOptions } from './options.ts';
+
+const RATE_LIMIT = /@rate-limit/;
+const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
+/** The file of the conformance suite's tests. */
+const SUITE_FILE = `operations.spec${MODULE_EXT}`;
+
+/** Selects the tests of the given check ids (test titles are check ids). */
+function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
+  return ids ? new RegExp(`(?:^|\\s)(?:${ids.join('|')})(?:\\s|$)`) : undefined;
+}
+
+/**
+ * The Playwright projects of a conformance run: `conformance`, and `rate-limit` after it when the
+ * rate-limit tests run (they burst traffic, so they run as a teardown project, after every other
+ * test). A fault sweep has one project of its own.
+ */
+export function suiteProjects(options: ConformOptions): Project[] {
+  if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
+  const grep = checksGrep(options.checks && testsExercising(options.checks));
+  const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
+  return [
+    {
+      name: 'conformance',
+      testMatch: SUITE_FILE,
+      grep,
+      grepInvert: exclude ? [RATE_LIMIT, exclude] : RATE_LIMIT,
+      teardown: options.rateLimit ? 'rate-limit' : undefined,
+    },
+    ...(options.rateLimit
+      ? [
+          {
+            name: 'rate-limit',
+            testMatch: SUITE_FILE,
+            grep: grep ?? RATE_LIMIT,
+            grepInvert: exclude ? [NOT_RATE_LIMIT, exclude] : NOT_RATE_LIMIT,
+          },
+        ]
+      : []),
+  ];
+}
+
+/** One test the suite will run. */
+export interface SelectedTest {
+  project: string;
+  operation: string;
+  check: string;
+}
+
+function matches(patterns: Project['grep'], title: string): boolean {
+  const list = patterns === undefined ? [] : Array.isArray(patterns) ? patterns : [patterns];
+  return list.some((pattern) => {
+    pattern.lastIndex = 0;
+    return pattern.test(title);
+  });
+}
+
+/**
+ * The tests a run selects, worked out the way Playwright does it (each project's grep and
+ * grepInvert, then --grep, against the title path `' <project> <file> <operation> <check> <tags>'`),
+ * without starting Playwright. --shard is not applied: a shard runs about its share of these.
+ */
+export function selectedTests(options: ConformOptions, grep?: string): SelectedTest[] {
+  const cliGrep = grep === undefined ? undefined : new RegExp(grep);
+  const selected: SelectedTest[] = [];
+  for (const project of suiteProjects(options)) {
+    if (options.sweep) break;
+    for (const op of OPERATIONS) {
+      for (const check of CHECKS) {
+        if (!check.run || !check.appliesTo(op)) continue;
+        const title = ['', project.name, SUITE_FILE, op.label, check.id, ...(check.tag ? [check.tag] : [])].join(' ');
+        if (project.grep !== undefined && !matches(project.grep, title)) continue;
+        if (matches(project.grepInvert, title)) continue;
+        if (cliGrep && !cliGrep.test(title)) continue;
+        selected.push({ project: project.name!, operation: op.label, check: check.id });
+      }
+    }
+  }
+  return selected;
+}

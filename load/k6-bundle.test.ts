@@ -1,0 +1,147 @@
+// `kgate k6 bundle` makes scripts that k6 runs as is: each is checked for what a k6-operator
+// ConfigMap and old k6 releases need, then run for a few seconds by a real k6 (v0.48 in
+// ../shared/tools/, or KGATE_K6) against the reference server, with and without a key.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readEnv } from '../config/env.ts';
+import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS } from './k6-bundle.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'kgate-k6-'));
+
+/** The k6 to run the bundles with: KGATE_K6, else the project's ../shared/tools/k6, else k6 on PATH. */
+function findK6(): string | undefined {
+  const env = readEnv();
+  for (const candidate of [env.k6Binary, join(ROOT, '..', 'shared', 'tools', 'k6')]) {
+    if (!candidate) continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not there: try the next.
+    }
+  }
+  return spawnSync('k6', ['version'], { encoding: 'utf8' }).status === 0 ? 'k6' : undefined;
+}
+
+const K6 = findK6();
+const MISSING_K6 =
+  'NO k6 BINARY: the bundled scripts were NOT run under k6 (set KGATE_K6, put k6 on PATH, or provide ../shared/tools/k6; KGATE_REQUIRE_K6=1 makes this a failure)';
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('kgate k6 bundle', () => {
+  for (const name of K6_SCENARIOS) {
+    test(`${name}: one file, only k6 modules imported, ES2015 syntax, fits a ConfigMap`, async () => {
+      const script = await bundleScenario(name);
+      const imports = [...script.matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((match) => match[1]);
+      assert.deepEqual([...new Set(imports)].sort(), ['k6', 'k6/http'], 'no relative or Node import left');
+      assert.doesNotMatch(
+        script,
+        /\brequire\(|\?\?|\?\.[a-zA-Z_$[(]/,
+        'no require, no ?? or ?. (k6 0.4x rejects them)',
+      );
+      assert.ok(Buffer.byteLength(script) < CONFIGMAP_LIMIT_BYTES, `${Buffer.byteLength(script)} bytes < 1 MiB`);
+      assert.match(script, /^\/\/ kgate k6 script, scenario '/, 'it says what it is');
+      assert.match(script, /export\s*\{[^}]*\boptions\b[^}]*\}/, 'it exports the k6 options');
+    });
+  }
+
+  test('the CLI writes the same script to --out, and names a bad scenario in one line', () => {
+    const out = join(dir, 'steady.js');
+    const written = spawnSync(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', 'steady', '--out', out], {
+      encoding: 'utf8',
+    });
+    assert.equal(written.status, 0, written.stderr);
+    assert.match(written.stderr, /steady written to .*steady\.js \(\d+ bytes\)/);
+    const bad = spawnSync(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', 'stress'], {
+      encoding: 'utf8',
+    });
+    assert.equal(bad.status, 2, 'bad usage');
+    assert.equal(
+      bad.stderr.trim(),
+      "kgate k6 bundle: needs a scenario: one of smoke, steady, spike, soak, got 'stress'",
+    );
+    return bundleScenario('steady').then((script) => assert.equal(readFileSync(out, 'utf8'), script, 'same text'));
+  });
+});
+
+describe('the bundles under a real k6', { concurrency: false }, () => {
+  let server: ReferenceServer;
+  before(async () => {
+    if (!K6 && readEnv().requireK6) throw new Error(MISSING_K6);
+    if (!K6) console.warn(`\n*** ${MISSING_K6} ***\n`);
+    server = await startReferenceServer({ quiet: true });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  /** Runs a bundle for a few seconds; returns k6's exit code and which thresholds it crossed. */
+  async function runK6(
+    name: string,
+    key?: string,
+  ): Promise<{ code: number | null; crossed: string[]; all: string[]; output: string }> {
+    const script = join(dir, `${name}.js`);
+    const summary = join(dir, `${name}-${key ? 'key' : 'nokey'}-summary.json`);
+    spawnSync(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', name, '--out', script]);
+    // A short, light version of the scenario: 3 s at 20/s peak, every answer checked.
+    const vars = { BASE_URL: server.url, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_SHARE: '1' };
+    const args = ['run', '--quiet', '--no-color', '--summary-export', summary, script];
+    for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}) }))
+      args.splice(1, 0, '-e', `${variable}=${value}`);
+    const child = spawn(K6!, args, { env: { PATH: process.env.PATH, HOME: dir } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const metrics = (
+      JSON.parse(readFileSync(summary, 'utf8')) as { metrics: Record<string, { thresholds?: Record<string, boolean> }> }
+    ).metrics;
+    // In k6's summary export a threshold's value is true when it was crossed (failed).
+    const thresholds = Object.entries(metrics).flatMap(([metric, value]) =>
+      Object.entries(value.thresholds ?? {}).map(([expression, crossed]) => ({
+        id: `${metric} ${expression}`,
+        crossed,
+      })),
+    );
+    return {
+      code,
+      crossed: thresholds.filter((t) => t.crossed).map((t) => t.id),
+      all: thresholds.map((t) => t.id),
+      output,
+    };
+  }
+
+  for (const name of K6_SCENARIOS) {
+    test(`${name}.js runs under k6 against the reference server and meets its thresholds`, async (t) => {
+      if (!K6) return t.skip(MISSING_K6);
+      const { code, crossed, all, output } = await runK6(name, server.keys.full);
+      assert.equal(code, 0, `k6 exit code: ${output}`);
+      assert.deepEqual(crossed, [], 'no threshold crossed');
+      for (const metric of ['http_req_duration', 'http_req_failed', 'dropped_iterations', 'checks'])
+        assert.ok(
+          all.some((id) => id.startsWith(`${metric} `)),
+          `the ${metric} threshold was evaluated: ${all.join(', ')}`,
+        );
+    });
+  }
+
+  test('without a key the same script fails its thresholds (k6 exit code 99)', async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    const { code, crossed, output } = await runK6('steady');
+    assert.equal(code, 99, `k6 exits 99 when thresholds fail: ${output}`);
+    assert.ok(crossed.includes('http_req_failed rate<=0.01'), `the error rate is crossed: ${crossed.join(', ')}`);
+    assert.ok(crossed.includes('checks rate>=0.99'), `the checks are crossed: ${crossed.join(', ')}`);
+  });
+});

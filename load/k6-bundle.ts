@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MODULE_EXT } from '../config/runtime.ts';
+import { SCENARIOS } from './scenarios.ts';
+
+/** The scenarios `kgate k6 bundle` can bundle (the k6 scripts of load/k6/). */
+export const K6_SCENARIOS = Object.keys(SCENARIOS);
+/** A k6-operator script lives in a ConfigMap, whose data is limited to 1 MiB. */
+export const CONFIGMAP_LIMIT_BYTES = 1024 * 1024;
+/** The syntax of the bundles: old k6 releases (0.4x) parse ES2015 and no later syntax (`??`, `?.`, spread in objects). */
+export const K6_TARGET = 'es2015';
+
+/** Where the installed package keeps the bundles `npm run build` made (no bundler is installed with it). */
+export function prebuiltBundlePath(name: string): string {
+  return fileURLToPath(new URL(`./k6-bundles/${name}.js`, import.meta.url));
+}
+
+/** The comment at the top of every bundle: what it is and how to run it. */
+export function bundleBanner(name: string): string {
+  return [
+    `// kgate k6 script, scenario '${name}': one self-contained file (${K6_TARGET}, only k6 modules imported),`,
+    '// bundled from load/k6/ and load/scenarios.ts by `kgate k6 bundle`.',
+    `// Run: k6 run -e BASE_URL=https://host/prefix -e KGATE_KEY=... ${name}.js`,
+    '// Overrides: -e RATE=<peak/s> -e DURATION_S=<s> -e CONNECTIONS=<VUs> -e VALIDATE_SHARE=<0..1>',
+  ].join('\n');
+}
+
+/**
+ * One self-contained k6 script for a scenario: the script, its helpers and the scenario
+ * definitions in one file, with only `k6` and `k6/*` imports left, down-levelled to ES2015.
+ * From the sources (a clone) it is bundled with esbuild, a dev dependency; the installed package
+ * returns the bundle its build made, which is the same text.
+ */
+export async function bundleScenario(name: string): Promise<string> {
+  if (!K6_SCENARIOS.includes(name)) {
+    throw new Error(`unknown scenario '${name}' (one of ${K6_SCENARIOS.join(', ')})`);
+  }
+  const prebuilt = prebuiltBundlePath(name);
+  if (MODULE_EXT === '.js' && existsSync(prebuilt)) return readFileSync(prebuilt, 'utf8');
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL(`./k6/${name}.ts`, import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: K6_TARGET,
+    external: ['k6', 'k6/*'],
+    banner: { js: bundleBanner(name) },
+    legalComments: 'none',
+    charset: 'utf8',
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}

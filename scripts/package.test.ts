@@ -1,0 +1,221 @@
+// kgate as another repository gets it: `npm pack`, installed into an empty project, and every
+// command run there, from that project's folder, with none of this repository's dev dependencies.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { installKgate, packCheckout, main as runAction } from '../action/gate.mjs';
+import { bundleScenario } from '../load/k6-bundle.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'kgate-package-'));
+const project = join(work, 'consumer');
+/** The environment of a user's shell: no KGATE_* setting of this repository's test run leaks in. */
+const USER_ENV = { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_STEP_SUMMARY: '' };
+
+let tarball: string;
+
+/**
+ * Installs the tarball the way `npm i -D <tarball>` would, but from the npm cache the repository's
+ * own `npm ci` filled, with no network: a lockfile made from this repository's (the runtime
+ * dependencies only, at the versions it pins). Falls back to `npm i -D` (network allowed) when the
+ * cache lacks something.
+ */
+function install(): string {
+  const copy = join(project, basename(tarball));
+  copyFileSync(tarball, copy);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, Record<string, unknown>>;
+  };
+  const own = lock.packages['']!;
+  const spec = `file:${basename(tarball)}`;
+  const packages: Record<string, unknown> = {
+    '': { name: 'consumer', version: '1.0.0', devDependencies: { kgate: spec } },
+    'node_modules/kgate': {
+      version: own.version,
+      resolved: spec,
+      dev: true,
+      dependencies: own.dependencies,
+      bin: own.bin,
+      engines: own.engines,
+    },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path && !entry.dev) packages[path] = { ...entry, dev: true, devOptional: undefined };
+  }
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, devDependencies: { kgate: spec } }),
+  );
+  writeFileSync(
+    join(project, 'package-lock.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }),
+  );
+  const offline = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: project, encoding: 'utf8' });
+  if (offline.status === 0) return 'offline, from the npm cache';
+  console.warn(`package test: offline install failed, installing with the network allowed:\n${offline.stderr}`);
+  rmSync(join(project, 'package-lock.json'), { force: true });
+  installKgate(copy, project);
+  return 'npm install (network allowed)';
+}
+
+/** Runs the installed kgate in the project folder. */
+function kgate(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(join(project, 'node_modules', '.bin', 'kgate'), args, {
+    cwd: project,
+    env: { ...USER_ENV, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+}
+
+let serve: ChildProcess;
+let target: { url: string; keys: { full: string } };
+
+before(async () => {
+  tarball = packCheckout(ROOT, join(work, 'pack'));
+  rmSync(project, { recursive: true, force: true });
+  spawnSync('mkdir', ['-p', project]);
+  console.log(`package test: ${basename(tarball)}, ${statSync(tarball).size} bytes; installed ${install()}`);
+  // The installed kgate serves the target the other commands judge.
+  serve = spawn(join(project, 'node_modules', '.bin', 'kgate'), ['serve', '--json'], { cwd: project, env: USER_ENV });
+  target = await new Promise((resolve, reject) => {
+    serve.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString('utf8'))));
+    serve.once('exit', (code) => reject(new Error(`kgate serve exited ${code}`)));
+  });
+});
+after(() => {
+  serve?.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  test('holds the compiled harness, its data and bin, and no sources, tests, benches or caches', () => {
+    const files = spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const paths = files.map((file) => file.replace(/^package\//, ''));
+    for (const want of [
+      'bin/kgate.mjs',
+      'dist/cli/main.js',
+      'dist/playwright.config.js',
+      'dist/contracts/operations.spec.js',
+      'dist/openapi/openapi.yaml',
+      'dist/config/kgate.config.schema.json',
+      'dist/contracts/request-budget.json',
+      'dist/load/k6-bundles/steady.js',
+      'README.md',
+      'package.json',
+    ])
+      assert.ok(paths.includes(want), `${want} is packed`);
+    const unwanted = paths.filter((path) =>
+      /\.ts$|\.test\.|^bench\/|^reports\/|^scripts\/|fault-sweep|node_modules\//.test(path),
+    );
+    assert.deepEqual(unwanted, [], 'no TypeScript source, test, bench, script, report or sweep');
+    assert.ok(statSync(tarball).size < 400_000, `the tarball stays small: ${statSync(tarball).size} bytes`);
+  });
+
+  test('installs without any of the dev dependencies', () => {
+    const installed = readdirSync(join(project, 'node_modules'));
+    for (const dev of ['tsx', 'typescript', 'esbuild', '@biomejs', '@redocly', 'openapi-typescript', 'fast-check'])
+      assert.ok(!installed.includes(dev), `${dev} is not installed`);
+  });
+});
+
+describe('every command, run from the installed package in the project folder', () => {
+  test('--help of kgate and of each of its commands', () => {
+    const help = kgate(['--help']);
+    assert.equal(help.status, 0, help.stderr);
+    const commands = [...help.stdout.matchAll(/^ {2}([a-z0-9-]+) {2,}/gm)].map((match) => match[1]!);
+    for (const expected of ['conform', 'validate', 'serve', 'load', 'probe', 'drift', 'k6'])
+      assert.ok(commands.includes(expected), `kgate --help lists ${expected}: ${commands.join(', ')}`);
+    for (const command of commands) {
+      const result = kgate([command, '--help']);
+      assert.equal(result.status, 0, `kgate ${command} --help: ${result.stderr}`);
+    }
+  });
+
+  test('conform judges the embedded reference server, reports in the project folder', () => {
+    const result = kgate(['conform', '--json']);
+    assert.equal(result.status, 0, result.stderr);
+    const summary = JSON.parse(result.stdout) as { verdict: string; reportDir: string; requests: number };
+    assert.equal(summary.verdict, 'pass');
+    assert.ok(summary.reportDir.startsWith(join(project, 'reports', 'conformance')), summary.reportDir);
+    assert.match(result.stderr, /tests will send about \d+/, 'the request count is announced');
+    assert.ok(existsSync(join(summary.reportDir, 'html', 'index.html')), 'the HTML report');
+  });
+
+  test('conform --base-url judges a target with the key from the environment, with a configuration file', () => {
+    writeFileSync(
+      join(project, 'kgate.config.json'),
+      JSON.stringify({
+        $schema: './node_modules/kgate/dist/config/kgate.config.schema.json',
+        keyVariables: { full: 'STAGING_KEY' },
+        checks: ['auth-required', 'paging-is-consistent', 'response-matches-spec'],
+        maxRps: 200,
+      }),
+    );
+    assert.ok(existsSync(join(project, 'node_modules/kgate/dist/config/kgate.config.schema.json')), 'the schema');
+    const result = kgate(['conform', '--base-url', target.url, '--report-dir', 'gate', '--json'], {
+      STAGING_KEY: target.keys.full,
+    });
+    rmSync(join(project, 'kgate.config.json'));
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal((JSON.parse(result.stdout) as { verdict: string }).verdict, 'pass');
+    assert.ok(existsSync(join(project, 'gate', 'junit.xml')), '--report-dir resolves against the project folder');
+  });
+
+  test('validate, load, probe, drift and k6 bundle', async () => {
+    writeFileSync(join(project, 'evaluate.json'), JSON.stringify({ expr: 'Y>2000', entities: [], aborted: false }));
+    const cases: { args: string[]; env?: NodeJS.ProcessEnv; writes?: string }[] = [
+      { args: ['validate', '--operation', 'evaluateGet', '--status', '200', 'evaluate.json'] },
+      { args: ['load', 'smoke', '--duration', '2s', '--json'], writes: 'reports/load' },
+      { args: ['probe', 'body-limit', '--base-url', target.url, '--json'], env: { KGATE_KEY: target.keys.full } },
+      {
+        args: ['drift', 'live', '--base-url', target.url, '--json'],
+        env: { KGATE_KEY: target.keys.full },
+        writes: 'reports/drift',
+      },
+      { args: ['k6', 'bundle', 'steady', '--out', 'steady.js'], writes: 'steady.js' },
+    ];
+    for (const { args, env, writes } of cases) {
+      const result = kgate(args, env);
+      assert.equal(result.status, 0, `kgate ${args.join(' ')}: ${result.stderr}`);
+      if (writes)
+        assert.ok(existsSync(join(project, writes)), `kgate ${args[0]} wrote ${writes} in the project folder`);
+    }
+    assert.equal(
+      readFileSync(join(project, 'steady.js'), 'utf8'),
+      await bundleScenario('steady'),
+      'the prebuilt bundle',
+    );
+    assert.ok(!existsSync(join(project, 'node_modules', 'kgate', 'reports')), 'nothing is written into the package');
+  });
+
+  test('the GitHub Action runs the installed kgate of the project', async () => {
+    const outputFile = join(work, 'github-output');
+    writeFileSync(outputFile, '');
+    const code = await runAction({
+      ...USER_ENV,
+      GITHUB_OUTPUT: outputFile,
+      STAGING_KEY: target.keys.full,
+      KGATE_INPUT_BASE_URL: target.url,
+      KGATE_INPUT_KEY_VARIABLE: 'STAGING_KEY',
+      KGATE_INPUT_CHECKS: 'auth-required',
+      KGATE_INPUT_WORKING_DIRECTORY: project,
+    });
+    assert.equal(code, 0);
+    assert.match(readFileSync(outputFile, 'utf8'), /^verdict=pass$/m);
+    assert.ok(existsSync(join(project, 'kgate-reports', 'summary.md')), 'reports left for an upload step');
+  });
+});
