@@ -29,8 +29,12 @@ export interface CallOptions {
   /** GET query parameters, or the form fields of a POST. */
   params?: Record<string, string>;
   pathParams?: Record<string, string>;
-  /** A raw POST body sent instead of the encoded params (body-limit tests). */
+  /** A raw POST body sent instead of the encoded params (body-limit tests, generated requests). */
   rawBody?: string | Buffer;
+  /** A GET query string sent as written instead of the encoded params (generated requests: repeats, encodings). */
+  rawQuery?: string;
+  /** The Content-Type of a POST, instead of form encoding (generated requests with the wrong one). */
+  contentType?: string;
   /** Which key to send; `full` by default. */
   key?: KeyRole;
   /**
@@ -202,11 +206,12 @@ export class Api {
     if (key !== undefined) headers[SUBSCRIPTION_HEADER] = key;
     const params = new URLSearchParams(options.params ?? {}).toString();
     if (op.method === 'post') {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      headers['Content-Type'] = options.contentType ?? 'application/x-www-form-urlencoded';
       const body = options.rawBody !== undefined ? String(options.rawBody) : params;
       return { method: 'POST', url: `${this.settings.baseUrl}${path}`, headers, body };
     }
-    return { method: 'GET', url: `${this.settings.baseUrl}${path}${params ? `?${params}` : ''}`, headers };
+    const query = options.rawQuery ?? params;
+    return { method: 'GET', url: `${this.settings.baseUrl}${path}${query ? `?${query}` : ''}`, headers };
   }
 
   private keyFor(role: KeyRole): string | undefined {

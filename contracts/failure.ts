@@ -35,6 +35,8 @@ export interface Failure {
   origin?: Origin;
   /** How many tests observed this same finding (set when the summary folds duplicates). */
   occurrences?: number;
+  /** For a generated request: the seed and case that produce it again, and the command that does. */
+  seed?: string;
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */
@@ -69,6 +71,7 @@ export function formatFailure(failure: Failure): string {
   if (failure.pointer !== undefined) lines.push(`  at:         ${failure.pointer || '/'}`);
   if (failure.excerpt) lines.push(`  body:       ${failure.excerpt}`);
   if (failure.curl) lines.push(`  reproduce:  ${failure.curl}`);
+  if (failure.seed) lines.push(`  seed:       ${failure.seed}`);
   return lines.join('\n');
 }
 

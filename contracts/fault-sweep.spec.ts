@@ -16,6 +16,7 @@ for (const target of readConformOptions().sweep ?? []) {
           check.run &&
           check.appliesTo(op) &&
           (!check.tag || target.rateLimit) &&
+          (check.kind !== 'generative' || target.generate !== false) &&
           (!selected || selected.has(`${op.label} ${check.id}`)),
       );
       if (checks.length === 0) continue;

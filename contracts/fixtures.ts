@@ -140,6 +140,11 @@ export async function runCheck(
     note(text) {
       notes.push(text);
     },
+    report(finding) {
+      const level = finding.level ?? (check.severity === 'warn' && !strict ? 'warn' : 'fail');
+      own.push({ ...finding, level, origin: finding.origin ?? 'check' });
+    },
+    generate: { cases: kgate.options.generate, seed: kgate.options.seed },
   };
   try {
     await check.run!(ctx);

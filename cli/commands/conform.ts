@@ -2,10 +2,12 @@ import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig, parseApiList } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
-import { CHECK_IDS } from '../../contracts/checks/index.ts';
+import { CHECK_IDS, getCheck } from '../../contracts/checks/index.ts';
 import {
   type ConformOptions,
+  DEFAULT_GENERATE,
   DEFAULT_REPORT_DIR,
+  DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
@@ -27,7 +29,7 @@ import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--workers N] [--with-rate-limit] [--shard I/N]
-                     [--report-dir DIR] [--config FILE] [--json]
+                     [--generate N] [--seed S] [--report-dir DIR] [--config FILE] [--json]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
 whether it honours the interface. With no --base-url and no KGATE_BASE_URL it starts the embedded
@@ -42,6 +44,9 @@ reference server and judges that.
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4
+  --generate         generated requests in the generative phase (default ${DEFAULT_GENERATE}: every kind
+                     of case once on every operation); 0 turns the phase off
+  --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
   --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
                      with ${DEFAULT_REPORT_DIR}/latest pointing at it)
   --config           configuration file (default: kgate.config.json in the working directory, if any)
@@ -102,6 +107,8 @@ export const command: Command = {
         workers: { type: 'string' },
         'with-rate-limit': { type: 'boolean' },
         shard: { type: 'string' },
+        generate: { type: 'string' },
+        seed: { type: 'string' },
         'report-dir': { type: 'string' },
         config: { type: 'string' },
         json: { type: 'boolean' },
@@ -152,7 +159,15 @@ export const command: Command = {
       excludeChecks,
       quiet: json,
       sweep: undefined,
+      generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
+      seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
     };
+    const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
+    if (options.generate === 0 && checks && generativeOnly.length === checks.length) {
+      throw new UsageError(
+        `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
+      );
+    }
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
 
     let keys: Keys = { full: env.key, unsubscribed: env.keyUnsubscribed, exhausted: env.keyExhausted };
