@@ -29,6 +29,8 @@ export interface CatalogueFault {
 /** How the suite fared against one fault. */
 export interface FaultVerdict {
   fault: string;
+  /** The fault's group in the catalogue (academic, similarity, answerSearch, urlPreview, eventKnowledge, all). */
+  group: string;
   deviation: CatalogueFault['deviation'];
   /** Checks the table says must catch it (empty for drift and real faults). */
   expected: string[];
@@ -201,6 +203,7 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
       : expected.length > 0 && expected.every((id) => tripped.includes(id)) && cascade.length === 0);
   return {
     fault: fault.name,
+    group: fault.group,
     deviation: fault.deviation,
     expected,
     tripped,
