@@ -82,6 +82,11 @@ export const FIXTURE_CHECKS: ReadonlySet<string> = new Set(
   CHECKS.filter((check) => check.kind === 'fixture').map((check) => check.id),
 );
 
+/** Generative checks: they judge generated requests (their tests exist only when the run has a generative phase). */
+export const GENERATIVE_CHECK_IDS: readonly string[] = CHECKS.filter((check) => check.kind === 'generative').map(
+  (check) => check.id,
+);
+
 /** Looks a check up by id. */
 export function getCheck(id: string): Check | undefined {
   return CHECKS.find((check) => check.id === id);

@@ -52,8 +52,13 @@ export interface CheckContext {
    * finding reported (on its own check and operation; level `fail` unless it says otherwise).
    */
   report(finding: Failure): void;
-  /** The generative phase of the run: cases in all (0: off) and the seed they are drawn from. */
-  generate: { cases: number; seed: number };
+  /** The generative phase of the run: cases in all (0: off), the seed they are drawn from, the checks that judge them. */
+  generate: { cases: number; seed: number; checks: string[] };
+  /**
+   * A value computed once per worker for `key` and shared by every test that asks for it (the
+   * generated requests of an operation, sent once for its three generative tests).
+   */
+  shared<T>(key: string, make: () => Promise<T>): Promise<T>;
 }
 
 /** Thrown by `ctx.skip`: the check lacked the data or keys it needs; the test is reported skipped with the reason. */

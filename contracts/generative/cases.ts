@@ -151,8 +151,8 @@ class Builder {
     } else if (base === 'calchistogram') {
       if (rng.chance(0.8)) out.push({ name: 'attributes', value: this.attributes(HISTOGRAM_ATTRIBUTES, 1, 3) });
     } else if (base === 'interpret') {
+      // timeout appears only in its own kinds: an answer bounded by it says nothing about other inputs.
       if (rng.chance(0.5)) out.push({ name: 'complete', value: rng.pick(['0', '1']) });
-      if (rng.chance(0.3)) out.push({ name: 'timeout', value: String(rng.pick([100, 500, 1000, 2000, 5000])) });
     }
     if (rng.chance(0.1)) out.push({ name: 'model', value: 'latest' });
     return [...out, ...this.paging()];

@@ -22,6 +22,8 @@ export interface EngineSettings {
   pace?: () => Promise<void>;
   /** Most requests spent shrinking one finding. */
   shrinkAttempts: number;
+  /** Longest time spent shrinking one finding (slow answers make every attempt slow), in milliseconds. */
+  shrinkMs: number;
   /** Checks switched off (--exclude-checks): their findings are dropped. */
   disabledChecks?: ReadonlySet<string>;
   /** Called about once a second. */
@@ -42,6 +44,8 @@ export interface EngineResult {
   findings: Failure[];
   /** How many cases each finding was seen in, by findingKey. */
   seenIn: Record<string, number>;
+  /** The intent of the case each finding was first seen in, by findingKey. */
+  intents: Record<string, Intent>;
   /** Cases sent and judged, by intent. */
   cases: Record<Intent, number>;
   /** Every request sent: cases, chain reads and shrinking. */
@@ -121,7 +125,7 @@ function usableId(value: unknown): value is string {
 /** Runs generated cases and judges them; see EngineResult. */
 export class GenerativeEngine {
   private readonly started = performance.now();
-  private readonly byKey = new Map<string, { finding: Failure; case: GeneratedCase }>();
+  private readonly byKey = new Map<string, { finding: Failure; case: GeneratedCase; elapsedMs: number }>();
   private readonly seenIn: Record<string, number> = {};
   private readonly reads = new Set<string>();
   private readonly stopped = new Map<string, string>();
@@ -222,12 +226,12 @@ export class GenerativeEngine {
   /** Sends one case, counts it, and keeps its new findings. */
   private async runCase(c: GeneratedCase): Promise<void> {
     const resolved = await this.resolveChain(c);
-    const { findings } = await this.send(resolved);
+    const { findings, response } = await this.send(resolved);
     this.cases[c.intent]++;
     for (const finding of findings) {
       const key = findingKey(finding);
       this.seenIn[key] = (this.seenIn[key] ?? 0) + 1;
-      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: resolved });
+      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: resolved, elapsedMs: response?.elapsedMs ?? 0 });
     }
   }
 
@@ -254,15 +258,18 @@ export class GenerativeEngine {
   }
 
   /** Shrinks the case behind a finding: the smallest variant that still produces the same finding. */
-  private async shrink(entry: { finding: Failure; case: GeneratedCase }): Promise<Failure> {
+  private async shrink(entry: { finding: Failure; case: GeneratedCase; elapsedMs: number }): Promise<Failure> {
     const key = findingKey(entry.finding);
-    let current = entry;
+    let current: { finding: Failure; case: GeneratedCase } = entry;
     let steps = 0;
     let attempts = 0;
-    if (!TRANSPORT.has(entry.finding.check)) {
+    const until = performance.now() + this.settings.shrinkMs;
+    // An answer slower than the whole shrinking time would let not even one attempt finish in time.
+    const slow = entry.elapsedMs >= this.settings.shrinkMs;
+    if (!TRANSPORT.has(entry.finding.check) && !slow) {
       search: for (;;) {
         for (const candidate of this.candidates(current.case)) {
-          if (attempts >= this.settings.shrinkAttempts || this.targetDown) break search;
+          if (attempts >= this.settings.shrinkAttempts || performance.now() >= until || this.targetDown) break search;
           attempts++;
           let sent: Sent;
           try {
@@ -283,9 +290,11 @@ export class GenerativeEngine {
     }
     const detail = TRANSPORT.has(entry.finding.check)
       ? 'not shrunk: every attempt would wait out the deadline again'
-      : steps > 0
-        ? `shrunk in ${steps} step(s), ${attempts} request(s)`
-        : undefined;
+      : slow
+        ? `not shrunk: the answer took ${Math.round(entry.elapsedMs)} ms`
+        : steps > 0
+          ? `shrunk in ${steps} step(s), ${attempts} request(s)`
+          : undefined;
     return { ...current.finding, seed: seedLine(entry.case, detail) };
   }
 
@@ -321,11 +330,18 @@ export class GenerativeEngine {
     };
     try {
       await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, worker));
-      const findings: Failure[] = [];
-      for (const entry of this.byKey.values()) findings.push(await this.shrink(entry));
+      // Findings are shrunk side by side (as many at once as cases were sent), in their order of discovery.
+      const entries = [...this.byKey.values()];
+      const findings: Failure[] = new Array(entries.length);
+      let next = 0;
+      const shrinker = async () => {
+        for (let i = next++; i < entries.length; i = next++) findings[i] = await this.shrink(entries[i]!);
+      };
+      await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, shrinker));
       return {
         findings,
         seenIn: this.seenIn,
+        intents: Object.fromEntries([...this.byKey].map(([key, entry]) => [key, entry.case.intent])),
         cases: this.cases,
         requests: this.requests,
         notSent: this.notSent,

@@ -23,6 +23,8 @@ export const REMOTE_BUDGET_LIMIT = 500;
 export const FUZZ_CONCURRENCY = 16;
 /** Most requests spent shrinking one finding. */
 export const FUZZ_SHRINK_ATTEMPTS = 60;
+/** Longest time spent shrinking one finding. */
+export const FUZZ_SHRINK_MS = 15_000;
 /** Where `kgate fuzz` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
 
@@ -101,6 +103,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     deadlineAt: started + settings.durationMs,
     pace: pacer(settings.maxRps),
     shrinkAttempts: FUZZ_SHRINK_ATTEMPTS,
+    shrinkMs: FUZZ_SHRINK_MS,
     onProgress: settings.onProgress,
   });
   const run = await engine.run(fuzzCases(settings.seed, plan, pools));

@@ -1,40 +1,64 @@
-// The generative phase of `kgate conform`: for each operation, its share of the run's generated
-// requests, split by intent between the three generative checks' tests (each sends its own).
+// The generative phase of `kgate conform`: each operation's share of the run's generated requests,
+// sent once per worker (all intents at once, so that slow answers overlap), and reported by the
+// three generative checks' tests, each taking the findings of the cases of its intent.
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
+import { findingKey } from '../summary.ts';
 import { allocate, casesFor, type Intent } from './cases.ts';
-import { GenerativeEngine } from './engine.ts';
+import { type EngineResult, GenerativeEngine } from './engine.ts';
+import { GENERATIVE_CHECKS } from './judge.ts';
 import { poolsFor } from './pools.ts';
 
-/** Requests in flight at once in one test of the phase (two workers run such tests side by side). */
-const CONCURRENCY = 4;
+/** Requests in flight at once for one operation: slow answers overlap instead of adding up. */
+const CONCURRENCY = 16;
 /** Most requests spent shrinking one finding in the gate. */
 const SHRINK_ATTEMPTS = 30;
+/** Longest time spent shrinking one finding in the gate: a target that answers slowly keeps its findings less shrunk, not the gate waiting. */
+const SHRINK_MS = 1_000;
 
-/** The body of a generative check's test: sends this operation's cases of one intent and reports what they find. */
-export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<void> {
-  return async (ctx) => {
-    const { cases: total, seed } = ctx.generate;
+/** Which cases each generative check's test reports: its own intent. */
+export const INTENT_OF_CHECK: Record<string, Intent> = {
+  [GENERATIVE_CHECKS.positiveAccepted]: 'positive',
+  [GENERATIVE_CHECKS.negativeRejected]: 'negative',
+  [GENERATIVE_CHECKS.noServerError]: 'edge',
+};
+
+/** Sends the operation's generated cases of the intents the run judges, once per worker. */
+function sendOnce(ctx: CheckContext): Promise<{ result: EngineResult; count: number }> {
+  const { cases: total, seed, checks } = ctx.generate;
+  const intents = new Set(checks.map((id) => INTENT_OF_CHECK[id]));
+  const settings = ctx.api.settings;
+  const key = `generate ${settings.baseUrl} ${ctx.op.operationId} ${total} ${seed} ${[...intents].sort().join(',')}`;
+  return ctx.shared(key, async () => {
     const count = allocate(total, OPERATION_IDS).get(ctx.op.operationId) ?? 0;
     const pools = await poolsFor(ctx.op.operationId, ctx.data);
-    const cases = casesFor(seed, ctx.op.operationId, count, pools).filter((c) => c.intent === intent);
-    if (cases.length === 0) {
-      ctx.skip(`no ${intent} case among the ${count} generated for this operation (--generate ${total})`);
-    }
-    const settings = ctx.api.settings;
+    const cases = casesFor(seed, ctx.op.operationId, count, pools).filter((c) => intents.has(c.intent));
     const engine = new GenerativeEngine({
       newApi: (judge = true) => new Api({ ...settings, judge }),
       concurrency: CONCURRENCY,
       shrinkAttempts: SHRINK_ATTEMPTS,
+      shrinkMs: SHRINK_MS,
       disabledChecks: settings.disabledChecks,
     });
-    const result = await ctx.step(`${cases.length} generated ${intent} requests (seed ${seed})`, () =>
-      engine.run(cases),
-    );
+    return { result: await engine.run(cases), count };
+  });
+}
+
+/** The body of a generative check's test: reports what the operation's cases of its intent found. */
+export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<void> {
+  return async (ctx) => {
+    const { result, count } = await ctx.step(`generated requests (seed ${ctx.generate.seed})`, () => sendOnce(ctx));
     for (const id of result.reads) ctx.api.reads.add(id);
-    for (const finding of result.findings) ctx.report(finding);
-    const sent = result.cases.positive + result.cases.negative + result.cases.edge;
-    if (sent === 0) ctx.skip(result.stopped[0] ?? 'no generated request could be sent');
+    const sent = result.cases[intent];
+    if (sent === 0) {
+      ctx.skip(
+        result.stopped[0] ??
+          `no ${intent} case among the ${count} generated for this operation (--generate ${ctx.generate.cases})`,
+      );
+    }
+    for (const finding of result.findings) {
+      if (result.intents[findingKey(finding)] === intent) ctx.report(finding);
+    }
   };
 }
