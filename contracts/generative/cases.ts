@@ -100,10 +100,6 @@ class Builder {
     this.expressions = new ExpressionGenerator(rng, pools, op.method === 'post' ? 40_000 : 10_000);
   }
 
-  get post(): boolean {
-    return this.op.method === 'post';
-  }
-
   /** Some words of the vocabulary. */
   words(min = 1, max = 4): string {
     return Array.from({ length: this.rng.int(min, max) }, () => this.rng.pick(this.pools.words)).join(' ');
@@ -115,11 +111,13 @@ class Builder {
     return rng.pick([() => rng.pick(pools.titles), () => rng.pick(pools.authors), () => this.words(2, 6)])();
   }
 
+  /** The text with one control character inserted at a random place. */
   withControl(text: string): string {
     const at = this.rng.int(0, text.length);
     return `${text.slice(0, at)}${String.fromCharCode(this.rng.pick(CONTROL))}${text.slice(at)}`;
   }
 
+  /** A text of free words between min and max characters long. */
   long(min: number, max: number): string {
     let out = '';
     const length = this.rng.int(min, max);

@@ -263,7 +263,8 @@ export class GenerativeEngine {
     let current: { finding: Failure; case: GeneratedCase } = entry;
     let steps = 0;
     let attempts = 0;
-    const until = performance.now() + this.settings.shrinkMs;
+    // The run's deadline bounds shrinking too, give or take a last attempt.
+    const until = Math.min(performance.now() + this.settings.shrinkMs, (this.settings.deadlineAt ?? Infinity) + 1_000);
     // An answer slower than the whole shrinking time would let not even one attempt finish in time.
     const slow = entry.elapsedMs >= this.settings.shrinkMs;
     if (!TRANSPORT.has(entry.finding.check) && !slow) {
