@@ -105,3 +105,22 @@ test('the pacer spaces requests to the rate asked for', async () => {
   assert.ok(elapsed >= 190, `10 intervals of 20 ms take at least 200 ms (took ${elapsed.toFixed(0)})`);
   assert.equal(pacer(undefined), undefined, 'no rate, no pacing');
 });
+
+test('a finding reproduces from its seed line and from its curl line', async () => {
+  const base = `${server.url}/faults/answersearch-fractional-count-accepted`;
+  const first = await runFuzz(settings({ baseUrl: base, budget: 400 }));
+  const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
+  assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
+  const [, seed, operation, budget] = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed)!;
+  const again = await runFuzz(
+    settings({ baseUrl: base, seed: Number(seed), operations: [operation as OperationId], budget: Number(budget) }),
+  );
+  assert.ok(
+    again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
+    'the seed line finds it again',
+  );
+  const url = /'(http[^']+)'$/.exec(finding.curl ?? '')![1]!;
+  const response = await fetch(url, { headers: { 'Ocp-Apim-Subscription-Key': server.keys.full } });
+  assert.equal(response.status, 200, `the curl line shows it: the invalid count is accepted (${url})`);
+  assert.match(new URL(url).searchParams.get('count') ?? '', /^\d+\.\d+$/, 'a fractional count');
+});
