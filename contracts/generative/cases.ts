@@ -143,7 +143,7 @@ class Builder {
     if (base === 'evaluate') {
       if (rng.chance(0.5)) out.push({ name: 'attributes', value: this.attributes(EVALUATE_ATTRIBUTES, 1, 6) });
       if (rng.chance(0.3)) {
-        const attr = rng.pick(['Y', 'CC', 'D', 'Ti', 'Id', 'ECC']);
+        const attr = rng.pick(['Y', 'CC', 'D', 'ECC']);
         out.push({ name: 'orderby', value: `${attr}${rng.pick(['', ':asc', ':desc'])}` });
       }
     } else if (base === 'calchistogram') {
@@ -559,9 +559,9 @@ function urlPreviewKinds(): Kind[] {
       params: [{ name: 'q', value: b.rng.pick(b.pools.urls) }],
       note: 'q is an absolute http(s) URL',
     })),
-    positive('q:generated-url', (b) => ({
-      params: [{ name: 'q', value: b.url() }],
-      note: 'q is an absolute http(s) URL',
+    positive('q:known-url-with-query', (b) => ({
+      params: [{ name: 'q', value: `${b.rng.pick(b.pools.urls)}${b.rng.pick(['?ref=kgate', '#top', '?a=1&b=2'])}` }],
+      note: 'q is an absolute http(s) URL of a known page, with a query or fragment',
     })),
     positive('chain:answer-url', (b) => ({
       params: [{ name: 'q', value: b.rng.pick(b.pools.urls) }],
@@ -581,6 +581,10 @@ function urlPreviewKinds(): Kind[] {
       'http://example.com%/',
       'https://ex^ample.org/',
     ]),
+    edge('edge:unknown-site', (b) => ({
+      params: [{ name: 'q', value: b.url(), focus: true }],
+      note: 'a valid URL of a page that may not exist (what a target answers for it is not shown)',
+    })),
     edge('edge:other-scheme', (b) => ({
       params: [
         {
@@ -628,13 +632,18 @@ const IMPOSSIBLE_DATES: Record<string, () => string[]> = {
 };
 
 function hotEventsKinds(): Kind[] {
-  const date = (name: string, note: string, make: (b: Builder) => string) =>
-    positive(`date:${name}`, (b) => ({ params: set(b.valid(), 'date', make(b)), note }));
+  // A date the target has no events for may get the documented 404 (interface 7.4) instead of an empty list.
+  const date = (name: string, note: string, make: (b: Builder) => string, alsoAccepted?: number[]) =>
+    positive(`date:${name}`, (b) => ({
+      params: set(b.valid(), 'date', make(b)),
+      note,
+      ...(alsoAccepted ? { alsoAccepted } : {}),
+    }));
   return [
-    date('with-events', 'a date yyyy-mm-dd', (b) => b.rng.pick(b.pools.eventDates)),
-    date('any', 'a date yyyy-mm-dd', (b) => randomDate(b.rng, 2019, 2026)),
-    date('far', 'a date yyyy-mm-dd (likely without events)', (b) => randomDate(b.rng, 1900, 2100)),
-    date('leap-day', 'a leap day', (b) => b.rng.pick(['2020-02-29', '2024-02-29', '2000-02-29'])),
+    date('with-events', 'a date yyyy-mm-dd with events', (b) => b.rng.pick(b.pools.eventDates)),
+    date('any', 'a date yyyy-mm-dd', (b) => randomDate(b.rng, 2019, 2026), [404]),
+    date('far', 'a date yyyy-mm-dd (likely without events)', (b) => randomDate(b.rng, 1900, 2100), [404]),
+    date('leap-day', 'a leap day', (b) => b.rng.pick(['2020-02-29', '2024-02-29', '2000-02-29']), [404]),
     missing('date'),
     negative('date:empty', (b) => ({ params: set(b.valid(), 'date', ''), note: 'date is a date yyyy-mm-dd' })),
     ...Object.entries(IMPOSSIBLE_DATES).map(([name, values]) =>

@@ -451,7 +451,8 @@ export class ExpressionGenerator {
       kind: 'pred',
       attr,
       op: '=',
-      value: { type: 'range', lo, hi, loInclusive: this.rng.chance(0.7), hiInclusive: this.rng.chance(0.5) },
+      // facts.md shows ranges closed at the start, [a,b) and [a,b]; an open start is left to the edge cases.
+      value: { type: 'range', lo, hi, loInclusive: true, hiInclusive: this.rng.chance(0.5) },
     };
   }
 
