@@ -171,7 +171,7 @@ export function inputFaults(): Fault[] {
       operations: [...OPS.urlPreview],
       deviation: 'forbidden',
       description:
-        "URL preview accepts any q starting with http:// or https:// ('https://exa mple.com', 'http://') with a made-up page instead of 400",
+        "URL preview accepts any q starting with http(s):// ('https://exa mple.com', 'http://') with a made-up page, not 400",
       response(ctx, result) {
         const q = ctx.params.q?.trim() ?? '';
         if (result.status !== 400 || !/^https?:\/\//i.test(q)) return result;
