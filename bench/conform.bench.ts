@@ -5,8 +5,9 @@
 // and real `kgate conform` runs against the faults the sweep estimated slowest (and the hanging
 // target, with the default deadline), each timed against a clean run of the same command: the
 // check on the sweep's estimate that no run against a fault takes more than twice a clean one.
-// Targets (issues 4 and 9): full suite < 20 s on this machine with parallel workers; sweep < 5
-// minutes; a run against any fault <= 2 x a clean run.
+// Targets (issues 4, 9 and 10): full suite, generative phase included, < 20 s on this machine with
+// parallel workers (the same suite with --generate 0 is timed too); sweep < 5 minutes; a run
+// against any fault <= 2 x a clean run.
 // KGATE_BENCH_CONFORM_ROUNDS (default 2) rounds of each suite run; the median is reported.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -63,17 +64,23 @@ function median(values: number[]): number {
 
 const baseline: Timed[] = [];
 const full: Timed[] = [];
+const fixedOnly: Timed[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   baseline.push(await conform(['--checks', 'response-matches-spec']));
   full.push(await conform([]));
+  fixedOnly.push(await conform(['--generate', '0']));
 }
 const baselineS = median(baseline.map((run) => run.seconds));
 const fullS = median(full.map((run) => run.seconds));
+const fixedOnlyS = median(fixedOnly.map((run) => run.seconds));
 console.log(
   `baseline (response-matches-spec only, ${baseline[0]!.tests} tests): ${baselineS.toFixed(1)} s (median of ${ROUNDS})`,
 );
 console.log(
   `full suite (${full[0]!.tests} tests, exit ${full.map((run) => run.exitCode).join('/')}): ${fullS.toFixed(1)} s = ${(fullS / baselineS).toFixed(2)} x baseline (target < ${SUITE_TARGET_S} s)`,
+);
+console.log(
+  `fixed battery alone (--generate 0, ${fixedOnly[0]!.tests} tests): ${fixedOnlyS.toFixed(1)} s; the generative phase adds ${(fullS - fixedOnlyS).toFixed(1)} s`,
 );
 
 const sweep = await runSweep({ reportDir: 'reports/bench/conformance-sweep' });
@@ -132,6 +139,7 @@ writeFileSync(
       fullSuiteSeconds: fullS,
       fullOverBaseline: fullS / baselineS,
       fullSuiteTests: full[0]!.tests,
+      fixedBatteryOnlySeconds: fixedOnlyS,
       suiteTargetSeconds: SUITE_TARGET_S,
       suiteWithinTarget: fullS < SUITE_TARGET_S,
       sweepSeconds: sweepS,

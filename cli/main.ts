@@ -31,6 +31,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'find the rate limit (rate-limit) or the similarity body limit (body-limit)',
     load: async () => (await import('./commands/probe.ts')).command,
   },
+  fuzz: {
+    summary: 'send generated requests: find the defects only some inputs trigger',
+    load: async () => (await import('./commands/fuzz.ts')).command,
+  },
   drift: {
     summary: 'detect drift: live target vs spec, spec vs spec, recorded HAR vs spec',
     load: async () => (await import('./commands/drift.ts')).command,

@@ -67,6 +67,11 @@ const usageCases = [
   { given: ['--base-url', 'http://127.0.0.1:1'], want: /cannot reach http:\/\/127\.0\.0\.1:1 .*Start the target/ },
   { given: ['--report-dir', ''], want: /option --report-dir takes a folder path/ },
   { given: ['--config', 'no-such-kgate.config.json'], want: /no-such-kgate\.config\.json: cannot read \(ENOENT\)/ },
+  { given: ['--generate', 'many'], want: /option --generate takes a whole number from 0 to 100000, got 'many'/ },
+  {
+    given: ['--generate', '0', '--checks', 'no-server-error'],
+    want: /option --checks: no-server-error judges generated requests, which --generate 0 turns off/,
+  },
 ];
 for (const { given, want } of usageCases) {
   test(`kgate conform ${given.join(' ')} exits 2 with a message`, async () => {
@@ -295,5 +300,38 @@ test('auth-requires-subscription is exact once the covered APIs are known, and s
   assert.ok(
     notes.some((note) => /auth-requires-subscription could not be exact/.test(note)),
     `the summary says the check could not be exact: ${JSON.stringify(notes)}`,
+  );
+});
+
+test('the generative phase finds what only some inputs trigger, and --generate 0 leaves the fixed battery alone', async () => {
+  const target = [
+    '--base-url',
+    `${server.url}/faults/evaluate-uppercase-boolean-rejected`,
+    '--grep',
+    'GET /academic/v1.0/evaluate',
+  ];
+  const keys = { KGATE_KEY: server.keys.full };
+  const generated = await conform(
+    [...target, '--checks', 'positive-input-accepted,response-matches-spec', '--json'],
+    keys,
+  );
+  assert.equal(generated.code, 1, generated.stderr);
+  const found = JSON.parse(generated.stdout) as {
+    targets: { matrix: Record<string, Record<string, string>>; failures: { check: string; seed?: string }[] }[];
+  };
+  const row = found.targets[0]!.matrix['GET /academic/v1.0/evaluate']!;
+  assert.equal(row['positive-input-accepted'], 'fail', 'the generative check fails its cell');
+  assert.match(
+    found.targets[0]!.failures.find((failure) => failure.check === 'positive-input-accepted')?.seed ?? '',
+    /^1, evaluateGet case \d+ \(expr:upper-case/,
+    'the finding names the seed and case',
+  );
+  const fixed = await conform([...target, '--generate', '0', '--json'], keys);
+  assert.equal(fixed.code, 0, `the fixed battery alone misses it: ${fixed.stdout.slice(0, 2000)}`);
+  const alone = JSON.parse(fixed.stdout) as { targets: { matrix: Record<string, Record<string, string>> }[] };
+  assert.equal(
+    alone.targets[0]!.matrix['GET /academic/v1.0/evaluate']!['positive-input-accepted'],
+    undefined,
+    'no generative cell without the phase',
   );
 });

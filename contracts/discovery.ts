@@ -20,6 +20,8 @@ export interface DiscoveredEvent {
 /** A broad expression every academic deployment should match many papers with. */
 export const BROAD_EXPR = 'Y>1900';
 const DISCOVERY_ATTRIBUTES = 'Id,Ti,Y,CC,AA.AuN,AA.AuId,F.FN';
+/** Every queryable attribute facts.md lists: the values generated requests are built from. */
+const VALUE_ATTRIBUTES = 'Id,Ti,W,Y,D,AA.AuN,AA.AuId,AA.AfN,F.FN,F.FId,J.JN,C.CN,DOI';
 const ANSWER_QUERIES = ['knowledge graph', 'machine learning', 'weather'];
 /** Days back from today tried for trending events, then a few fixed dates for deployments frozen in the past. */
 const EVENT_DAYS_BACK = [0, 1, 7, 30];
@@ -32,6 +34,7 @@ const EVENT_FIXED_DATES = ['2026-11-01', '2024-06-03', '2021-03-15'];
  */
 export const DISCOVERY_SOURCES = {
   papers: ['evaluateGet'],
+  paperValues: ['evaluateGet'],
   authors: ['evaluateGet'],
   narrowExpr: ['evaluateGet'],
   titles: ['evaluateGet'],
@@ -64,6 +67,7 @@ export const DISCOVERY_NEEDS: Partial<Record<DiscoveryItem, readonly DiscoveryIt
  */
 export const DISCOVERY_REQUESTS: Record<DiscoveryItem, { first: number; most: number }> = {
   papers: { first: 1, most: 1 },
+  paperValues: { first: 1, most: 1 },
   authors: { first: 0, most: 0 },
   narrowExpr: { first: 0, most: 0 },
   titles: { first: 0, most: 0 },
@@ -201,6 +205,19 @@ export class Discovery {
     return this.once('papers', async () => {
       const response = await this.fetch('evaluateGet', {
         params: { expr: BROAD_EXPR, attributes: DISCOVERY_ATTRIBUTES, count: '40' },
+      });
+      const entities = objects(field(response.json, 'entities'));
+      if (response.status !== 200 || entities.length === 0)
+        throw this.noData(`no papers for ${BROAD_EXPR}`, 'evaluateGet', response);
+      return entities;
+    });
+  }
+
+  /** Papers with every queryable attribute, for generated requests (values drawn from the target). */
+  paperValues(): Promise<Record<string, unknown>[]> {
+    return this.once('paperValues', async () => {
+      const response = await this.fetch('evaluateGet', {
+        params: { expr: BROAD_EXPR, attributes: VALUE_ATTRIBUTES, count: '50' },
       });
       const entities = objects(field(response.json, 'entities'));
       if (response.status !== 200 || entities.length === 0)

@@ -37,6 +37,8 @@ export interface Failure {
   occurrences?: number;
   /** The conformance baseline entry that lists this failure (set by the summary). */
   baseline?: { reason: string; expires?: string; expired?: boolean };
+  /** For a generated request: the seed and case that produce it again, and the command that does. */
+  seed?: string;
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */
@@ -76,6 +78,7 @@ export function formatFailure(failure: Failure): string {
     const state = expired ? `EXPIRED on ${expires}, fails again` : `known${expires ? ` until ${expires}` : ''}`;
     lines.push(`  baseline:   ${state}: ${reason}`);
   }
+  if (failure.seed) lines.push(`  seed:       ${failure.seed}`);
   return lines.join('\n');
 }
 

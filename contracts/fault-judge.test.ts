@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Failure } from './failure.ts';
-import { type CatalogueFault, compareTable, judge, selectTests, timeRatio } from './fault-sweep.ts';
+import { type CatalogueFault, compareTable, judge, selectTests, sweepTargets, timeRatio } from './fault-sweep.ts';
 import { crossReaders } from './fault-table.ts';
 import type { TargetSummary, TestRecord } from './summary.ts';
 
@@ -122,4 +122,37 @@ test('compareTable finds unknown faults and entries that disagree with the catal
     mismatches.some((line) => line.includes('in the table but not in the catalogue')),
     'stale entries',
   );
+});
+
+test('an input-triggered fault is caught only when the generative phase catches it and the fixed battery alone passes it', () => {
+  const wideOr: CatalogueFault = { ...fault, name: 'evaluate-wide-or-500' };
+  const caught = summary([finding({ check: 'no-server-error', origin: 'check' })]);
+  const cases = [
+    { given: summary([]), want: true, why: 'the fixed battery passes' },
+    { given: summary([finding({})]), want: false, why: 'the fixed battery already fails: not input-triggered' },
+    { given: undefined, want: false, why: 'no fixed-battery run' },
+  ];
+  for (const { given, want, why } of cases) {
+    const verdict = judge({ fault: wideOr, summary: caught, fixedBattery: given, clean: [], records: [], cleanRun });
+    assert.equal(verdict.caught, want, why);
+  }
+});
+
+test('an input-triggered fault gets a second project without the generative tests; a hang gets the short deadline', () => {
+  const clean = [
+    record({ check: 'paging-is-consistent' }),
+    record({ check: 'no-server-error' }),
+    record({ check: 'positive-input-accepted' }),
+  ];
+  const [generated, fixed] = sweepTargets('http://x', { ...fault, name: 'evaluate-wide-or-500' }, clean);
+  assert.equal(generated?.tests?.length, 3, 'every test with the generative phase');
+  assert.deepEqual(fixed?.tests, [`${EVALUATE} paging-is-consistent`], 'the fixed battery alone');
+  assert.equal(fixed?.generate, false, 'no generative tests registered');
+  const [hang] = sweepTargets(
+    'http://x',
+    { ...fault, name: 'calchistogram-date-range-hang', operations: ['evaluateGet'] },
+    clean,
+  );
+  assert.equal(hang?.timeoutMs, 2_000, 'a hanging fault is judged with the short deadline');
+  assert.equal(sweepTargets('http://x', fault, clean).length, 1, 'other faults: one project');
 });

@@ -1,6 +1,7 @@
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS } from './checks/index.ts';
-import { runCheck, test } from './fixtures.ts';
+import { declareTests } from './declare-tests.ts';
+import { test } from './fixtures.ts';
 import { readConformOptions } from './options.ts';
 
 // The fault sweep (contracts/fault-sweep.ts): one describe per target (the clean server, or each
@@ -16,16 +17,11 @@ for (const target of readConformOptions().sweep ?? []) {
           check.run &&
           check.appliesTo(op) &&
           (!check.tag || target.rateLimit) &&
+          (check.kind !== 'generative' || target.generate !== false) &&
           (!selected || selected.has(`${op.label} ${check.id}`)),
       );
       if (checks.length === 0) continue;
-      test.describe(op.label, () => {
-        for (const check of checks) {
-          test(check.id, async ({ api, data, kgate }, testInfo) => {
-            await runCheck(check, op, { api, data, kgate }, testInfo);
-          });
-        }
-      });
+      test.describe(op.label, () => declareTests(op, checks));
     }
   });
 }

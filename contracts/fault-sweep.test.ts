@@ -52,6 +52,24 @@ test('the suite passes the clean reference server and catches every fault of its
     [],
     'every forbidden and hostile fault must be caught by its checks for its own reason, and every drift and real fault must pass',
   );
+  const generative = result.faults.filter((verdict) => verdict.fixedBattery !== undefined);
+  assert.deepEqual(
+    generative
+      .filter((verdict) => verdict.fixedBattery!.verdict !== 'pass')
+      .map(
+        (verdict) => `${verdict.fault}: ${verdict.fixedBattery!.verdict} (${verdict.fixedBattery!.failed.join(', ')})`,
+      ),
+    [],
+    'the fixed battery alone (--generate 0) must pass every input-triggered fault: only generated requests find them',
+  );
+  // Answer search and URL preview count as one group, as the issue's four groups do.
+  const groups = new Set(
+    generative.map((verdict) => (['answerSearch', 'urlPreview'].includes(verdict.group) ? 'web' : verdict.group)),
+  );
+  assert.ok(
+    generative.length >= 10 && ['academic', 'similarity', 'web', 'eventKnowledge'].every((group) => groups.has(group)),
+    `at least 10 input-triggered faults across academic, similarity, answer search / URL preview and event knowledge (${generative.length}: ${[...groups].join(', ')})`,
+  );
   assert.deepEqual(
     result.untrippedChecks,
     [],

@@ -6,7 +6,13 @@ import { CHECKS, FIXTURE_CHECKS, getCheck } from './checks/index.ts';
 import type { Failure } from './failure.ts';
 import { crossReaders, FAULT_TABLE, type MatrixCell } from './fault-table.ts';
 import { sendHttp } from './http.ts';
-import { type ConformOptions, REFERENCE_UNSUBSCRIBED_GROUPS, type SweepTarget } from './options.ts';
+import {
+  type ConformOptions,
+  DEFAULT_GENERATE,
+  DEFAULT_SEED,
+  REFERENCE_UNSUBSCRIBED_GROUPS,
+  type SweepTarget,
+} from './options.ts';
 import { runSuite, type SuiteResult } from './run.ts';
 import { createRunDir } from './run-dir.ts';
 import type { TargetSummary, TestRecord } from './summary.ts';
@@ -23,6 +29,8 @@ export interface CatalogueFault {
 /** How the suite fared against one fault. */
 export interface FaultVerdict {
   fault: string;
+  /** The fault's group in the catalogue (academic, similarity, answerSearch, urlPreview, eventKnowledge, all). */
+  group: string;
   deviation: CatalogueFault['deviation'];
   /** Checks the table says must catch it (empty for drift and real faults). */
   expected: string[];
@@ -41,6 +49,11 @@ export interface FaultVerdict {
   tests: number;
   /** Estimated duration of a whole `kgate conform` run against the fault, over a clean run's. */
   timeRatio: number;
+  /**
+   * Input-triggered faults (`generative` in the table): what the fixed battery alone made of it
+   * (`--generate 0`); it must pass, so that only the generative phase catches the fault.
+   */
+  fixedBattery?: { verdict: 'pass' | 'fail' | 'no result'; failed: string[] };
 }
 
 /** The outcome of a whole sweep. */
@@ -63,8 +76,13 @@ export interface SweepResult {
   durationMs: number;
 }
 
-/** Per-request deadline against hostile faults: long enough for a loopback answer, short enough to keep the sweep fast. */
+/** Per-request deadline against hostile and hanging faults: long enough for a loopback answer, short enough to keep the sweep fast. */
 const HOSTILE_TIMEOUT_MS = 2_000;
+
+/** The name of the fixed-battery project of an input-triggered fault. */
+export function fixedBatteryTarget(fault: string): string {
+  return `${fault} (fixed battery)`;
+}
 
 /** `<operation label> <check id>`: how a sweep target names the tests it runs. */
 function testTitle(record: Pick<TestRecord, 'operation' | 'check'>): string {
@@ -97,13 +115,23 @@ export function selectTests(fault: CatalogueFault, clean: TestRecord[]): string[
 /** Builds the Playwright project of one fault. */
 export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget {
   const tests = selectTests(fault, clean);
+  const hangs = fault.deviation === 'hostile' || FAULT_TABLE[fault.name]?.catches.includes('responds-within-timeout');
   return {
     name: fault.name,
     baseUrl: `${baseUrl}/faults/${fault.name}`,
     tests,
-    timeoutMs: fault.deviation === 'hostile' ? HOSTILE_TIMEOUT_MS : undefined,
+    timeoutMs: hangs ? HOSTILE_TIMEOUT_MS : undefined,
     rateLimit: tests.some((title) => title.endsWith(' rate-limit-signalled')),
   };
+}
+
+/** The projects of one fault: its sweep target, and for an input-triggered fault the same tests without the generative phase. */
+export function sweepTargets(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget[] {
+  const target = sweepTarget(baseUrl, fault, clean);
+  if (!FAULT_TABLE[fault.name]?.generative) return [target];
+  const generative = new Set(CHECKS.filter((check) => check.kind === 'generative').map((check) => check.id));
+  const fixed = target.tests?.filter((title) => !generative.has(title.slice(title.lastIndexOf(' ') + 1)));
+  return [target, { ...target, name: fixedBatteryTarget(fault.name), tests: fixed, generate: false }];
 }
 
 /**
@@ -122,6 +150,8 @@ function provesFault(finding: Failure, check: string, labels: Set<string>): bool
 export interface FaultRun {
   fault: CatalogueFault;
   summary: TargetSummary | undefined;
+  /** Input-triggered faults: the fixed battery's run against it. */
+  fixedBattery?: TargetSummary;
   /** The clean run's records, and the fault's. */
   clean: TestRecord[];
   records: TestRecord[];
@@ -130,7 +160,7 @@ export interface FaultRun {
 }
 
 /** Judges one fault: proper catches, cascades outside its operations, kgate errors, and the time it costs. */
-export function judge({ fault, summary, clean, records, cleanRun }: FaultRun): FaultVerdict {
+export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }: FaultRun): FaultVerdict {
   const entry = FAULT_TABLE[fault.name];
   const expected = [...(entry?.catches ?? [])];
   const findings = summary ? [...summary.failures, ...summary.warnings] : [];
@@ -156,14 +186,24 @@ export function judge({ fault, summary, clean, records, cleanRun }: FaultRun): F
   const cascade = fault.deviation === 'forbidden' ? failedCells.filter((cell) => !allowed(cell)) : [];
   const errors = findings.filter((finding) => finding.origin === 'error');
   const passes = summary !== undefined && summary.verdict === 'pass';
+  const fixed = entry?.generative
+    ? {
+        verdict: fixedBattery?.verdict ?? ('no result' as const),
+        failed: [
+          ...new Set((fixedBattery?.failures ?? []).map((finding) => `${finding.check} on ${finding.operation}`)),
+        ],
+      }
+    : undefined;
   const caught =
     summary !== undefined &&
     errors.length === 0 &&
+    (fixed === undefined || fixed.verdict === 'pass') &&
     (fault.deviation === 'drift' || fault.deviation === 'real'
       ? passes
       : expected.length > 0 && expected.every((id) => tripped.includes(id)) && cascade.length === 0);
   return {
     fault: fault.name,
+    group: fault.group,
     deviation: fault.deviation,
     expected,
     tripped,
@@ -172,6 +212,7 @@ export function judge({ fault, summary, clean, records, cleanRun }: FaultRun): F
     errors,
     tests: records.length,
     timeRatio: timeRatio(clean, records, cleanRun),
+    ...(fixed ? { fixedBattery: fixed } : {}),
   };
 }
 
@@ -257,6 +298,8 @@ export async function runSweep(
         workers: settings.workers,
         quiet: true,
         sweepFile,
+        generate: DEFAULT_GENERATE,
+        seed: DEFAULT_SEED,
       };
     };
     const keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
@@ -273,7 +316,7 @@ export async function runSweep(
     const clean = cleanRun.records;
     const faultRun = await run(
       join(reportDir, 'faults'),
-      catalogue.map((fault) => sweepTarget(server.url, fault, clean)),
+      catalogue.flatMap((fault) => sweepTargets(server.url, fault, clean)),
     );
     const byTarget = new Map(faultRun.summary!.targets.map((target) => [target.target, target]));
     const cleanTiming = { durationMs: cleanRun.summary!.durationMs, workers: cleanRun.summary!.workers ?? 1 };
@@ -281,6 +324,7 @@ export async function runSweep(
       judge({
         fault,
         summary: byTarget.get(fault.name),
+        fixedBattery: byTarget.get(fixedBatteryTarget(fault.name)),
         clean,
         records: faultRun.records.filter((record) => record.project === fault.name),
         cleanRun: cleanTiming,
@@ -323,7 +367,12 @@ export function renderSweep(result: SweepResult): string {
       ? `; CASCADE ${verdict.cascade.map((cell) => `${cell.check} on ${cell.operation}`).join(', ')}`
       : '';
     const errors = verdict.errors.length ? `; KGATE ERRORS ${verdict.errors.length}` : '';
-    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} ${String(verdict.tests).padStart(3)} tests x${verdict.timeRatio.toFixed(2)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}${cascade}${errors}`;
+    const fixed = verdict.fixedBattery
+      ? verdict.fixedBattery.verdict === 'pass'
+        ? '; fixed battery alone misses it'
+        : `; FIXED BATTERY ALONE ${verdict.fixedBattery.verdict.toUpperCase()} (${verdict.fixedBattery.failed.join(', ')})`
+      : '';
+    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} ${String(verdict.tests).padStart(3)} tests x${verdict.timeRatio.toFixed(2)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}${cascade}${errors}${fixed}`;
   });
   if (result.clean)
     lines.unshift(

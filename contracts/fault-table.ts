@@ -11,6 +11,11 @@ export interface FaultEntry {
   catches: readonly string[];
   /** The operations the fault touches (the catalogue says the same; the sweep checks they agree). */
   touches: readonly string[];
+  /**
+   * An input-triggered fault: only some inputs show it. The sweep requires the fixed battery alone
+   * (`--generate 0`) to pass it and the generative phase to catch it.
+   */
+  generative?: true;
 }
 
 const INTERPRET = ['interpretGet', 'interpretPost'];
@@ -107,6 +112,31 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'eventknowledge-event-id-not-hex': { catches: ['event-ids-are-32-hex'], touches: EVENT_KNOWLEDGE },
   'eventdocuments-publish-date-not-iso': { catches: ['response-matches-spec'], touches: ['eventDocuments'] },
   'relatedevents-time-not-utc': { catches: ['response-matches-spec'], touches: ['relatedEvents'] },
+  'evaluate-wide-or-500': { catches: ['no-server-error'], touches: EVALUATE, generative: true },
+  'calchistogram-date-range-hang': { catches: ['responds-within-timeout'], touches: CALCHISTOGRAM, generative: true },
+  'evaluate-uppercase-boolean-rejected': { catches: ['positive-input-accepted'], touches: EVALUATE, generative: true },
+  'evaluate-wrong-case-attribute-accepted': {
+    catches: ['negative-input-rejected'],
+    touches: EVALUATE,
+    generative: true,
+  },
+  'interpret-non-ascii-500': { catches: ['no-server-error'], touches: INTERPRET, generative: true },
+  'similarity-punctuation-rejected': { catches: ['positive-input-accepted'], touches: SIMILARITY, generative: true },
+  'similarity-get-long-text-500': { catches: ['no-server-error'], touches: ['similarityGet'], generative: true },
+  'answersearch-fractional-count-accepted': {
+    catches: ['negative-input-rejected'],
+    touches: ['answerSearch'],
+    generative: true,
+  },
+  'answersearch-long-query-500': { catches: ['no-server-error'], touches: ['answerSearch'], generative: true },
+  'urlpreview-malformed-url-accepted': {
+    catches: ['negative-input-rejected'],
+    touches: ['urlPreview'],
+    generative: true,
+  },
+  'hotevents-day-31-accepted': { catches: ['negative-input-rejected'], touches: ['hotEvents'], generative: true },
+  'relatedevents-non-ascii-500': { catches: ['no-server-error'], touches: ['relatedEvents'], generative: true },
+  'hotevents-top-zero-hang': { catches: ['responds-within-timeout'], touches: ['hotEvents'], generative: true },
   'auth-not-enforced-evaluate-post': { catches: ['auth-required'], touches: ['evaluatePost'] },
   'auth-not-enforced-similarity-get': { catches: ['auth-required'], touches: ['similarityGet'] },
   'auth-not-enforced-answersearch': { catches: ['auth-required'], touches: ['answerSearch'] },

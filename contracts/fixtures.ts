@@ -3,7 +3,7 @@ import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { Api, type ApiSettings, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
-import { FIXTURE_CHECKS } from './checks/index.ts';
+import { FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
@@ -29,6 +29,8 @@ export interface Kgate {
   discovery(settings: ApiSettings): Discovery;
   /** Requests this worker's discoveries have sent so far. */
   discoveryRequests(): number;
+  /** Values shared by the tests of this worker (see CheckContext.shared). */
+  shared: Map<string, Promise<unknown>>;
 }
 
 /** Description of the `fail` annotation of a test whose check failed (see runCheck). */
@@ -93,6 +95,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           return found;
         },
         discoveryRequests: () => discoveryApis.reduce((sum, api) => sum + api.requestCount, 0),
+        shared: new Map(),
       });
       closeIdleSockets();
     },
@@ -158,6 +161,26 @@ export async function runCheck(
     },
     note(text) {
       notes.push(text);
+    },
+    report(finding) {
+      const level = finding.level ?? (check.severity === 'warn' && !strict ? 'warn' : 'fail');
+      own.push({ ...finding, level, origin: finding.origin ?? 'check' });
+    },
+    generate: {
+      cases: kgate.options.generate,
+      seed: kgate.options.seed,
+      checks: GENERATIVE_CHECK_IDS.filter(
+        (id) =>
+          (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
+      ),
+    },
+    shared<T>(key: string, make: () => Promise<T>): Promise<T> {
+      let value = kgate.shared.get(key) as Promise<T> | undefined;
+      if (!value) {
+        value = make();
+        kgate.shared.set(key, value);
+      }
+      return value;
     },
   };
   try {

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readEnv } from '../config/env.ts';
+import { OPERATION_IDS } from '../openapi/spec.ts';
+import { fullRound } from './generative/cases.ts';
 
 /** One target of a fault sweep: a Playwright project of its own. */
 export interface SweepTarget {
@@ -12,6 +14,8 @@ export interface SweepTarget {
   timeoutMs?: number;
   /** Whether the `@rate-limit` tests run against it. */
   rateLimit?: boolean;
+  /** False: the generative tests do not run against it (the fixed battery alone). */
+  generate?: boolean;
 }
 
 /** Non-secret settings of one conformance run; keys travel separately in KGATE_KEY*. */
@@ -50,7 +54,16 @@ export interface ConformOptions {
   baselineFile?: string;
   /** Rewrite baselineFile from this run's failures before judging. */
   updateBaseline?: boolean;
+  /** Generated requests in the generative phase, over every operation (0: no generative phase). */
+  generate: number;
+  /** Seed of the generated requests. */
+  seed: number;
 }
+
+/** Generated requests in the gate unless --generate says otherwise: one round, every kind of case once on every operation. */
+export const DEFAULT_GENERATE = fullRound(OPERATION_IDS);
+/** Seed of the generated requests unless --seed says otherwise: the gate is the same on every run. */
+export const DEFAULT_SEED = 1;
 
 /** Deadline of one request unless --timeout says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -89,5 +102,7 @@ export function readConformOptions(
     maxRps: given.maxRps,
     baselineFile: given.baselineFile,
     updateBaseline: given.updateBaseline,
+    generate: given.generate ?? DEFAULT_GENERATE,
+    seed: given.seed ?? DEFAULT_SEED,
   };
 }

@@ -6,9 +6,12 @@ import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.t
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
 import { BaselineError, readBaseline } from '../../contracts/baseline.ts';
+import { CHECK_IDS, getCheck } from '../../contracts/checks/index.ts';
 import {
   type ConformOptions,
+  DEFAULT_GENERATE,
   DEFAULT_REPORT_DIR,
+  DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
@@ -25,8 +28,8 @@ import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--max-rps R] [--workers N] [--with-rate-limit]
-                     [--shard I/N] [--baseline FILE [--update-baseline]] [--report-dir DIR]
-                     [--config FILE] [--json]
+                     [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
+                     [--report-dir DIR] [--config FILE] [--json]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
 whether it honours the interface. With no --base-url, no KGATE_BASE_URL and no baseUrl in the
@@ -48,6 +51,9 @@ configuration file it starts the embedded reference server and judges that.
                      fail are reported as fixed
   --update-baseline  rewrite the --baseline file to accept exactly this run's failures (keeping the
                      reason and expiry of entries that still fail), then judge the run against it
+  --generate         generated requests in the generative phase (default ${DEFAULT_GENERATE}: every kind
+                     of case once on every operation); 0 turns the phase off
+  --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
   --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
                      with ${DEFAULT_REPORT_DIR}/latest pointing at it)
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
@@ -104,6 +110,8 @@ export const command: Command = {
         shard: { type: 'string' },
         baseline: { type: 'string' },
         'update-baseline': { type: 'boolean' },
+        generate: { type: 'string' },
+        seed: { type: 'string' },
         'report-dir': { type: 'string' },
         config: { type: 'string' },
         json: { type: 'boolean' },
@@ -172,7 +180,16 @@ export const command: Command = {
       updateBaseline: settings.updateBaseline,
       quiet: json,
       sweep: undefined,
+      generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
+      seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
     };
+    const checks = settings.checks;
+    const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
+    if (options.generate === 0 && checks && generativeOnly.length === checks.length) {
+      throw new UsageError(
+        `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
+      );
+    }
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
     const say = (line: string) => (json ? console.error(line) : console.log(line));
 

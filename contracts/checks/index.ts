@@ -16,10 +16,13 @@ import { check as interpretationsAreEvaluable } from './interpretations-are-eval
 import { check as interpretationsOrderedByProb } from './interpretations-ordered-by-prob.ts';
 import { check as invalidParameterRejected } from './invalid-parameter-rejected.ts';
 import { check as missingParameterRejected } from './missing-parameter-rejected.ts';
+import { check as negativeInputRejected } from './negative-input-rejected.ts';
+import { check as noServerError } from './no-server-error.ts';
 import { check as orderbyIsHonoured } from './orderby-is-honoured.ts';
 import { check as pagingIsConsistent } from './paging-is-consistent.ts';
 import { check as pagingRejectsInvalid } from './paging-rejects-invalid.ts';
 import { check as pagingRespectsSize } from './paging-respects-size.ts';
+import { check as positiveInputAccepted } from './positive-input-accepted.ts';
 import { check as quotaExhaustedIs403 } from './quota-exhausted-is-403.ts';
 import { check as rankingReferencesResolve } from './ranking-references-resolve.ts';
 import { check as rateLimitSignalled } from './rate-limit-signalled.ts';
@@ -32,7 +35,7 @@ import { check as similarityIsSymmetric } from './similarity-is-symmetric.ts';
 import { check as similarityOfIdenticalIsOne } from './similarity-of-identical-is-one.ts';
 import { check as unknownEventIs404 } from './unknown-event-is-404.ts';
 
-/** Every check of the suite, in report order: transport and schema first, then auth, errors, paging, ordering, semantics, time, rate limit. */
+/** Every check of the suite, in report order: transport and schema first, then auth, errors, paging, ordering, semantics, time, generated requests, rate limit. */
 export const CHECKS: readonly Check[] = [
   responseMatchesSpec,
   contentTypeIsJson,
@@ -65,6 +68,9 @@ export const CHECKS: readonly Check[] = [
   eventIdsAre32Hex,
   interpretTimeoutHonoured,
   bodyLimitEnforced,
+  noServerError,
+  positiveInputAccepted,
+  negativeInputRejected,
   rateLimitSignalled,
 ];
 
@@ -74,6 +80,11 @@ export const CHECK_IDS: readonly string[] = CHECKS.map((check) => check.id);
 /** Fixture checks: applied by the request fixture to every response (their cells are filled by findings). */
 export const FIXTURE_CHECKS: ReadonlySet<string> = new Set(
   CHECKS.filter((check) => check.kind === 'fixture').map((check) => check.id),
+);
+
+/** Generative checks: they judge generated requests (their tests exist only when the run has a generative phase). */
+export const GENERATIVE_CHECK_IDS: readonly string[] = CHECKS.filter((check) => check.kind === 'generative').map(
+  (check) => check.id,
 );
 
 /** Looks a check up by id. */

@@ -47,6 +47,18 @@ export interface CheckContext {
   warn(title: string, detail: { received: string; documented: string; pointer?: string }, response?: ApiResponse): void;
   /** Adds a note to the run summary (for example: this check could not be exact on this target). */
   note(text: string): void;
+  /**
+   * Records a finding without ending the check: a generated request among many, each distinct
+   * finding reported (on its own check and operation; level `fail` unless it says otherwise).
+   */
+  report(finding: Failure): void;
+  /** The generative phase of the run: cases in all (0: off), the seed they are drawn from, the checks that judge them. */
+  generate: { cases: number; seed: number; checks: string[] };
+  /**
+   * A value computed once per worker for `key` and shared by every test that asks for it (the
+   * generated requests of an operation, sent once for its three generative tests).
+   */
+  shared<T>(key: string, make: () => Promise<T>): Promise<T>;
 }
 
 /** Thrown by `ctx.skip`: the check lacked the data or keys it needs; the test is reported skipped with the reason. */
@@ -56,7 +68,9 @@ export class SkipCheck extends Error {
 
 /**
  * A named property of the interface. `test` checks run as one Playwright test per operation they
- * apply to; `fixture` checks are applied by the request fixture to every response of every test.
+ * apply to; `fixture` checks are applied by the request fixture to every response of every test;
+ * `generative` checks judge generated requests, one test per operation, only when the run's
+ * generative phase is on (`--generate N`, N > 0).
  */
 export interface Check {
   /** Reads as the property verified; also the file name, the test title and the CLI name. */
@@ -65,8 +79,8 @@ export interface Check {
   severity: Severity;
   /** One sentence: what the check verifies. */
   verifies: string;
-  /** `test`: runs as its own test per operation; `fixture`: applied to every response. */
-  kind: 'test' | 'fixture';
+  /** `test`: runs as its own test per operation; `fixture`: applied to every response; `generative`: judges generated requests. */
+  kind: 'test' | 'fixture' | 'generative';
   /** Tag for tests that need opting in (bursts of traffic). */
   tag?: '@rate-limit';
   /** Which operations the check's test runs on (fixture checks: every operation). */

@@ -51,7 +51,7 @@ let server: ReferenceServer;
 let limited: ReferenceServer;
 const sample = { author: '', query: '', prefixQuery: '', expr: '', narrowExpr: '', eventId: '' };
 
-async function send(base: string, req: Req, keys = server.keys): Promise<Res> {
+async function send(base: string, req: Req, keys = server.keys, timeoutMs?: number): Promise<Res> {
   const url = new URL(base + req.path);
   for (const [name, value] of Object.entries(req.query ?? {})) url.searchParams.set(name, value);
   const role = req.key ?? 'full';
@@ -64,7 +64,15 @@ async function send(base: string, req: Req, keys = server.keys): Promise<Res> {
     body = new URLSearchParams(req.form).toString();
   }
   const started = performance.now();
-  const res = await fetch(url, { method: req.form ? 'POST' : 'GET', headers, body });
+  const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(url, { method: req.form ? 'POST' : 'GET', headers, body, signal });
+  } catch (error) {
+    // No answer within timeoutMs: status 0 stands for a request that hung.
+    if (signal?.aborted) return { status: 0, type: '', text: '', json: undefined, ms: performance.now() - started };
+    throw error;
+  }
   const text = await res.text();
   let json: unknown;
   try {
@@ -604,6 +612,85 @@ const CASES: Case[] = [
     () => [hot({}, 'exhausted')],
     ([r]) => r!.status === 200,
   ),
+  // input-triggered: only one class of input shows the deviation (first request), the rest does not (second)
+  seq(
+    'evaluate-wide-or-500',
+    () => [evaluate({ expr: 'Or(Y=2001,Y=2002,Y=2003,Y=2004)' }), evaluate({ expr: 'Or(Y=2001,Y=2002,Y=2003)' })],
+    ([wide, narrow]) => wide!.status === 500 && narrow!.status === 200,
+  ),
+  {
+    fault: 'calchistogram-date-range-hang',
+    async run(base) {
+      return [
+        await send(base, histo({ expr: "D=['2010-01-01','2010-12-31']", attributes: 'Y' }), server.keys, 1500),
+        await send(base, histo({ expr: "D='2010-01-04'", attributes: 'Y' }), server.keys, 1500),
+      ];
+    },
+    shows: ([range, day]) => range!.status === 0 && day!.status === 200,
+  },
+  seq(
+    'evaluate-uppercase-boolean-rejected',
+    () => [evaluate({ expr: 'OR(Y=2001,Y=2002)' }), evaluate({ expr: 'Or(Y=2001,Y=2002)' })],
+    ([upper, title]) => upper!.status === 400 && title!.status === 200,
+  ),
+  seq(
+    'evaluate-wrong-case-attribute-accepted',
+    () => [evaluate({ expr: 'y=2001' }), evaluate({ expr: 'Y>>2001' })],
+    ([wrongCase, malformed]) => wrongCase!.status === 200 && malformed!.status === 400,
+  ),
+  seq(
+    'interpret-non-ascii-500',
+    () => [interpret({ query: 'papers by josé' }), interpret({ query: sample.query })],
+    ([accented, plain]) => accented!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'similarity-punctuation-rejected',
+    () => [similarity('graph (neural) networks?', 'graphs'), similarity('graph neural networks', 'graphs')],
+    ([punctuated, plain]) => punctuated!.status === 400 && plain!.status === 200,
+  ),
+  seq(
+    'similarity-get-long-text-500',
+    () => [similarity(bigText(600), 'graphs'), asPost(similarity(bigText(600), 'graphs')), similarity('graphs', 'x')],
+    ([get, post, short]) => get!.status === 500 && post!.status === 200 && short!.status === 200,
+  ),
+  seq(
+    'answersearch-fractional-count-accepted',
+    () => [answer({ q: 'jazz', count: '2.5' }), answer({ q: 'jazz', count: 'ten' })],
+    ([fractional, word]) => fractional!.status === 200 && word!.status === 400,
+  ),
+  seq(
+    'answersearch-long-query-500',
+    () => [answer({ q: 'jazz history '.repeat(20) }), answer({ q: 'jazz history' })],
+    ([long, short]) => long!.status === 500 && short!.status === 200,
+  ),
+  seq(
+    'urlpreview-malformed-url-accepted',
+    () => [
+      { path: PREVIEW, query: { q: 'https://exa mple.com/' } },
+      { path: PREVIEW, query: { q: 'not a url' } },
+    ],
+    ([malformed, words]) => malformed!.status === 200 && words!.status === 400,
+  ),
+  seq(
+    'hotevents-day-31-accepted',
+    () => [hot({ date: '2021-04-31' }), hot({ date: '2021-02-30' })],
+    ([april, february]) => april!.status === 200 && february!.status === 400,
+  ),
+  seq(
+    'relatedevents-non-ascii-500',
+    () => [related({ wikipediaid: 'Zürich' }), related()],
+    ([accented, plain]) => accented!.status === 500 && plain!.status === 200,
+  ),
+  {
+    fault: 'hotevents-top-zero-hang',
+    async run(base) {
+      return [
+        await send(base, hot({ $top: '0' }), server.keys, 1500),
+        await send(base, hot({ $top: '1' }), server.keys, 1500),
+      ];
+    },
+    shows: ([zero, one]) => zero!.status === 0 && one!.status === 200,
+  },
   // drift: allowed, undocumented additions
   seq(
     'interpret-extra-logprob',

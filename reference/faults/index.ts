@@ -4,6 +4,7 @@ import { authFaults } from './auth.ts';
 import { driftFaults } from './drift.ts';
 import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
+import { inputFaults } from './input.ts';
 import { realFaults } from './real.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
@@ -20,6 +21,7 @@ export function createFaults(): Fault[] {
     ...answerSearchFaults(),
     ...urlPreviewFaults(),
     ...eventKnowledgeFaults(),
+    ...inputFaults(),
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { scanForSecrets } from '../../contracts/secret-scan.ts';
+import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { UsageError } from '../args.ts';
+import { parseFuzzArgs } from './fuzz.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** A key no real deployment would use, so finding it anywhere is a leak. */
+const DISTINCTIVE = 'kgate-fuzz-canary-5b1e0c9d7a2f4e63';
+
+let server: ReferenceServer;
+let dir: string;
+before(async () => {
+  server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
+  dir = mkdtempSync(join(tmpdir(), 'kgate-fuzz-cli-'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `kgate fuzz` in a child process (the reference server lives in this one). */
+function fuzz(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'fuzz', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, KGATE_BASE_URL: '', KGATE_KEY: '', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const killer = setTimeout(() => child.kill(), 120_000);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('bad usage is one line naming the option and the rule', () => {
+  const cases: { given: string[]; want: RegExp }[] = [
+    { given: ['--budget', '0'], want: /^option --budget takes a whole number from 1 to/ },
+    { given: ['--operations', 'evaluate'], want: /^option --operations: unknown operation id 'evaluate'/ },
+    { given: ['--duration', 'forever'], want: /^option --duration takes a duration/ },
+    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number from 0.1/ },
+    { given: ['--seed', 'x'], want: /^option --seed takes a whole number/ },
+    { given: ['--base-url', 'ftp://x'], want: /^option --base-url takes an http or https URL/ },
+    {
+      given: ['--base-url', 'https://api.example.org', '--budget', '501'],
+      want: /^option --budget: 501 requests to the non-loopback target api\.example\.org is more than 500; lower --budget or pass --allow-remote$/,
+    },
+    { given: ['--report-dir', ''], want: /^option --report-dir takes a folder path/ },
+    { given: ['extra'], want: /^kgate fuzz: unexpected argument 'extra'/ },
+  ];
+  for (const { given, want } of cases) {
+    assert.throws(
+      () => parseFuzzArgs(given),
+      (error: unknown) => error instanceof UsageError && want.test(error.message) && !error.message.includes('\n'),
+      given.join(' '),
+    );
+  }
+});
+
+test('a remote target takes the documented budget, and more with --allow-remote', () => {
+  assert.equal(parseFuzzArgs(['--base-url', 'https://api.example.org', '--budget', '500']).budget, 500, 'up to 500');
+  assert.equal(
+    parseFuzzArgs(['--base-url', 'https://api.example.org', '--budget', '9000', '--allow-remote']).budget,
+    9000,
+    '--allow-remote lifts it',
+  );
+  assert.equal(parseFuzzArgs(['--base-url', 'http://127.0.0.1:9', '--budget', '9000']).budget, 9000, 'loopback: any');
+  const args = parseFuzzArgs(['--seed', '12', '--operations', 'hotEvents,evaluateGet', '--duration', '2m']);
+  assert.deepEqual(
+    [args.seed, args.operations, args.durationMs],
+    [12, ['hotEvents', 'evaluateGet'], 120_000],
+    'parsed',
+  );
+});
+
+test('kgate fuzz passes the embedded reference server (exit 0) and fails a target with an input-triggered fault (exit 1)', async () => {
+  const clean = await fuzz(['--budget', '300', '--seed', '3', '--json', '--report-dir', join(dir, 'clean')]);
+  assert.equal(clean.code, 0, `clean run: ${clean.stderr}`);
+  const result = JSON.parse(clean.stdout) as { verdict: string; cases: { total: number }; seed: number };
+  assert.deepEqual([result.verdict, result.seed], ['pass', 3], 'verdict and seed');
+  assert.ok(result.cases.total >= 290, `cases sent: ${result.cases.total}`);
+
+  const faulty = await fuzz(
+    [
+      '--base-url',
+      `${server.url}/faults/relatedevents-non-ascii-500`,
+      '--operations',
+      'relatedEvents',
+      '--budget',
+      '60',
+      '--seed',
+      '4',
+      '--report-dir',
+      join(dir, 'faulty'),
+    ],
+    { KGATE_KEY: server.keys.full },
+  );
+  assert.equal(faulty.code, 1, `faulty run: ${faulty.stderr}`);
+  assert.match(
+    faulty.stdout,
+    /\[no-server-error\] GET \/eventknowledge\/v1.0\/relatedevents: status 500/,
+    'the finding',
+  );
+  assert.match(
+    faulty.stdout,
+    /reproduce: {2}curl -sS -H 'Ocp-Apim-Subscription-Key: \*\*\*'/,
+    'a curl line, key masked',
+  );
+  assert.match(faulty.stdout, /seed: {7}4, relatedEvents case \d+ \(edge:/, 'the seed line');
+  assert.match(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /# kgate fuzz: FAIL/, 'summary.md');
+});
+
+test('an unreachable target exits 2, and the key never appears in output or reports', async () => {
+  const unreachable = await fuzz(['--base-url', 'http://127.0.0.1:9', '--budget', '5']);
+  assert.equal(unreachable.code, 2, 'unreachable');
+  assert.match(unreachable.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/, 'names the target');
+
+  const reports = join(dir, 'secret');
+  const leaky = await fuzz(
+    [
+      '--base-url',
+      `${server.url}/faults/answersearch-long-query-500`,
+      '--operations',
+      'answerSearch',
+      '--budget',
+      '30',
+      '--report-dir',
+      reports,
+    ],
+    { KGATE_KEY: DISTINCTIVE },
+  );
+  assert.ok(!`${leaky.stdout}${leaky.stderr}`.includes(DISTINCTIVE), 'the key is not printed');
+  assert.deepEqual(scanForSecrets(reports, [DISTINCTIVE]), [], 'no report holds the key');
+});

@@ -1,0 +1,202 @@
+import { randomInt } from 'node:crypto';
+import { readEnv } from '../../config/env.ts';
+import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import type { EngineProgress } from '../../contracts/generative/engine.ts';
+import {
+  DEFAULT_BUDGET,
+  DEFAULT_DURATION_MS,
+  DEFAULT_FUZZ_REPORT_DIR,
+  type FuzzSettings,
+  REMOTE_BUDGET_LIMIT,
+  renderFuzz,
+  runFuzz,
+} from '../../contracts/generative/fuzz.ts';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
+import { checkReachable, keyRefusedEverywhere } from '../../contracts/run.ts';
+import { createRunDir } from '../../contracts/run-dir.ts';
+import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
+import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
+import {
+  durationOption,
+  EXIT,
+  intOption,
+  listOption,
+  noPositionals,
+  numberOption,
+  parseCommandArgs,
+  stringOption,
+  targetBaseUrl,
+  UsageError,
+} from '../args.ts';
+import type { Command } from '../main.ts';
+
+const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
+                  [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
+
+Sends generated requests and reports the defects only some inputs trigger: valid requests (by the
+spec and the expression grammar of facts.md, GET and POST, encoded and not) must get a 2xx,
+requests that break exactly one documented rule a 4xx, and no request at all a 5xx; every answer
+must match the spec and arrive in time. Findings are shrunk to a minimal request and printed like
+conformance failures, with a curl line (key masked) and the seed that reproduces them. With no
+--base-url and no KGATE_BASE_URL it judges the embedded reference server (rate limit lifted).
+
+  --base-url      target base URL, may carry a path prefix (env KGATE_BASE_URL)
+  --operations    comma-separated operation ids (default: all ${OPERATION_IDS.length}: ${OPERATION_IDS.join(', ')})
+  --budget        generated requests to send, spread over the operations (default ${DEFAULT_BUDGET})
+  --duration      stop starting new requests after this long, e.g. 30s or 5m (default ${DEFAULT_DURATION_MS / 1000}s)
+  --seed          seed of the generated requests (default: a random one, printed); same seed, same requests
+  --max-rps       at most this many requests per second
+  --timeout       per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  --allow-remote  allow a budget above ${REMOTE_BUDGET_LIMIT} against a target that is not a loopback address
+  --report-dir    write this run's reports to DIR (default: a new ${DEFAULT_FUZZ_REPORT_DIR}/<run-id>/)
+  --json          print one JSON result object instead of the report
+
+The subscription key comes from KGATE_KEY (with the embedded server: its own key); 429 answers are
+retried after the wait they state.
+exit codes: 0 no findings, 1 findings, 2 bad usage or unreachable target`;
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  operations: { type: 'string' },
+  budget: { type: 'string' },
+  duration: { type: 'string' },
+  seed: { type: 'string' },
+  'max-rps': { type: 'string' },
+  timeout: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  'report-dir': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** The parsed command line of `kgate fuzz` (the target still to resolve). */
+export interface FuzzArgs {
+  baseUrl?: string;
+  operations: OperationId[];
+  budget: number;
+  durationMs: number;
+  seed: number;
+  maxRps?: number;
+  timeoutMs: number;
+  allowRemote: boolean;
+  reportDir?: string;
+  json: boolean;
+}
+
+/** Parses and checks the arguments of `kgate fuzz`; throws UsageError naming the option at fault. */
+export function parseFuzzArgs(argv: string[], envBaseUrl?: string): FuzzArgs {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'fuzz');
+  noPositionals(positionals, 'fuzz');
+  const operations = listOption(values, 'operations') ?? [...OPERATION_IDS];
+  const unknown = operations.filter((id) => !(OPERATION_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `option --operations: unknown operation id '${unknown.join("', '")}' (valid ids: ${OPERATION_IDS.join(', ')})`,
+    );
+  }
+  const reportDir = stringOption(values, 'report-dir');
+  if (reportDir !== undefined && reportDir.trim() === '')
+    throw new UsageError('option --report-dir takes a folder path, got an empty string');
+  const args: FuzzArgs = {
+    baseUrl: targetBaseUrl(values, envBaseUrl),
+    operations: [...new Set(operations)] as OperationId[],
+    budget: intOption(values, 'budget', { min: 1, max: 10_000_000 }, DEFAULT_BUDGET)!,
+    durationMs: durationOption(values, 'duration', { minMs: 100, maxMs: 24 * 3_600_000 }, DEFAULT_DURATION_MS)!,
+    seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }) ?? randomInt(0, 2 ** 31),
+    maxRps: numberOption(values, 'max-rps', { min: 0.1, max: 100_000 }),
+    timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }, DEFAULT_TIMEOUT_MS)!,
+    allowRemote: values['allow-remote'] === true,
+    reportDir,
+    json: values.json === true,
+  };
+  if (args.baseUrl && !args.allowRemote && !isLoopback(args.baseUrl) && args.budget > REMOTE_BUDGET_LIMIT) {
+    throw new UsageError(
+      `option --budget: ${args.budget} requests to the non-loopback target ${new URL(args.baseUrl).host} is more than ${REMOTE_BUDGET_LIMIT}; lower --budget or pass --allow-remote`,
+    );
+  }
+  return args;
+}
+
+/** One progress line: elapsed time, cases so far, their rate, findings. */
+export function formatFuzzProgress(progress: EngineProgress, budget: number): string {
+  const seconds = progress.elapsedMs / 1000;
+  const rate = seconds > 0 ? Math.round(progress.cases / seconds) : 0;
+  return `${seconds.toFixed(0).padStart(4)}s  ${String(progress.cases).padStart(7)}/${budget} cases  ${String(rate).padStart(6)} cases/s  ${progress.findings} finding(s)`;
+}
+
+/** `kgate fuzz`: generated requests against --base-url, KGATE_BASE_URL, or the embedded reference server. */
+export const command: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const env = readEnv();
+    registerSecret(env.key);
+    const args = parseFuzzArgs(argv, env.baseUrl);
+    let target: Target;
+    if (args.baseUrl) {
+      try {
+        await checkReachable(args.baseUrl);
+      } catch (error) {
+        console.error(
+          `kgate fuzz: cannot reach ${args.baseUrl} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
+        );
+        return EXIT.usage;
+      }
+      const refused = env.key ? await keyRefusedEverywhere(args.baseUrl, env.key) : undefined;
+      if (refused) {
+        console.error(
+          `kgate fuzz: ${args.baseUrl} refused KGATE_KEY: ${refused}. Check the key before fuzzing the target.`,
+        );
+        return EXIT.usage;
+      }
+      if (!env.key && !args.json) {
+        console.error('kgate fuzz: KGATE_KEY is not set; requests carry no key, so most answers will be 401.');
+      }
+      target = { baseUrl: args.baseUrl, key: env.key, embedded: false, close: async () => {} };
+    } else {
+      // Generated traffic measures how inputs are handled, not the rate limit (kgate probe rate-limit does).
+      target = await startEmbeddedTarget({ rateLimit: 1e9 });
+    }
+    registerSecret(target.key);
+    try {
+      const reportDir = args.reportDir ?? createRunDir(DEFAULT_FUZZ_REPORT_DIR);
+      if (!args.json) {
+        console.log(
+          `kgate fuzz: ${args.budget} generated requests against ${target.embedded ? `the embedded reference server at ${target.baseUrl}` : target.baseUrl} (seed ${args.seed}, ${args.operations.length} operation(s), at most ${args.durationMs / 1000} s)`,
+        );
+      }
+      const interactive = process.stderr.isTTY === true;
+      let lastPlain = 0;
+      const settings: FuzzSettings = {
+        baseUrl: target.baseUrl,
+        key: target.key,
+        operations: args.operations,
+        budget: args.budget,
+        durationMs: args.durationMs,
+        seed: args.seed,
+        timeoutMs: args.timeoutMs,
+        maxBytes: DEFAULT_MAX_BYTES,
+        maxRps: args.maxRps,
+        reportDir,
+        onProgress(progress) {
+          const line = formatFuzzProgress(progress, args.budget);
+          if (interactive) process.stderr.write(`\r\x1b[2K${line}`);
+          else if (progress.elapsedMs - lastPlain >= 5_000) {
+            lastPlain = progress.elapsedMs;
+            process.stderr.write(`${line}\n`);
+          }
+        },
+      };
+      const result = await runFuzz(settings);
+      if (interactive) process.stderr.write('\r\x1b[2K');
+      if (args.json) console.log(redactSecrets(JSON.stringify(result)));
+      else {
+        console.log(redactSecrets(renderFuzz(result)));
+        console.log(
+          `kgate fuzz: ${result.verdict.toUpperCase()}: ${result.findings.length} finding(s) in ${result.cases.total} cases (seed ${result.seed}); reports in ${reportDir}/: summary.md, summary.json`,
+        );
+      }
+      return result.exitCode;
+    } finally {
+      await target.close();
+    }
+  },
+};

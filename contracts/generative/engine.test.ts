@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
+import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { pacer } from './engine.ts';
+import { parseExpression } from './expression.ts';
+import { type FuzzSettings, runFuzz } from './fuzz.ts';
+
+let server: ReferenceServer;
+let dir: string;
+
+before(async () => {
+  server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
+  dir = mkdtempSync(join(tmpdir(), 'kgate-fuzz-'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+function settings(overrides: Partial<FuzzSettings> = {}): FuzzSettings {
+  return {
+    baseUrl: server.url,
+    key: server.keys.full,
+    operations: OPERATION_IDS,
+    budget: 200,
+    durationMs: 60_000,
+    seed: 2026,
+    timeoutMs: 5_000,
+    maxBytes: 8 * 1024 * 1024,
+    reportDir: join(dir, `run-${runs++}`),
+    ...overrides,
+  };
+}
+
+test('the reference server passes 2,000 generated requests over every operation with no finding', async () => {
+  const result = await runFuzz(settings({ budget: 2_000 }));
+  assert.deepEqual(
+    result.findings.map((finding) => `${finding.check} ${finding.operation}: ${finding.title} ${finding.curl}`),
+    [],
+    'no finding on the clean server',
+  );
+  assert.ok(result.cases.total >= 1_950, `about the budget was sent (${result.cases.total})`);
+  assert.ok(result.cases.positive > 0 && result.cases.negative > 0 && result.cases.edge > 0, 'every intent');
+  assert.ok(
+    existsSync(join(result.reportDir, 'summary.md')) && existsSync(join(result.reportDir, 'summary.json')),
+    'reports',
+  );
+});
+
+test('a 500 only wide Or expressions trigger is found and shrunk to an Or of four arguments', async () => {
+  const result = await runFuzz(
+    settings({ baseUrl: `${server.url}/faults/evaluate-wide-or-500`, operations: ['evaluateGet'], budget: 66 }),
+  );
+  const finding = result.findings.find((candidate) => candidate.check === 'no-server-error');
+  assert.ok(finding, `no-server-error reported: ${result.findings.map((f) => f.title).join('; ')}`);
+  const url = new URL(/'(http[^']+)'$/.exec(finding.curl ?? '')![1]!);
+  const expr = url.searchParams.get('expr') ?? '';
+  const parsed = parseExpression(expr);
+  assert.ok(parsed.ok && parsed.tree.kind === 'bool', `the shrunk expr is still valid: ${expr}`);
+  assert.equal(parsed.tree.kind === 'bool' ? parsed.tree.args.length : 0, 4, `the smallest Or that fails: ${expr}`);
+  assert.deepEqual([...url.searchParams.keys()], ['expr'], 'optional parameters were dropped');
+  assert.match(finding.seed ?? '', /^2026, evaluateGet case \d+ \(.*shrunk in \d+ step/, 'the seed line');
+});
+
+test('the same seed finds the same findings with the same requests', async () => {
+  const run = () =>
+    runFuzz(
+      settings({ baseUrl: `${server.url}/faults/hotevents-day-31-accepted`, operations: ['hotEvents'], budget: 60 }),
+    );
+  const [first, second] = [await run(), await run()];
+  const shown = (result: Awaited<ReturnType<typeof run>>) =>
+    result.findings.map((finding) => [finding.check, finding.curl, finding.seed]);
+  assert.ok(
+    first.findings.some((finding) => finding.check === 'negative-input-rejected'),
+    'the accepted date is found',
+  );
+  assert.deepEqual(shown(second), shown(first), 'same seed, same findings, same requests');
+});
+
+test('a hang is reported once under responds-within-timeout, not shrunk, and the operation is given up on', async () => {
+  const result = await runFuzz(
+    settings({
+      baseUrl: `${server.url}/faults/hotevents-top-zero-hang`,
+      operations: ['hotEvents' as OperationId],
+      budget: 120,
+      timeoutMs: 400,
+    }),
+  );
+  const timeouts = result.findings.filter((finding) => finding.check === 'responds-within-timeout');
+  assert.equal(timeouts.length, 1, 'one finding');
+  assert.match(timeouts[0]!.seed ?? '', /not shrunk/, 'a hang is not shrunk');
+  assert.ok(result.durationMs < 10_000, `bounded time (${result.durationMs} ms)`);
+});
+
+test('the pacer spaces requests to the rate asked for', async () => {
+  const pace = pacer(50)!;
+  const started = performance.now();
+  for (let i = 0; i < 11; i++) await pace();
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed >= 190, `10 intervals of 20 ms take at least 200 ms (took ${elapsed.toFixed(0)})`);
+  assert.equal(pacer(undefined), undefined, 'no rate, no pacing');
+});
+
+test('a finding reproduces from its seed line and from its curl line', async () => {
+  const base = `${server.url}/faults/answersearch-fractional-count-accepted`;
+  const first = await runFuzz(settings({ baseUrl: base, budget: 400 }));
+  const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
+  assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
+  const [, seed, operation, budget] = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed)!;
+  const again = await runFuzz(
+    settings({ baseUrl: base, seed: Number(seed), operations: [operation as OperationId], budget: Number(budget) }),
+  );
+  assert.ok(
+    again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
+    'the seed line finds it again',
+  );
+  const url = /'(http[^']+)'$/.exec(finding.curl ?? '')![1]!;
+  const response = await fetch(url, { headers: { 'Ocp-Apim-Subscription-Key': server.keys.full } });
+  assert.equal(response.status, 200, `the curl line shows it: the invalid count is accepted (${url})`);
+  assert.match(new URL(url).searchParams.get('count') ?? '', /^\d+\.\d+$/, 'a fractional count');
+});

@@ -1,0 +1,362 @@
+// Sends generated requests through the request fixture (contracts/api.ts: deadlines, size cap,
+// schema judgement, 429 retries, the transport breaker), judges each, keeps one finding per
+// operation, check, status and error signature, and shrinks each finding to a minimal request.
+import { getOperation, type OperationInfo } from '../../openapi/spec.ts';
+import { type Api, type ApiResponse, type CallOptions, ResponseUnusable, TargetBroken } from '../api.ts';
+import type { Failure } from '../failure.ts';
+import { findingKey } from '../summary.ts';
+import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.ts';
+import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
+import { judgeCase, seedLine } from './judge.ts';
+import { isHttpUrl } from './values.ts';
+
+/** How a run of generated requests is carried out. */
+export interface EngineSettings {
+  /** A fresh request fixture for one case (`judge: false` for the reads of a chain). */
+  newApi(judge?: boolean): Api;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** No new case starts after this time (performance.now() milliseconds). */
+  deadlineAt?: number;
+  /** Awaited before every request (--max-rps). */
+  pace?: () => Promise<void>;
+  /** Most requests spent shrinking one finding. */
+  shrinkAttempts: number;
+  /** Longest time spent shrinking one finding (slow answers make every attempt slow), in milliseconds. */
+  shrinkMs: number;
+  /** Checks switched off (--exclude-checks): their findings are dropped. */
+  disabledChecks?: ReadonlySet<string>;
+  /** Called about once a second. */
+  onProgress?(progress: EngineProgress): void;
+}
+
+/** Where a run stands. */
+export interface EngineProgress {
+  elapsedMs: number;
+  cases: number;
+  requests: number;
+  findings: number;
+}
+
+/** What a run found. */
+export interface EngineResult {
+  /** Distinct findings, each shrunk (transport failures excepted) and carrying its seed line. */
+  findings: Failure[];
+  /** How many cases each finding was seen in, by findingKey. */
+  seenIn: Record<string, number>;
+  /** The intent of the case each finding was first seen in, by findingKey. */
+  intents: Record<string, Intent>;
+  /** Cases sent and judged, by intent. */
+  cases: Record<Intent, number>;
+  /** Every request sent: cases, chain reads and shrinking. */
+  requests: number;
+  /** Cases not sent: the deadline passed or the target (or their operation) stopped answering. */
+  notSent: number;
+  /** Why cases were not sent, when the target or an operation stopped answering. */
+  stopped: string[];
+  /** Operation ids read (cases and chains). */
+  reads: Set<string>;
+  durationMs: number;
+}
+
+/** The request fixture's title for a status the spec does not document (api.ts). */
+const UNDOCUMENTED_STATUS = 'status not documented for this operation';
+
+/** Fixture checks whose findings are not shrunk: every attempt would wait out a deadline or a huge body again. */
+const TRANSPORT = new Set(['responds-within-timeout', 'connection-completes', 'body-within-size-cap']);
+
+function requireOperation(operationId: string): OperationInfo {
+  const op = getOperation(operationId);
+  if (!op) throw new Error(`unknown operation ${operationId}`);
+  return op;
+}
+
+/** A paced rate limit of at most `maxRps` requests per second, or undefined for none. */
+export function pacer(maxRps: number | undefined): (() => Promise<void>) | undefined {
+  if (!maxRps || !Number.isFinite(maxRps)) return undefined;
+  let next = 0;
+  return async () => {
+    const now = performance.now();
+    const at = Math.max(now, next);
+    next = at + 1000 / maxRps;
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+  };
+}
+
+/** The request fixture options that send a case as generated (its encoding, repeats, content type). */
+export function callOptionsOf(c: GeneratedCase): CallOptions {
+  const op = requireOperation(c.operationId);
+  const encoded = encodePairs(pairsOf(c.params), c.encoding);
+  // Every generated request is judged like a deliberately invalid one by the fixture: an
+  // undocumented 4xx is then left to the generative checks, which know what the input deserved.
+  const options: CallOptions = { intent: 'error', ...(c.pathParams ? { pathParams: c.pathParams } : {}) };
+  if (op.method === 'post') {
+    options.rawBody = c.body ?? encoded;
+    if (c.contentType) options.contentType = c.contentType;
+  } else {
+    options.rawQuery = encoded;
+  }
+  return options;
+}
+
+/** One case sent: its response (undefined when unusable) and everything found about it. */
+interface Sent {
+  response?: ApiResponse;
+  findings: Failure[];
+}
+
+function field(json: unknown, key: string): unknown {
+  return json !== null && typeof json === 'object' && !Array.isArray(json)
+    ? (json as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function objects(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
+    : [];
+}
+
+/** A value from another answer that is safe to send as an id: printable, not too long. */
+function usableId(value: unknown): value is string {
+  return typeof value === 'string' && /^[^\u0000-\u001f\u007f]{1,200}$/.test(value) && value.trim() !== '';
+}
+
+/** Runs generated cases and judges them; see EngineResult. */
+export class GenerativeEngine {
+  private readonly started = performance.now();
+  private readonly byKey = new Map<string, { finding: Failure; case: GeneratedCase; elapsedMs: number }>();
+  private readonly seenIn: Record<string, number> = {};
+  private readonly reads = new Set<string>();
+  private readonly stopped = new Map<string, string>();
+  private requests = 0;
+  private notSent = 0;
+  private readonly cases: Record<Intent, number> = { positive: 0, negative: 0, edge: 0 };
+  private targetDown: string | undefined;
+
+  constructor(private readonly settings: EngineSettings) {}
+
+  private async call(api: Api, op: OperationInfo, options: CallOptions): Promise<ApiResponse> {
+    await this.settings.pace?.();
+    this.requests++;
+    try {
+      return await api.call(op, options);
+    } finally {
+      for (const id of api.reads) this.reads.add(id);
+    }
+  }
+
+  /** Puts another operation's answer into a chained case; without a usable answer the case keeps its own values. */
+  private async resolveChain(c: GeneratedCase): Promise<GeneratedCase> {
+    const chain = c.chain;
+    if (!chain) return c;
+    const api = this.settings.newApi(false);
+    try {
+      if (chain.kind === 'interpret-output') {
+        const response = await this.call(api, requireOperation('interpretGet'), {
+          params: { query: chain.query, complete: chain.complete, count: '10' },
+        });
+        const outputs = objects(field(response.json, 'interpretations'))
+          .map((interpretation) => field(objects(field(interpretation, 'rules'))[0], 'output'))
+          .map((output) => field(output, 'value'))
+          .filter((value): value is string => typeof value === 'string')
+          .map((value) => parseExpression(value))
+          .flatMap((parsed) => (parsed.ok ? [parsed.tree] : []));
+        if (outputs.length === 0) return c;
+        const tree = outputs[chain.pick % outputs.length]!;
+        return {
+          ...c,
+          params: c.params.map((param) => (param.name === 'expr' ? { ...param, value: { tree } } : param)),
+        };
+      }
+      if (chain.kind === 'hot-event') {
+        const response = await this.call(api, requireOperation('hotEvents'), {
+          params: { date: chain.date, $top: '20' },
+        });
+        const events = objects(field(response.json, 'value'));
+        if (chain.use === 'eventId') {
+          const ids = events.map((event) => event.eventId).filter(usableId);
+          return ids.length === 0 ? c : { ...c, pathParams: { event_id: ids[chain.pick % ids.length]! } };
+        }
+        const names = events
+          .flatMap((event) => (Array.isArray(event.relatedEntities) ? event.relatedEntities : []))
+          .filter(usableId);
+        if (names.length === 0) return c;
+        const id = names[chain.pick % names.length]!.replace(/ /g, '_');
+        return {
+          ...c,
+          params: [...c.params.filter((param) => param.name !== 'wikipediaid'), { name: 'wikipediaid', value: id }],
+        };
+      }
+      const response = await this.call(api, requireOperation('answerSearch'), {
+        params: { q: chain.q, mkt: 'en-US', count: '10' },
+      });
+      const urls = objects(field(field(response.json, 'webPages'), 'value'))
+        .map((page) => page.url)
+        .filter((url): url is string => typeof url === 'string' && url.length < 2000 && isHttpUrl(url));
+      if (urls.length === 0) return c;
+      return { ...c, params: [{ name: 'q', value: urls[chain.pick % urls.length]! }] };
+    } catch (error) {
+      // A chain read that fails leaves the case with its own values; the operation's own tests judge that answer.
+      if (error instanceof ResponseUnusable) return c;
+      throw error;
+    }
+  }
+
+  /** Sends one case and judges the answer (the fixture's findings and the generative checks'). */
+  private async send(c: GeneratedCase): Promise<Sent> {
+    const op = requireOperation(c.operationId);
+    const api = this.settings.newApi();
+    let response: ApiResponse | undefined;
+    try {
+      response = await this.call(api, op, callOptionsOf(c));
+    } catch (error) {
+      if (!(error instanceof ResponseUnusable)) throw error;
+    }
+    const own = response ? judgeCase(c, op.group, response) : [];
+    const disabled = this.settings.disabledChecks;
+    // One defect, one failure: a 5xx is no-server-error's, also where the group documents no 5xx at all.
+    const fixture = api.findings.filter(
+      (finding) => !(response && response.status >= 500 && finding.title === UNDOCUMENTED_STATUS),
+    );
+    const findings = [...fixture, ...own].filter((finding) => !disabled?.has(finding.check));
+    return { response, findings };
+  }
+
+  /** Sends one case, counts it, and keeps its new findings. */
+  private async runCase(c: GeneratedCase): Promise<void> {
+    const resolved = await this.resolveChain(c);
+    const { findings, response } = await this.send(resolved);
+    this.cases[c.intent]++;
+    for (const finding of findings) {
+      const key = findingKey(finding);
+      this.seenIn[key] = (this.seenIn[key] ?? 0) + 1;
+      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: resolved, elapsedMs: response?.elapsedMs ?? 0 });
+    }
+  }
+
+  /** Simpler variants of a case that stay of the same intent: optional parameters dropped, the expression and long texts shrunk. */
+  private candidates(c: GeneratedCase): GeneratedCase[] {
+    if (c.body !== undefined) return [];
+    const required = new Set(requireOperation(c.operationId).requiredInputs);
+    const out: GeneratedCase[] = [];
+    const replace = (i: number, value: string | Expression) => ({
+      ...c,
+      params: c.params.map((param, j) => (j === i ? { ...param, value } : param)),
+    });
+    c.params.forEach((param, i) => {
+      if (!param.focus && !required.has(param.name)) out.push({ ...c, params: c.params.filter((_, j) => j !== i) });
+    });
+    c.params.forEach((param, i) => {
+      if (typeof param.value !== 'string') {
+        for (const smaller of shrinkExpression(param.value)) out.push(replace(i, smaller));
+      } else if (!param.focus && param.value.length > 40) {
+        out.push(replace(i, param.value.slice(0, Math.ceil(param.value.length / 2)).trim()));
+      }
+    });
+    return out;
+  }
+
+  /** Shrinks the case behind a finding: the smallest variant that still produces the same finding. */
+  private async shrink(entry: { finding: Failure; case: GeneratedCase; elapsedMs: number }): Promise<Failure> {
+    const key = findingKey(entry.finding);
+    let current: { finding: Failure; case: GeneratedCase } = entry;
+    let steps = 0;
+    let attempts = 0;
+    // The run's deadline bounds shrinking too, give or take a last attempt.
+    const until = Math.min(performance.now() + this.settings.shrinkMs, (this.settings.deadlineAt ?? Infinity) + 1_000);
+    // An answer slower than the whole shrinking time would let not even one attempt finish in time.
+    const slow = entry.elapsedMs >= this.settings.shrinkMs;
+    if (!TRANSPORT.has(entry.finding.check) && !slow) {
+      search: for (;;) {
+        for (const candidate of this.candidates(current.case)) {
+          if (attempts >= this.settings.shrinkAttempts || performance.now() >= until || this.targetDown) break search;
+          attempts++;
+          let sent: Sent;
+          try {
+            sent = await this.send(candidate);
+          } catch (error) {
+            if (error instanceof TargetBroken) break search;
+            throw error;
+          }
+          const same = sent.findings.find((finding) => findingKey(finding) === key);
+          if (same) {
+            current = { finding: same, case: candidate };
+            steps++;
+            continue search;
+          }
+        }
+        break;
+      }
+    }
+    const detail = TRANSPORT.has(entry.finding.check)
+      ? 'not shrunk: every attempt would wait out the deadline again'
+      : slow
+        ? `not shrunk: the answer took ${Math.round(entry.elapsedMs)} ms`
+        : steps > 0
+          ? `shrunk in ${steps} step(s), ${attempts} request(s)`
+          : undefined;
+    return { ...current.finding, seed: seedLine(entry.case, detail) };
+  }
+
+  /** Sends the cases with bounded concurrency until they run out, the deadline passes or the target stops answering. */
+  async run(cases: Iterable<GeneratedCase>): Promise<EngineResult> {
+    const iterator = cases[Symbol.iterator]();
+    const progressTimer = this.settings.onProgress
+      ? setInterval(() => this.settings.onProgress!(this.progress()), 1000)
+      : undefined;
+    const worker = async () => {
+      for (;;) {
+        const next = iterator.next();
+        if (next.done) return;
+        const c = next.value;
+        if (this.targetDown || this.stopped.has(c.operationId)) {
+          this.notSent++;
+          continue;
+        }
+        if (this.settings.deadlineAt !== undefined && performance.now() >= this.settings.deadlineAt) {
+          this.notSent++;
+          continue;
+        }
+        try {
+          await this.runCase(c);
+        } catch (error) {
+          if (!(error instanceof TargetBroken)) throw error;
+          this.notSent++;
+          if (/target stopped answering|requests to this target failed/.test(error.message))
+            this.targetDown = error.message;
+          else this.stopped.set(c.operationId, error.message);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, worker));
+      // Findings are shrunk side by side (as many at once as cases were sent), in their order of discovery.
+      const entries = [...this.byKey.values()];
+      const findings: Failure[] = new Array(entries.length);
+      let next = 0;
+      const shrinker = async () => {
+        for (let i = next++; i < entries.length; i = next++) findings[i] = await this.shrink(entries[i]!);
+      };
+      await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, shrinker));
+      return {
+        findings,
+        seenIn: this.seenIn,
+        intents: Object.fromEntries([...this.byKey].map(([key, entry]) => [key, entry.case.intent])),
+        cases: this.cases,
+        requests: this.requests,
+        notSent: this.notSent,
+        stopped: [...new Set([...(this.targetDown ? [this.targetDown] : []), ...this.stopped.values()])],
+        reads: this.reads,
+        durationMs: performance.now() - this.started,
+      };
+    } finally {
+      clearInterval(progressTimer);
+    }
+  }
+
+  private progress(): EngineProgress {
+    const cases = this.cases.positive + this.cases.negative + this.cases.edge;
+    return { elapsedMs: performance.now() - this.started, cases, requests: this.requests, findings: this.byKey.size };
+  }
+}

@@ -1,0 +1,158 @@
+// `kgate fuzz`: generated requests against a target, bounded by a case budget and a duration,
+// with the findings shrunk, de-duplicated and written under the run's report folder.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { redactSecrets } from '../../config/redact.ts';
+import type { OperationId } from '../../openapi/spec.ts';
+import { Api } from '../api.ts';
+import { Discovery } from '../discovery.ts';
+import { type Failure, formatFailure } from '../failure.ts';
+import { findingKey } from '../summary.ts';
+import { allocate, caseAt, type GeneratedCase, type Intent } from './cases.ts';
+import { type EngineProgress, GenerativeEngine, pacer } from './engine.ts';
+import { poolsFor } from './pools.ts';
+import type { ValuePools } from './values.ts';
+
+/** Cases sent when --budget is not given. */
+export const DEFAULT_BUDGET = 500;
+/** Longest run when --duration is not given. */
+export const DEFAULT_DURATION_MS = 60_000;
+/** Most cases sent to a non-loopback target without --allow-remote (about what one `kgate conform` sends). */
+export const REMOTE_BUDGET_LIMIT = 500;
+/** Requests in flight at once. */
+export const FUZZ_CONCURRENCY = 16;
+/** Most requests spent shrinking one finding. */
+export const FUZZ_SHRINK_ATTEMPTS = 60;
+/** Longest time spent shrinking one finding. */
+export const FUZZ_SHRINK_MS = 15_000;
+/** Where `kgate fuzz` writes its reports: one folder per run below it, and a `latest` link. */
+export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
+
+/** One `kgate fuzz` run. */
+export interface FuzzSettings {
+  baseUrl: string;
+  key?: string;
+  operations: readonly OperationId[];
+  budget: number;
+  durationMs: number;
+  seed: number;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRps?: number;
+  concurrency?: number;
+  reportDir: string;
+  onProgress?(progress: EngineProgress): void;
+}
+
+/** A finding of the run with how many cases showed it. */
+export type FuzzFinding = Failure & { seenIn: number };
+
+/** What `kgate fuzz --json` prints. */
+export interface FuzzResult {
+  command: 'fuzz';
+  verdict: 'pass' | 'fail';
+  exitCode: 0 | 1;
+  baseUrl: string;
+  seed: number;
+  budget: number;
+  cases: Record<Intent, number> & { total: number };
+  /** Cases planned per operation. */
+  planned: Record<string, number>;
+  requests: number;
+  notSent: number;
+  stopped: string[];
+  durationMs: number;
+  casesPerSecond: number;
+  findings: FuzzFinding[];
+  reportDir: string;
+}
+
+/** The cases of a run, interleaved across operations so that a run cut short by its duration covers each. */
+export function* fuzzCases(
+  seed: number,
+  plan: ReadonlyMap<string, number>,
+  pools: ReadonlyMap<string, ValuePools>,
+): Generator<GeneratedCase> {
+  const longest = Math.max(0, ...plan.values());
+  for (let index = 0; index < longest; index++) {
+    for (const [operationId, count] of plan) {
+      if (index < count) yield caseAt(seed, operationId, index, pools.get(operationId)!);
+    }
+  }
+}
+
+/** Runs the generated requests and writes summary.md and summary.json into the report folder. */
+export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
+  const started = performance.now();
+  mkdirSync(settings.reportDir, { recursive: true });
+  const apiSettings = {
+    baseUrl: settings.baseUrl,
+    keys: { full: settings.key },
+    timeoutMs: settings.timeoutMs,
+    maxBytes: settings.maxBytes,
+    disabledChecks: new Set<string>(),
+    breakerDir: settings.reportDir,
+  };
+  const discovery = new Discovery(new Api({ ...apiSettings, judge: false }));
+  const pools = new Map<string, ValuePools>();
+  for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
+  const plan = allocate(settings.budget, settings.operations);
+  const engine = new GenerativeEngine({
+    newApi: (judge = true) => new Api({ ...apiSettings, judge }),
+    concurrency: settings.concurrency ?? FUZZ_CONCURRENCY,
+    deadlineAt: started + settings.durationMs,
+    pace: pacer(settings.maxRps),
+    shrinkAttempts: FUZZ_SHRINK_ATTEMPTS,
+    shrinkMs: FUZZ_SHRINK_MS,
+    onProgress: settings.onProgress,
+  });
+  const run = await engine.run(fuzzCases(settings.seed, plan, pools));
+  const total = run.cases.positive + run.cases.negative + run.cases.edge;
+  const durationMs = performance.now() - started;
+  const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));
+  const failed = findings.some((finding) => (finding.level ?? 'fail') === 'fail');
+  const result: FuzzResult = {
+    command: 'fuzz',
+    verdict: failed ? 'fail' : 'pass',
+    exitCode: failed ? 1 : 0,
+    baseUrl: settings.baseUrl,
+    seed: settings.seed,
+    budget: settings.budget,
+    cases: { ...run.cases, total },
+    planned: Object.fromEntries(plan),
+    requests: run.requests,
+    notSent: run.notSent,
+    stopped: run.stopped,
+    durationMs: Math.round(durationMs),
+    casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
+    findings,
+    reportDir: settings.reportDir,
+  };
+  writeFileSync(join(settings.reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
+  writeFileSync(join(settings.reportDir, 'summary.md'), `${redactSecrets(renderFuzz(result))}\n`);
+  return result;
+}
+
+/** The run as a person reads it: the verdict, what was sent, then every finding like a conformance failure. */
+export function renderFuzz(result: FuzzResult): string {
+  const { cases } = result;
+  const lines = [
+    `# kgate fuzz: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    '',
+    `Target: ${result.baseUrl}`,
+    '',
+    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for chains and shrinking, in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
+    '',
+    '| operation | cases planned |',
+    '| --- | --: |',
+    ...Object.entries(result.planned).map(([id, count]) => `| ${id} | ${count} |`),
+    '',
+  ];
+  if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');
+  lines.push(result.findings.length === 0 ? 'No findings.' : `## Findings (${result.findings.length})`, '');
+  for (const finding of result.findings) {
+    lines.push('```', formatFailure(finding), `  seen in:    ${finding.seenIn} case(s)`, '```', '');
+  }
+  lines.push(`Reports: ${result.reportDir}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,64 @@
+// The generative phase of `kgate conform`: each operation's share of the run's generated requests,
+// sent once per worker (all intents at once, so that slow answers overlap), and reported by the
+// three generative checks' tests, each taking the findings of the cases of its intent.
+import { OPERATION_IDS } from '../../openapi/spec.ts';
+import { Api } from '../api.ts';
+import type { CheckContext } from '../checks/registry.ts';
+import { findingKey } from '../summary.ts';
+import { allocate, casesFor, type Intent } from './cases.ts';
+import { type EngineResult, GenerativeEngine } from './engine.ts';
+import { GENERATIVE_CHECKS } from './judge.ts';
+import { poolsFor } from './pools.ts';
+
+/** Requests in flight at once for one operation: slow answers overlap instead of adding up. */
+const CONCURRENCY = 16;
+/** Most requests spent shrinking one finding in the gate. */
+const SHRINK_ATTEMPTS = 30;
+/** Longest time spent shrinking one finding in the gate: a target that answers slowly keeps its findings less shrunk, not the gate waiting. */
+const SHRINK_MS = 1_000;
+
+/** Which cases each generative check's test reports: its own intent. */
+export const INTENT_OF_CHECK: Record<string, Intent> = {
+  [GENERATIVE_CHECKS.positiveAccepted]: 'positive',
+  [GENERATIVE_CHECKS.negativeRejected]: 'negative',
+  [GENERATIVE_CHECKS.noServerError]: 'edge',
+};
+
+/** Sends the operation's generated cases of the intents the run judges, once per worker. */
+function sendOnce(ctx: CheckContext): Promise<{ result: EngineResult; count: number }> {
+  const { cases: total, seed, checks } = ctx.generate;
+  const intents = new Set(checks.map((id) => INTENT_OF_CHECK[id]));
+  const settings = ctx.api.settings;
+  const key = `generate ${settings.baseUrl} ${ctx.op.operationId} ${total} ${seed} ${[...intents].sort().join(',')}`;
+  return ctx.shared(key, async () => {
+    const count = allocate(total, OPERATION_IDS).get(ctx.op.operationId) ?? 0;
+    const pools = await poolsFor(ctx.op.operationId, ctx.data);
+    const cases = casesFor(seed, ctx.op.operationId, count, pools).filter((c) => intents.has(c.intent));
+    const engine = new GenerativeEngine({
+      newApi: (judge = true) => new Api({ ...settings, judge }),
+      concurrency: CONCURRENCY,
+      shrinkAttempts: SHRINK_ATTEMPTS,
+      shrinkMs: SHRINK_MS,
+      disabledChecks: settings.disabledChecks,
+    });
+    return { result: await engine.run(cases), count };
+  });
+}
+
+/** The body of a generative check's test: reports what the operation's cases of its intent found. */
+export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<void> {
+  return async (ctx) => {
+    const { result, count } = await ctx.step(`generated requests (seed ${ctx.generate.seed})`, () => sendOnce(ctx));
+    for (const id of result.reads) ctx.api.reads.add(id);
+    const sent = result.cases[intent];
+    if (sent === 0) {
+      ctx.skip(
+        result.stopped[0] ??
+          `no ${intent} case among the ${count} generated for this operation (--generate ${ctx.generate.cases})`,
+      );
+    }
+    for (const finding of result.findings) {
+      if (result.intents[findingKey(finding)] === intent) ctx.report(finding);
+    }
+  };
+}
