@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { getCheck } from './checks/index.ts';
 import { DISCOVERY_NEEDS, DISCOVERY_REQUESTS, type DiscoveryItem } from './discovery.ts';
+import { DEFAULT_GENERATE } from './options.ts';
 import type { SelectedTest } from './selection.ts';
 
 /**
- * Requests each test sent in a run against the embedded reference server (one worker), measured
+ * Requests each test sent in a run against the embedded reference server (one worker, the default
+ * generative phase), measured
  * by `npm run docs:requests` and kept fresh by `request-budget.test.ts`; what `kgate conform`
  * announces before it starts. A real target's data can change a few counts (a shorter list pages
  * in fewer requests), so the announcement says "about".
@@ -76,13 +78,16 @@ export function estimateRequests(
   tests: readonly SelectedTest[],
   workers: number,
   table: RequestBudget = requestBudget(),
+  generate: number = DEFAULT_GENERATE,
 ): RequestEstimate {
   let testRequests = 0;
   let rateLimitRequests = 0;
   const users = new Map<string, Map<DiscoveryItem, number>>();
   for (const test of tests) {
     const measured = table.tests[budgetKey(test)];
-    testRequests += measured?.requests ?? 0;
+    // The table was measured with the default generative phase; its requests grow with --generate.
+    const scale = getCheck(test.check)?.kind === 'generative' ? generate / DEFAULT_GENERATE : 1;
+    testRequests += Math.round((measured?.requests ?? 0) * scale);
     if (test.project === 'rate-limit') rateLimitRequests += measured?.requests ?? 0;
     const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
     users.set(test.project, byItem);

@@ -72,6 +72,8 @@ export function selectedTests(options: ConformOptions, grep?: string): SelectedT
     for (const op of OPERATIONS) {
       for (const check of CHECKS) {
         if (!check.run || !check.appliesTo(op)) continue;
+        // As operations.spec.ts declares them: the generative checks only when there is a generative phase.
+        if (check.kind === 'generative' && !(options.generate > 0)) continue;
         const title = ['', project.name, SUITE_FILE, op.label, check.id, ...(check.tag ? [check.tag] : [])].join(' ');
         if (project.grep !== undefined && !matches(project.grep, title)) continue;
         if (matches(project.grepInvert, title)) continue;

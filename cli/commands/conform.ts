@@ -237,7 +237,7 @@ export const command: Command = {
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     pace?.continueIn(join(resolve(options.reportDir), PACE_FILE));
     const workers = options.workers ?? Math.max(2, availableParallelism());
-    const estimate = estimateRequests(selectedTests(options, grep), workers);
+    const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
     say(
       `${describeEstimate(estimate, options.maxRps)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}`,
     );

@@ -24,8 +24,18 @@ export const INTENT_OF_CHECK: Record<string, Intent> = {
   [GENERATIVE_CHECKS.noServerError]: 'edge',
 };
 
+/** What one operation's generated requests found, and what sending them cost. */
+interface Sent {
+  result: EngineResult;
+  count: number;
+  /** HTTP requests the engine sent (cases, chains and shrinking). */
+  requests: number;
+  /** Set by the test that counts `requests` as its own, so the run counts them once. */
+  counted: boolean;
+}
+
 /** Sends the operation's generated cases of the intents the run judges, once per worker. */
-function sendOnce(ctx: CheckContext): Promise<{ result: EngineResult; count: number }> {
+function sendOnce(ctx: CheckContext): Promise<Sent> {
   const { cases: total, seed, checks } = ctx.generate;
   const intents = new Set(checks.map((id) => INTENT_OF_CHECK[id]));
   const settings = ctx.api.settings;
@@ -34,24 +44,35 @@ function sendOnce(ctx: CheckContext): Promise<{ result: EngineResult; count: num
     const count = allocate(total, OPERATION_IDS).get(ctx.op.operationId) ?? 0;
     const pools = await poolsFor(ctx.op.operationId, ctx.data);
     const cases = casesFor(seed, ctx.op.operationId, count, pools).filter((c) => intents.has(c.intent));
+    const apis: Api[] = [];
     const engine = new GenerativeEngine({
-      newApi: (judge = true) => new Api({ ...settings, judge }),
+      newApi: (judge = true) => {
+        const api = new Api({ ...settings, judge });
+        apis.push(api);
+        return api;
+      },
       concurrency: CONCURRENCY,
       shrinkAttempts: SHRINK_ATTEMPTS,
       shrinkMs: SHRINK_MS,
       disabledChecks: settings.disabledChecks,
     });
-    return { result: await engine.run(cases), count };
+    const result = await engine.run(cases);
+    return { result, count, requests: apis.reduce((sum, api) => sum + api.requestCount, 0), counted: false };
   });
 }
 
 /** The body of a generative check's test: reports what the operation's cases of its intent found. */
 export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<void> {
   return async (ctx) => {
-    const { result, count } = await ctx.step(`generated requests (seed ${ctx.generate.seed})`, () => sendOnce(ctx));
+    const sent = await ctx.step(`generated requests (seed ${ctx.generate.seed})`, () => sendOnce(ctx));
+    const { result, count } = sent;
+    // The first of the operation's generative tests counts the requests, so the run counts them once.
+    if (!sent.counted) {
+      sent.counted = true;
+      ctx.api.requestCount += sent.requests;
+    }
     for (const id of result.reads) ctx.api.reads.add(id);
-    const sent = result.cases[intent];
-    if (sent === 0) {
+    if (result.cases[intent] === 0) {
       ctx.skip(
         result.stopped[0] ??
           `no ${intent} case among the ${count} generated for this operation (--generate ${ctx.generate.cases})`,
