@@ -72,7 +72,7 @@ export interface ApiSettings {
   maxBytes: number;
   /** Fixture checks switched off with --exclude-checks. */
   disabledChecks: ReadonlySet<string>;
-  /** Folder where workers share transport failures per target (see BROKEN_TARGET_LIMIT). */
+  /** Folder where workers share transport failures per target (see BROKEN_OPERATION_LIMIT). */
   breakerDir?: string;
   /** --strict: what the spec marks expected (missing is a warning) fails instead. */
   strict?: boolean;
@@ -89,14 +89,11 @@ export interface ApiSettings {
 /**
  * Circuit breaker shared by all workers through files: once requests have failed at the transport
  * level often enough, further requests are not sent and their tests are skipped with the reason,
- * so a target that hangs or resets is reported in seconds instead of one deadline (and one worker
- * restart) per test. An operation is broken after BROKEN_OPERATION_LIMIT failures on it; the whole
- * target after BROKEN_TARGET_LIMIT timeouts or broken connections spread over at least two
- * operations, so one hanging operation never silences the others. Oversized, non-JSON or wrongly
- * labelled bodies count for their operation only.
+ * so a target that hangs or resets is reported in seconds instead of one deadline per test. An
+ * operation is broken after BROKEN_OPERATION_LIMIT failures on it. The whole target is broken
+ * only when a probe of another operation gets no answer either (see probeTarget): operations that
+ * hang for some inputs never silence the ones that answer.
  */
-export const BROKEN_TARGET_LIMIT = 3;
-/** See BROKEN_TARGET_LIMIT; per operation. */
 export const BROKEN_OPERATION_LIMIT = 2;
 /** Prefix of the files that count transport failures. */
 export const BREAKER_FILE_PREFIX = '.transport-failures-';
@@ -110,7 +107,7 @@ const TRANSPORT_CHECKS = new Set([
   'body-is-json',
   'content-type-is-json',
 ]);
-/** Fixture checks whose failures count against the whole target, not only their operation. */
+/** Fixture checks whose failures make kgate probe whether the whole target is down. */
 const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-completes']);
 /** Deadline of the probe that tells a dead target from one broken operation (see probeTarget). */
 export const PROBE_TIMEOUT_MS = 2_000;
@@ -251,13 +248,6 @@ export class Api {
   private checkBreaker(op: Operation): void {
     const down = this.breakerLines(`${this.settings.baseUrl} down`);
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
-    const target = this.breakerLines(this.settings.baseUrl);
-    const spread = new Set(target.map((line) => line.split(' ')[1])).size;
-    if (target.length >= BROKEN_TARGET_LIMIT && spread >= 2) {
-      throw new TargetBroken(
-        `not run: ${target.length} earlier requests to this target failed at the transport level (${describeLines(target)})`,
-      );
-    }
     const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
     if (own.length >= BROKEN_OPERATION_LIMIT) {
       throw new TargetBroken(
@@ -269,14 +259,10 @@ export class Api {
   /** Counts a transport-level failure for the breaker. */
   private countBroken(op: Operation, check: string): void {
     if (!TRANSPORT_CHECKS.has(check)) return;
-    const scopes = [`${this.settings.baseUrl} ${op.operationId}`];
-    if (WHOLE_TARGET_CHECKS.has(check)) scopes.push(this.settings.baseUrl);
-    for (const scope of scopes) {
-      const file = this.breakerFile(scope);
-      if (!file) continue;
-      mkdirSync(dirname(file), { recursive: true });
-      appendFileSync(file, `${check} ${op.operationId}\n`);
-    }
+    const file = this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`);
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    appendFileSync(file, `${check} ${op.operationId}\n`);
   }
 
   /**
