@@ -163,7 +163,8 @@ export async function runCheck(
       notes.push(text);
     },
     report(finding) {
-      const level = finding.level ?? (check.severity === 'warn' && !strict ? 'warn' : 'fail');
+      const level =
+        finding.level ?? (severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail');
       own.push({ ...finding, level, origin: finding.origin ?? 'check' });
     },
     generate: {
@@ -201,8 +202,11 @@ export async function runCheck(
     }
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
-  const found = [...api.findings, ...extra].map((finding) => applyOverride(finding, kgate.options.severity, strict));
-  const findings = JSON.parse(redactSecrets(JSON.stringify([...found, ...own]))) as Failure[];
+  // Severity overrides weigh every finding, whoever found it (the fixture, discovery, a generated request).
+  const found = [...api.findings, ...extra, ...own].map((finding) =>
+    applyOverride(finding, kgate.options.severity, strict),
+  );
+  const findings = JSON.parse(redactSecrets(JSON.stringify(found))) as Failure[];
   const requests = {
     test: api.requestCount,
     discovery: kgate.discoveryRequests() - discoveredBefore,
