@@ -63,6 +63,11 @@ export const ATTRIBUTES: readonly AttributeSpec[] = [
   spec('DOI', 'string', 'ES', true),
 ];
 
+/** Attribute name by its lower-case spelling: what a server reading names case-insensitively would match. */
+export const ATTRIBUTE_BY_LOWER: ReadonlyMap<string, string> = new Map(
+  ATTRIBUTES.map((a) => [a.name.toLowerCase(), a.name]),
+);
+
 /** Attribute by exact (case-sensitive) name. */
 export const ATTRIBUTE_BY_NAME: ReadonlyMap<string, AttributeSpec> = new Map(ATTRIBUTES.map((a) => [a.name, a]));
 

@@ -1,3 +1,4 @@
+import { ATTRIBUTE_BY_LOWER, ATTRIBUTES } from '../academic/attributes.ts';
 import {
   child,
   dropParams,
@@ -14,30 +15,7 @@ import {
 import type { Fault, RequestContext } from './types.ts';
 
 /** Every paper attribute the corpus knows (facts.md), in the case the interface uses. */
-const PAPER_ATTRIBUTES = [
-  'Id',
-  'Ti',
-  'W',
-  'Y',
-  'D',
-  'CC',
-  'ECC',
-  'AA.AuN',
-  'AA.AuId',
-  'AA.AfN',
-  'AA.AfId',
-  'AA.S',
-  'F.FN',
-  'F.FId',
-  'J.JN',
-  'J.JId',
-  'C.CN',
-  'C.CId',
-  'RId',
-  'DOI',
-];
-
-const ATTRIBUTE_BY_LOWER = new Map(PAPER_ATTRIBUTES.map((name) => [name.toLowerCase(), name]));
+const PAPER_ATTRIBUTES = ATTRIBUTES.map((attribute) => attribute.name);
 
 const ACADEMIC_SEARCH = [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram];
 

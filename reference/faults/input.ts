@@ -2,38 +2,13 @@
 // invalid value accepted) and answers every other request exactly as the clean server does. A
 // fixed battery of requests passes them unless it happens to hold the triggering input; the
 // generated requests of `kgate conform` and `kgate fuzz` are meant to find them.
+import { ATTRIBUTE_BY_LOWER } from '../academic/attributes.ts';
 import { errorResult } from '../errors.ts';
 import { OPS, sleep, withBody } from './transform.ts';
 import type { Fault, HandlerResult, RequestContext } from './types.ts';
 
 /** How long a hanging answer is held (the connection goes away sooner: the client's deadline, or close()). */
 export const INPUT_HANG_MS = 60_000;
-
-/** Every paper attribute name, by its lower-case spelling (facts.md). */
-const ATTRIBUTE_BY_LOWER = new Map(
-  [
-    'Id',
-    'Ti',
-    'W',
-    'Y',
-    'D',
-    'CC',
-    'ECC',
-    'AA.AuN',
-    'AA.AuId',
-    'AA.AfN',
-    'AA.AfId',
-    'AA.S',
-    'F.FN',
-    'F.FId',
-    'J.JN',
-    'J.JId',
-    'C.CN',
-    'C.CId',
-    'RId',
-    'DOI',
-  ].map((name) => [name.toLowerCase(), name]),
-);
 
 /** The largest number of arguments of any Or(...) in an expression (quoted strings skipped). */
 export function widestOr(expr: string): number {
