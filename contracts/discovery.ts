@@ -2,6 +2,7 @@ import { getOperation } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { type Api, type ApiResponse, type CallOptions, type Operation, ResponseUnusable } from './api.ts';
 import { excerpt, type Failure } from './failure.ts';
+import { field, objects } from './json.ts';
 
 /** A paper entity as evaluate returns it with the discovery attributes (any field may be missing or mistyped). */
 export interface DiscoveredPaper {
@@ -102,20 +103,6 @@ export function op(operationId: string): Operation {
   const found = getOperation(operationId);
   if (!found) throw new Error(`operation ${operationId} is not in the spec`);
   return found;
-}
-
-/** The object at `key` of a JSON value, if it is one. */
-function field(json: unknown, key: string): unknown {
-  return json !== null && typeof json === 'object' && !Array.isArray(json)
-    ? (json as Record<string, unknown>)[key]
-    : undefined;
-}
-
-/** The elements of a JSON array that are objects. */
-function objects(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value)
-    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
-    : [];
 }
 
 /** Short description of an answer, for the skip reason of a test that found no data in it. */

@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt } from './support.ts';
+import { body } from './support.ts';
 
 /**
  * The paper attributes of facts.md, grouped as evaluate returns them. Scores (`prob`, and the
@@ -21,7 +22,7 @@ export const check = defineCheck({
     const expr = await ctx.data.broadExpr();
     await ctx.step('attributes=Ti,Y', async () => {
       const response = await ctx.api.call(ctx.op, { params: { expr, attributes: 'Ti,Y', count: '5' } });
-      const entities = objectsAt(body(response).entities);
+      const entities = objects(body(response).entities);
       if (entities.length === 0) ctx.skip(`evaluate ${expr} returned no entities to inspect`);
       entities.forEach((entity, i) => {
         const extra = Object.keys(entity).filter(
@@ -52,7 +53,7 @@ export const check = defineCheck({
     await ctx.step('attributes=ti (wrong case)', async () => {
       const response = await ctx.api.call(ctx.op, { params: { expr, attributes: 'ti', count: '5' }, intent: 'error' });
       if (response.status !== 200) return;
-      const entities = objectsAt(body(response).entities);
+      const entities = objects(body(response).entities);
       const i = entities.findIndex((entity) => 'Ti' in entity);
       ctx.expect(
         i === -1,

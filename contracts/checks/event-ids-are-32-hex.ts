@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { at, objectsAt, validRequest } from './support.ts';
+import { at, validRequest } from './support.ts';
 
 /** Event ids are 32 hex characters: seen only in samples, so a warning unless --strict. */
 export const check = defineCheck({
@@ -11,7 +12,7 @@ export const check = defineCheck({
   appliesTo: (op) => op.operationId === 'hotEvents' || op.operationId === 'relatedEvents',
   async run(ctx) {
     const response = await ctx.api.call(ctx.op, await validRequest(ctx.op, ctx.data));
-    const events = objectsAt(at(response.json, '/value')) as { eventId?: unknown }[];
+    const events = objects(at(response.json, '/value')) as { eventId?: unknown }[];
     if (events.length === 0) ctx.skip('no events returned to inspect');
     events.forEach((event, i) => {
       ctx.expect(

@@ -1,7 +1,8 @@
 import { op } from '../discovery.ts';
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt } from './support.ts';
+import { body } from './support.ts';
 
 /** calchistogram's totals match what evaluate returns for the same expression. */
 export const check = defineCheck({
@@ -19,7 +20,7 @@ export const check = defineCheck({
     );
     if (evaluated.status !== 200)
       ctx.skip(`evaluate answered status ${evaluated.status} for ${expr}: nothing to compare with`);
-    const entities = objectsAt(body(evaluated).entities) as { Y?: unknown }[];
+    const entities = objects(body(evaluated).entities) as { Y?: unknown }[];
     if (entities.length === 0) ctx.skip(`evaluate returned no entities for ${expr}: nothing to compare with`);
     if (entities.length >= 1000)
       ctx.skip(`${expr} matches 1000 papers or more: too many to compare in one evaluate page`);

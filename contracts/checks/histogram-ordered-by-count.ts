@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt } from './support.ts';
+import { body } from './support.ts';
 
 /** Histogram entries come by descending count: seen only in samples, so a warning unless --strict. */
 export const check = defineCheck({
@@ -13,11 +14,11 @@ export const check = defineCheck({
   async run(ctx) {
     const expr = await ctx.data.broadExpr();
     const response = await ctx.api.call(ctx.op, { params: { expr, attributes: 'Y,F.FN', count: '30' } });
-    const histograms = objectsAt(body(response).histograms) as { attribute?: string; histogram?: unknown }[];
-    if (!histograms.some((histogram) => objectsAt(histogram.histogram).length >= 2))
+    const histograms = objects(body(response).histograms) as { attribute?: string; histogram?: unknown }[];
+    if (!histograms.some((histogram) => objects(histogram.histogram).length >= 2))
       ctx.skip(`no histogram of ${expr} (Y, F.FN) has two entries to order`);
     histograms.forEach((histogram, h) => {
-      const counts = objectsAt(histogram.histogram).map((entry) => Number(entry.count));
+      const counts = objects(histogram.histogram).map((entry) => Number(entry.count));
       const at = counts.findIndex((c, i) => i > 0 && c > counts[i - 1]!);
       ctx.expect(
         at === -1,

@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt } from './support.ts';
+import { body } from './support.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -15,7 +16,7 @@ export const check = defineCheck({
     const { date } = await ctx.data.hotDate();
     const response = await ctx.api.call(ctx.op, { params: { date, $top: '20' } });
     const start = Date.parse(`${date}T00:00:00Z`);
-    const events = objectsAt(body(response).value) as { from?: string; to?: string }[];
+    const events = objects(body(response).value) as { from?: string; to?: string }[];
     if (events.length === 0) ctx.skip(`hotevents returned no events for ${date} this time`);
     events.forEach((event, i) => {
       const from = Date.parse(String(event.from));

@@ -1,7 +1,8 @@
 import { op } from '../discovery.ts';
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt, validRequest } from './support.ts';
+import { body, validRequest } from './support.ts';
 
 /** Every interpretation's output expression is accepted by evaluate and calchistogram. */
 export const check = defineCheck({
@@ -14,7 +15,7 @@ export const check = defineCheck({
   async run(ctx) {
     const request = await validRequest(ctx.op, ctx.data);
     const response = await ctx.api.call(ctx.op, request);
-    const interpretations = objectsAt(body(response).interpretations) as {
+    const interpretations = objects(body(response).interpretations) as {
       rules?: { output?: { value?: string } }[];
     }[];
     if (interpretations.length === 0)

@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt, validRequest } from './support.ts';
+import { body, validRequest } from './support.ts';
 
 /** Interpretations come by descending prob. */
 export const check = defineCheck({
@@ -15,7 +16,7 @@ export const check = defineCheck({
       ...request,
       params: { ...request.params, count: '20' },
     });
-    const interpretations = objectsAt(body(response).interpretations) as { prob?: unknown }[];
+    const interpretations = objects(body(response).interpretations) as { prob?: unknown }[];
     if (interpretations.length < 2)
       ctx.skip(
         `interpret returned ${interpretations.length} interpretation(s) for '${request.params!.query}': nothing to order`,

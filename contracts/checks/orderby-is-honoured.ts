@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt } from './support.ts';
+import { body } from './support.ts';
 
 /** evaluate sorts by `orderby` in the direction asked. */
 export const check = defineCheck({
@@ -18,7 +19,7 @@ export const check = defineCheck({
           params: { expr, attributes: 'Id,Y', orderby: `Y:${direction}`, count: '100' },
         });
         // An entity without a year has no place in the order: only the years present are compared.
-        const dated = objectsAt(body(response).entities)
+        const dated = objects(body(response).entities)
           .map((entity, index) => ({ index, y: entity.Y }))
           .filter((entity) => entity.y !== undefined);
         const years = dated.map((entity) => entity.y);

@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt, validRequest } from './support.ts';
+import { body, validRequest } from './support.ts';
 
 const ANSWER_FIELDS: Record<string, string> = { WebPages: 'webPages', Entities: 'entities', Facts: 'facts' };
 
@@ -23,10 +24,10 @@ export const check = defineCheck({
     const response = await ctx.api.call(ctx.op, await validRequest(ctx.op, ctx.data));
     const json = body(response);
     const ranking = (json.rankingResponse ?? {}) as Record<string, { items?: unknown }>;
-    const sections = Object.entries(ranking).filter(([, group]) => objectsAt(group?.items).length > 0);
+    const sections = Object.entries(ranking).filter(([, group]) => objects(group?.items).length > 0);
     if (sections.length === 0) ctx.skip('the answer carried no rankingResponse items to resolve');
     for (const [section, group] of sections) {
-      objectsAt(group.items).forEach((item, i) => {
+      objects(group.items).forEach((item, i) => {
         const pointer = `/rankingResponse/${section}/items/${i}`;
         const field = ANSWER_FIELDS[String(item.answerType)];
         if (!field) return;
@@ -41,7 +42,7 @@ export const check = defineCheck({
           }),
           response,
         );
-        const values = objectsAt(answer!.value) as { id?: string }[];
+        const values = objects(answer!.value) as { id?: string }[];
         if (item.resultIndex !== undefined) {
           const index = item.resultIndex as number;
           ctx.expect(

@@ -1,6 +1,7 @@
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';
-import { body, objectsAt, parseUtc } from './support.ts';
+import { body, parseUtc } from './support.ts';
 
 /** relatedevents is sorted by event time in one direction (the interface does not say which). */
 export const check = defineCheck({
@@ -12,7 +13,7 @@ export const check = defineCheck({
   async run(ctx) {
     const wikipediaid = await ctx.data.wikipediaId();
     const response = await ctx.api.call(ctx.op, { params: { wikipediaid, $top: '50' } });
-    const events = objectsAt(body(response).value) as { from?: string }[];
+    const events = objects(body(response).value) as { from?: string }[];
     if (events.length < 2)
       ctx.skip(`relatedevents returned ${events.length} event(s) for ${wikipediaid}: nothing to order`);
     const times = events.map((event) => parseUtc(event.from));

@@ -1,6 +1,7 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
 import type { Discovery } from '../discovery.ts';
 import { show } from '../failure.ts';
+import { objects } from '../json.ts';
 import type { CheckContext } from './registry.ts';
 
 /** The operation's id without its GET/POST suffix: interpret, evaluate, calchistogram, similarity... */
@@ -67,13 +68,6 @@ export function expectStatus(ctx: CheckContext, response: ApiResponse, want: num
   );
 }
 
-/** The object elements of a JSON value that is an array (none otherwise): checks read mistyped answers safely. */
-export function objectsAt(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value)
-    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
-    : [];
-}
-
 /** The body as an object (or an empty one). */
 export function body(response: ApiResponse): Record<string, unknown> {
   const json = response.json;
@@ -123,7 +117,7 @@ export function expectParameterRejected(
       response,
     );
   } else if (group === 'answerSearch' || group === 'urlPreview') {
-    const errors = objectsAt(json.errors);
+    const errors = objects(json.errors);
     const named = errors.map((error) => error.parameter).filter((name) => typeof name === 'string');
     if (named.length === 0) return;
     ctx.expect(

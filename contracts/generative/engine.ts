@@ -4,6 +4,7 @@
 import { getOperation, type OperationInfo } from '../../openapi/spec.ts';
 import { type Api, type ApiResponse, type CallOptions, ResponseUnusable, TargetBroken } from '../api.ts';
 import type { Failure } from '../failure.ts';
+import { field, objects } from '../json.ts';
 import { findingKey } from '../summary.ts';
 import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.ts';
 import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
@@ -103,18 +104,6 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
 interface Sent {
   response?: ApiResponse;
   findings: Failure[];
-}
-
-function field(json: unknown, key: string): unknown {
-  return json !== null && typeof json === 'object' && !Array.isArray(json)
-    ? (json as Record<string, unknown>)[key]
-    : undefined;
-}
-
-function objects(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value)
-    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
-    : [];
 }
 
 /** A value from another answer that is safe to send as an id: printable, not too long. */

@@ -2,6 +2,7 @@
 // content type, JSON, schema): no 5xx for any input, a 2xx for valid input, a 4xx for invalid.
 import type { Group } from '../../openapi/spec.ts';
 import { excerpt, type Failure, show } from '../failure.ts';
+import { field } from '../json.ts';
 import type { GeneratedCase } from './cases.ts';
 
 /** Check ids of the generative phase, as registered in contracts/checks/. */
@@ -25,12 +26,6 @@ const KEY_STATUSES = new Set([401, 403, 429]);
 
 /** Groups that document a 400 for a missing or invalid parameter (event knowledge documents none). */
 const DOCUMENTED_400: ReadonlySet<Group> = new Set(['academic', 'similarity', 'answerSearch', 'urlPreview']);
-
-function field(json: unknown, key: string): unknown {
-  return json !== null && typeof json === 'object' && !Array.isArray(json)
-    ? (json as Record<string, unknown>)[key]
-    : undefined;
-}
 
 /**
  * A short, stable description of an error answer: its code (academic `error.code`, answer search

@@ -1,13 +1,9 @@
 // Value pools drawn from the target through test-data discovery: each operation reads only what
 // its generated requests use, so a fault elsewhere never changes its cases.
 import { DataUnavailable, type Discovery } from '../discovery.ts';
+import { objects } from '../json.ts';
 import { baseOf } from './cases.ts';
 import { cleanInt, cleanText, distinct, isCalendarDate, isHttpUrl, mergePools, type ValuePools } from './values.ts';
-
-function objects(value: unknown): Record<string, unknown>[] {
-  const list = Array.isArray(value) ? value : value !== null && typeof value === 'object' ? [value] : [];
-  return list.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object');
-}
 
 /** Runs a discovery read; no data (or a broken answer) leaves the built-in values in place. */
 async function attempt<T>(read: () => Promise<T>): Promise<T | undefined> {
