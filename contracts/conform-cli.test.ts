@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
 import { scanForSecrets } from './secret-scan.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = 'reports/conformance-cli-test';
 /** A key no real deployment would use, so finding it anywhere is a leak. */
 const DISTINCTIVE = 'kgate-leak-canary-7f3a9c2e51d84b06';
@@ -25,36 +23,16 @@ after(async () => {
 });
 
 /** Runs `kgate conform` in a child process (asynchronously: the reference server lives in this process). */
-function conform(
-  args: string[],
-  env: Record<string, string> = {},
-  cwd = ROOT,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'conform', ...args], {
+function conform(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<ProcessResult> {
+  return runKgate(['conform', ...args], {
     cwd,
     // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
     env: {
-      ...process.env,
       KGATE_BASE_URL: '',
       GITHUB_STEP_SUMMARY: '',
       KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: REPORT_DIR }),
       ...env,
     },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const killer = setTimeout(() => child.kill(), 120_000);
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
   });
 }
 

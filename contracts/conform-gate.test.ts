@@ -1,17 +1,15 @@
 // The gate as a team configures it: kgate.config.json (severity overrides, the baseline) and
 // --baseline / --update-baseline, run through the real CLI against faults of the reference server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { runKgate } from '../scripts/run-process.ts';
 import { type ConformanceBaseline, RECORDED_REASON } from './baseline.ts';
 import type { RunSummary } from './summary.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVALUATE = 'GET /academic/v1.0/evaluate';
 /** A fault orderby-is-honoured catches on evaluate (fault-table.ts), judged by two tests. */
 const FAULT = 'evaluate-orderby-ignored';
@@ -30,26 +28,15 @@ after(async () => {
 
 let runs = 0;
 /** Runs `kgate conform --json` in the test's folder (where kgate.config.json is looked for). */
-function conform(
+async function conform(
   args: string[],
   target = `${server.url}/faults/${FAULT}`,
 ): Promise<{ code: number | null; result?: RunSummary; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'bin/kgate.mjs'),
-      'conform',
-      '--base-url',
-      target,
-      '--report-dir',
-      join(dir, `run-${++runs}`),
-      '--json',
-      ...args,
-    ],
+  const { code, stdout, stderr } = await runKgate(
+    ['conform', '--base-url', target, '--report-dir', join(dir, `run-${++runs}`), '--json', ...args],
     {
       cwd: dir,
       env: {
-        ...process.env,
         KGATE_BASE_URL: '',
         KGATE_CONFORM_OPTIONS: '',
         GITHUB_STEP_SUMMARY: '',
@@ -59,25 +46,13 @@ function conform(
       },
     },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      let result: RunSummary | undefined;
-      try {
-        result = JSON.parse(stdout) as RunSummary;
-      } catch {
-        // A usage error prints no result.
-      }
-      resolve({ code, result, stderr });
-    });
-  });
+  let result: RunSummary | undefined;
+  try {
+    result = JSON.parse(stdout) as RunSummary;
+  } catch {
+    // A usage error prints no result.
+  }
+  return { code, result, stderr };
 }
 
 function writeConfig(config: object): void {

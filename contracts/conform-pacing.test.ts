@@ -9,11 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
 import { budgetKey, requestBudget } from './request-budget.ts';
 import type { RunSummary, TestRecord } from './summary.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RPS = 25;
 const reportDir = mkdtempSync(join(tmpdir(), 'kgate-pacing-'));
 
@@ -61,11 +60,9 @@ after(async () => {
   rmSync(reportDir, { recursive: true, force: true });
 });
 
-function conform(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'conform', ...args], {
-    cwd: ROOT,
+function conform(args: string[]): Promise<ProcessResult> {
+  return runKgate(['conform', ...args], {
     env: {
-      ...process.env,
       KGATE_BASE_URL: proxyUrl,
       KGATE_CONFORM_OPTIONS: '',
       GITHUB_STEP_SUMMARY: '',
@@ -74,16 +71,9 @@ function conform(args: string[]): Promise<{ code: number | null; stdout: string;
       KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
       KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
     },
+    // About 800 requests at 25 a second, with room for a slow machine.
+    timeoutMs: 300_000,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** The most arrivals in any window of `ms` milliseconds. */

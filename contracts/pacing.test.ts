@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { runProcess } from '../scripts/run-process.ts';
 import { SharedPace } from './pacing.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-pace-'));
@@ -48,21 +48,17 @@ const claims = [];
 for (let i = 0; i < 20; i++) claims.push(await pace.wait());
 console.log(JSON.stringify(claims));`;
   const outputs = await Promise.all(
-    Array.from(
-      { length: 3 },
-      () =>
-        new Promise<number[]>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
-          let out = '';
-          child.stdout.on('data', (chunk: Buffer) => {
-            out += chunk.toString('utf8');
-          });
-          child.on('error', reject);
-          child.on('close', (code) =>
-            code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(`child exit ${code}`)),
-          );
-        }),
-    ),
+    Array.from({ length: 3 }, async () => {
+      const { code, stdout, stderr } = await runProcess(process.execPath, [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        script,
+      ]);
+      assert.equal(code, 0, stderr);
+      return JSON.parse(stdout) as number[];
+    }),
   );
   const claims = outputs.flat();
   assert.equal(claims.length, 60, 'every request of every process went');

@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli/args.ts';
 import { parseLoadArgs } from '../cli/commands/load.ts';
 import { parseProbeArgs } from '../cli/commands/probe.ts';
 import { main } from '../cli/main.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { type ProcessResult, runKgate } from '../scripts/run-process.ts';
 import { peakRate, scenarioDurationS } from './scenarios.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const reportDir = mkdtempSync(join(tmpdir(), 'kgate-load-cli-'));
 after(() => rmSync(reportDir, { recursive: true, force: true }));
 
@@ -42,25 +40,8 @@ async function runMain(
   }
 }
 
-function kgate(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'bin/kgate.mjs'), ...args], {
-      cwd: root,
-      env: { ...process.env, KGATE_BASE_URL: '', KGATE_KEY: '', CI: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function kgate(args: string[], env: Record<string, string> = {}): Promise<ProcessResult> {
+  return runKgate(args, { env: { KGATE_BASE_URL: '', KGATE_KEY: '', CI: '1', ...env } });
 }
 
 describe('kgate load options', () => {

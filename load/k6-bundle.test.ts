@@ -2,17 +2,16 @@
 // ConfigMap and old k6 releases need, then run for a few seconds by a real k6 (v0.48 in
 // ../shared/tools/, or KGATE_K6) against the reference server, with and without a key.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { readEnv } from '../config/env.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { ROOT, runProcess } from '../scripts/run-process.ts';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS } from './k6-bundle.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kgate-k6-'));
 
 /** The k6 to run the bundles with: KGATE_K6, else the project's ../shared/tools/k6, else k6 on PATH. */
@@ -96,15 +95,7 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
     const args = ['run', '--quiet', '--no-color', '--summary-export', summary, script];
     for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}) }))
       args.splice(1, 0, '-e', `${variable}=${value}`);
-    const child = spawn(K6!, args, { env: { PATH: process.env.PATH, HOME: dir } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await runProcess(K6!, args, { env: { PATH: process.env.PATH, HOME: dir } });
     const metrics = (
       JSON.parse(readFileSync(summary, 'utf8')) as { metrics: Record<string, { thresholds?: Record<string, boolean> }> }
     ).metrics;
@@ -119,7 +110,7 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
       code,
       crossed: thresholds.filter((t) => t.crossed).map((t) => t.id),
       all: thresholds.map((t) => t.id),
-      output,
+      output: stdout + stderr,
     };
   }
 

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { scanForSecrets } from '../../contracts/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../args.ts';
 import { parseFuzzArgs } from './fuzz.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A key no real deployment would use, so finding it anywhere is a leak. */
 const DISTINCTIVE = 'kgate-fuzz-canary-5b1e0c9d7a2f4e63';
 
@@ -26,29 +24,8 @@ after(async () => {
 });
 
 /** Runs `kgate fuzz` in a child process (the reference server lives in this one). */
-function fuzz(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'fuzz', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, KGATE_BASE_URL: '', KGATE_KEY: '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const killer = setTimeout(() => child.kill(), 120_000);
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function fuzz(args: string[], env: Record<string, string> = {}): Promise<ProcessResult> {
+  return runKgate(['fuzz', ...args], { env: { KGATE_BASE_URL: '', KGATE_KEY: '', ...env } });
 }
 
 test('bad usage is one line naming the option and the rule', () => {

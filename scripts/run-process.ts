@@ -1,0 +1,62 @@
+// Runs a command to its end and hands back its exit code and output, for tests that drive kgate
+// (or k6, or a small script) as a user would: in a process of its own.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** This checkout's root. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ProcessResult {
+  /** The exit code; null when the process was killed (by `timeoutMs` among others). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunProcessOptions {
+  cwd?: string;
+  /** The whole environment of the process (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Killed after this long, so that a hung process fails its test instead of holding the run (default 120 s). */
+  timeoutMs?: number;
+}
+
+/** Runs `command` with `args` asynchronously (a server in the calling process keeps answering meanwhile). */
+export function runProcess(command: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const killer = setTimeout(() => child.kill(), options.timeoutMs ?? 120_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', (error) => {
+      clearTimeout(killer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs this checkout's `kgate` with `args`, from `cwd` (default: the checkout's root), in this
+ * process's environment with `env` laid over it.
+ */
+export function runKgate(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<ProcessResult> {
+  return runProcess(process.execPath, [join(ROOT, 'bin/kgate.mjs'), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    timeoutMs: options.timeoutMs,
+  });
+}
