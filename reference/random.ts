@@ -8,21 +8,29 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
+/** A deterministic generator of floats in [0, 1) (mulberry32), seeded by a 32-bit integer. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** A small seeded pseudo-random generator (mulberry32): same seed, same sequence, on every machine. */
 export class Random {
-  private state: number;
+  private readonly float: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.float = mulberry32(seed);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.float();
   }
 
   /** An integer in [min, max]. */

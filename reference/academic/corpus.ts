@@ -1,7 +1,9 @@
 // The deterministic paper corpus: columns in typed arrays (memory-conscious at a million papers),
 // documents numbered by rank (0 = highest prob), and inverted indexes built lazily on first use.
+
+import { mulberry32 } from '../random.ts';
 import { NameTable } from './names.ts';
-import { hash32, mulberry32 } from './random.ts';
+import { hash32 } from './random.ts';
 import {
   AFFILIATIONS,
   CONFERENCES,

@@ -1,16 +1,4 @@
-// Seeded pseudo-random numbers for the corpus: the same seed gives the same corpus on every machine.
-
-/** A deterministic generator of floats in [0, 1) (mulberry32), seeded by a 32-bit integer. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Stateless hashing for the corpus: the same seed gives the same corpus on every machine.
 
 /** Mixes two integers into a well-spread unsigned 32-bit hash (stateless, for per-item attributes). */
 export function hash32(a: number, b = 0): number {
