@@ -25,7 +25,7 @@ export default defineConfig({
   workers,
   retries: 0,
   // Under --max-rps a test waits for its requests' slots: its time limit grows with the pace.
-  timeout: testTimeoutMs(options.maxRps, workers),
+  timeout: testTimeoutMs(options, workers),
   forbidOnly: env.ci,
   globalSetup: `./contracts/global-setup${MODULE_EXT}`,
   outputDir: `${reportDir}/test-results`,

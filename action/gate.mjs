@@ -22,6 +22,7 @@ export const INPUTS = {
   strict: 'false',
   baseline: '',
   'max-rps': '',
+  'max-rps-by-path': '',
   config: '',
   'report-dir': 'kgate-reports',
   args: '',
@@ -76,6 +77,7 @@ export function conformArgs(inputs) {
     ['exclude-checks', '--exclude-checks'],
     ['baseline', '--baseline'],
     ['max-rps', '--max-rps'],
+    ['max-rps-by-path', '--max-rps-by-path'],
     ['config', '--config'],
   ];
   for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);

@@ -12,6 +12,7 @@ const OPTIONS = {
   strict: { type: 'boolean' },
   timeout: { type: 'string' },
   'max-rps': { type: 'string' },
+  'max-rps-by-path': { type: 'string' },
   baseline: { type: 'string' },
   'update-baseline': { type: 'boolean' },
 } as const;
@@ -30,6 +31,7 @@ const FILE: KgateConfig = {
   severity: { 'request-is-echoed': 'warn', 'rate-limit-signalled': 'off', 'event-ids-are-32-hex': 'fail' },
   timeoutMs: 20_000,
   maxRps: 1,
+  maxRpsByPath: { '/academic/v1.0/calchistogram': 0.1 },
   baseline: '/work/gate/known.json',
   strict: true,
 };
@@ -54,6 +56,7 @@ test('flags win over the environment, which wins over the configuration file', (
         severity: { 'request-is-echoed': 'warn', 'event-ids-are-32-hex': 'fail' },
         timeoutMs: 20_000,
         maxRps: 1,
+        maxRpsByPath: { '/academic/v1.0/calchistogram': 0.1 },
         baseline: '/work/gate/known.json',
         strict: true,
       },
@@ -79,6 +82,8 @@ test('flags win over the environment, which wins over the configuration file', (
           '500',
           '--max-rps',
           '0.2',
+          '--max-rps-by-path',
+          '/academic/v1.0/evaluate=1, /eventknowledge/v1.0/events/{event_id}/documents=0.5',
           '--baseline',
           'other.json',
         ],
@@ -91,6 +96,7 @@ test('flags win over the environment, which wins over the configuration file', (
         excludeChecks: ['auth-required', 'rate-limit-signalled'],
         timeoutMs: 500,
         maxRps: 0.2,
+        maxRpsByPath: { '/academic/v1.0/evaluate': 1, '/eventknowledge/v1.0/events/{event_id}/documents': 0.5 },
         baseline: '/work/gate/other.json',
       },
     },
@@ -113,6 +119,20 @@ test('bad values are one line naming the option and the rule', () => {
     { given: ['--max-rps', '0'], want: /^option --max-rps takes a number from 0\.001 to 10000, got '0'$/ },
     { given: ['--max-rps', 'fast'], want: /^option --max-rps takes a number/ },
     { given: ['--checks', 'nope'], want: /^option --checks: unknown check id 'nope'/ },
+    {
+      given: ['--max-rps-by-path', '/academic/v1.0/evaluate'],
+      want: /^option --max-rps-by-path takes PATH=R pairs separated by commas, R a number from 0\.001 to 10000 \(e\.g\. \/academic\/v1\.0\/calchistogram=0\.1\), got '\/academic\/v1\.0\/evaluate'$/,
+    },
+    { given: ['--max-rps-by-path', '/academic/v1.0/evaluate=0'], want: /^option --max-rps-by-path takes PATH=R/ },
+    { given: ['--max-rps-by-path', '/academic/v1.0/evaluate='], want: /^option --max-rps-by-path takes PATH=R/ },
+    {
+      given: ['--max-rps-by-path', 'evaluate=1'],
+      want: /^option --max-rps-by-path: unknown path 'evaluate' \(paths of the spec: \/academic\/v1\.0\/interpret, /,
+    },
+    {
+      given: ['--max-rps-by-path', '/academic/v1.0/evaluate=1,/academic/v1.0/evaluate=2'],
+      want: /^option --max-rps-by-path: path '\/academic\/v1\.0\/evaluate' is given twice$/,
+    },
     { given: ['--update-baseline'], want: /^option --update-baseline needs --baseline FILE/ },
     { given: ['--baseline', ''], want: /^option --baseline takes a file path/ },
   ];

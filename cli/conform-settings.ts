@@ -4,6 +4,7 @@ import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../co
 import type { Keys } from '../contracts/api.ts';
 import { CHECK_IDS } from '../contracts/checks/index.ts';
 import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
 import {
   intOption,
   listOption,
@@ -17,6 +18,8 @@ import {
 
 /** Largest --max-rps / maxRps accepted. */
 export const MAX_RPS_LIMIT = 10_000;
+/** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */
+export const SPEC_PATHS: readonly string[] = [...new Set(OPERATIONS.map((op) => op.path))];
 
 /** What `kgate conform` runs with, after flags, environment and configuration file are merged. */
 export interface ConformSettings {
@@ -35,6 +38,8 @@ export interface ConformSettings {
   strict: boolean;
   timeoutMs: number;
   maxRps?: number;
+  /** Requests per second to a path of the spec. */
+  maxRpsByPath?: Record<string, number>;
   /** Absolute path of the baseline file. */
   baseline?: string;
   updateBaseline: boolean;
@@ -50,6 +55,29 @@ export function validateCheckIds(ids: string[] | undefined, option: string): str
     );
   }
   return ids;
+}
+
+/** Reads --max-rps-by-path: `PATH=R` pairs separated by commas, each PATH a path of the spec. */
+export function maxRpsByPathOption(values: ParsedArgs['values']): Record<string, number> | undefined {
+  const raw = stringOption(values, 'max-rps-by-path');
+  if (raw === undefined) return undefined;
+  const byPath: Record<string, number> = {};
+  for (const pair of raw.split(',')) {
+    const at = pair.lastIndexOf('=');
+    const path = pair.slice(0, Math.max(at, 0)).trim();
+    const rate = Number(pair.slice(at + 1).trim());
+    if (at < 0 || pair.slice(at + 1).trim() === '' || !Number.isFinite(rate) || rate < 0.001 || rate > MAX_RPS_LIMIT)
+      throw new UsageError(
+        `option --max-rps-by-path takes PATH=R pairs separated by commas, R a number from 0.001 to ${MAX_RPS_LIMIT} (e.g. /academic/v1.0/calchistogram=0.1), got '${pair}'`,
+      );
+    if (!SPEC_PATHS.includes(path))
+      throw new UsageError(
+        `option --max-rps-by-path: unknown path '${path}' (paths of the spec: ${SPEC_PATHS.join(', ')})`,
+      );
+    if (path in byPath) throw new UsageError(`option --max-rps-by-path: path '${path}' is given twice`);
+    byPath[path] = rate;
+  }
+  return byPath;
 }
 
 /**
@@ -104,6 +132,9 @@ export function resolveConformSettings(
     strict: values.strict === true || config.strict === true,
     timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }) ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRps: numberOption(values, 'max-rps', { min: 0.001, max: MAX_RPS_LIMIT }) ?? config.maxRps,
+    maxRpsByPath:
+      maxRpsByPathOption(values) ??
+      (config.maxRpsByPath && Object.keys(config.maxRpsByPath).length > 0 ? config.maxRpsByPath : undefined),
     baseline,
     updateBaseline,
   };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { CHECK_IDS } from '../contracts/checks/index.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
 import { CONFIG_SCHEMA_PATH, ConfigError, loadConfig, parseApiList, parseConfig } from './file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-config-'));
@@ -20,6 +21,7 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     severity: { 'event-ids-are-32-hex': 'fail', 'request-is-echoed': 'warn', 'rate-limit-signalled': 'off' },
     timeoutMs: 30_000,
     maxRps: 0.5,
+    maxRpsByPath: { '/academic/v1.0/evaluate': 1, '/academic/v1.0/calchistogram': 0.1 },
     baseline: 'kgate.baseline.json',
     strict: true,
   };
@@ -68,6 +70,15 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     { given: { timeoutMs: 50 }, want: /key 'timeoutMs' must be >= 100/ },
     { given: { timeoutMs: 1.5 }, want: /key 'timeoutMs' must be integer/ },
     { given: { maxRps: 0 }, want: /key 'maxRps' must be > 0/ },
+    {
+      given: { maxRpsByPath: { '/academic/v1.0/histogram': 1 } },
+      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/histogram': the name must be a path of the spec \(\/academic\/v1\.0\/interpret, /,
+    },
+    {
+      given: { maxRpsByPath: { '/academic/v1.0/evaluate': 0 } },
+      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/evaluate' must be > 0/,
+    },
+    { given: { maxRpsByPath: 1 }, want: /key 'maxRpsByPath' must be object/ },
     { given: { baseline: '' }, want: /key 'baseline' must NOT have fewer than 1 characters/ },
     { given: { strict: 'yes' }, want: /key 'strict' must be boolean/ },
   ];
@@ -85,6 +96,15 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
 test('the schema lists exactly the registered check ids, so editors complete them', () => {
   const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as { $defs: { checkId: { enum: string[] } } };
   assert.deepEqual(schema.$defs.checkId.enum, [...CHECK_IDS], 'config/kgate.config.schema.json $defs.checkId.enum');
+});
+
+test('the schema lists exactly the paths of the spec, which maxRpsByPath names', () => {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as { $defs: { specPath: { enum: string[] } } };
+  assert.deepEqual(
+    schema.$defs.specPath.enum,
+    [...new Set(OPERATIONS.map((op) => op.path))],
+    'config/kgate.config.schema.json $defs.specPath.enum',
+  );
 });
 
 test('loadConfig reads kgate.config.json (or .yaml) from the working directory, or the file given', () => {

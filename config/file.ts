@@ -39,6 +39,8 @@ export interface KgateConfig {
   timeoutMs?: number;
   /** Requests per second over the whole run. */
   maxRps?: number;
+  /** Requests per second to a path of the spec, over the whole run. */
+  maxRpsByPath?: Record<string, number>;
   /** Baseline file, absolute (resolved against the configuration file's folder when read from a file). */
   baseline?: string;
   /** Warnings fail the gate. */
@@ -67,7 +69,12 @@ function compiled(): NonNullable<typeof validate> {
 
 /** The dotted name of the key an error is about (`keyVariables.full`, `checks.0`). */
 function keyOf(error: ErrorObject): string {
-  return error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // instancePath is a JSON pointer: a key holding `/` or `~` is escaped there (`~1`, `~0`).
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 }
 
 /** The rule an error breaks, in words. */

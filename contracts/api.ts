@@ -273,7 +273,7 @@ export class Api {
    */
   private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
-    await this.settings.pace?.wait();
+    await this.settings.pace?.wait(other.path);
     this.requestCount++;
     try {
       await sendHttp({
@@ -282,7 +282,7 @@ export class Api {
         headers: {},
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
-        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
+        onSent: this.settings.pace && (() => this.settings.pace!.sent(other.path)),
       });
       return undefined;
     } catch (error) {
@@ -313,7 +313,7 @@ export class Api {
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
-    await this.settings.pace?.wait();
+    await this.settings.pace?.wait(op.path);
     this.requestCount++;
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
@@ -337,7 +337,7 @@ export class Api {
         timeoutMs,
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
-        onSent: this.settings.pace && (() => this.settings.pace!.sent()),
+        onSent: this.settings.pace && (() => this.settings.pace!.sent(op.path)),
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;

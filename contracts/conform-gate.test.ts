@@ -157,6 +157,14 @@ test('a bad configuration file or baseline, or a burst under a pace, is one line
       given: { args: ['--max-rps', '5', '--with-rate-limit'] },
       want: /^option --with-rate-limit bursts up to 1000 requests .* --max-rps/,
     },
+    {
+      given: { config: { maxRpsByPath: { '/academic/v1.0/calchistogram': 0.1 } }, args: ['--with-rate-limit'] },
+      want: /^option --with-rate-limit bursts up to 1000 requests .* --max-rps-by-path/,
+    },
+    {
+      given: { args: ['--max-rps-by-path', 'calchistogram=0.1'] },
+      want: /^option --max-rps-by-path: unknown path 'calchistogram' \(paths of the spec: /,
+    },
   ];
   for (const { given, want } of cases) {
     if (given.config) writeConfig(given.config);

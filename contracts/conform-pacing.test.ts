@@ -21,6 +21,9 @@ let serve: ChildProcess;
 let proxy: Server;
 let proxyUrl: string;
 const arrivals: number[] = [];
+const CALCHISTOGRAM = '/academic/v1.0/calchistogram';
+/** Arrivals of requests to CALCHISTOGRAM (GET and POST). */
+const calchistogramArrivals: number[] = [];
 
 before(async () => {
   // The reference server runs in a process of its own, so the proxy's clock is never held up by its work.
@@ -32,6 +35,7 @@ before(async () => {
   const upstream = new URL(reference.url);
   proxy = createServer((req, res) => {
     arrivals.push(performance.now());
+    if (req.url?.startsWith(CALCHISTOGRAM)) calchistogramArrivals.push(performance.now());
     // The whole body is read before it is forwarded: a server that answers an oversized body early
     // and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
     const chunks: Buffer[] = [];
@@ -127,4 +131,32 @@ test(`a run paced at ${RPS} requests/s stays under it at the target, and sends w
   assert.ok(busiestWindow(times, 5000) <= 5 * RPS, `at most ${5 * RPS} in any 5 s`);
   // Single gaps are not asserted: the proxy stamps a request when its event loop gets to it, and
   // reading another worker's megabyte upload can hold one stamp back by some milliseconds.
+});
+
+test('a run with a rate for one path holds that path to it at the target, GET and POST together', async () => {
+  const PATH_RPS = 8;
+  calchistogramArrivals.length = 0;
+  const { code, stdout, stderr } = await conform([
+    '--max-rps-by-path',
+    `${CALCHISTOGRAM}=${PATH_RPS}`,
+    '--generate',
+    '0',
+    '--grep',
+    CALCHISTOGRAM,
+    '--report-dir',
+    join(reportDir, 'by-path'),
+    '--json',
+  ]);
+  assert.equal(code, 0, stderr);
+  assert.equal((JSON.parse(stdout) as RunSummary).verdict, 'pass', 'the clean server passes paced by path too');
+  assert.match(
+    stderr,
+    new RegExp(`; ${CALCHISTOGRAM} at most ${PATH_RPS}/s: at least \\d+ s`),
+    'the estimate names the pace',
+  );
+  const times = [...calchistogramArrivals].sort((a, b) => a - b);
+  assert.ok(times.length > 3 * PATH_RPS, `enough requests to measure the pace: ${times.length}`);
+  assert.ok(busiestWindow(times, 1000) <= PATH_RPS, `at most ${PATH_RPS} to ${CALCHISTOGRAM} in any second`);
+  const spanS = (times.at(-1)! - times[0]!) / 1000;
+  assert.ok((times.length - 1) / spanS <= PATH_RPS, `the mean rate ${((times.length - 1) / spanS).toFixed(2)}/s`);
 });

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
@@ -9,7 +8,7 @@ import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
-import { PACE_FILE, sharedPace } from './pacing.ts';
+import { sharedRunPace } from './pacing.ts';
 import { applyOverride, severityOf } from './severity.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
@@ -82,7 +81,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           disabledChecks: new Set(options.excludeChecks ?? []),
           breakerDir: options.reportDir,
           strict: options.strict,
-          pace: options.maxRps ? sharedPace(join(options.reportDir, PACE_FILE), options.maxRps) : undefined,
+          pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath),
         },
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);

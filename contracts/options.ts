@@ -50,6 +50,8 @@ export interface ConformOptions {
   severity?: Record<string, 'fail' | 'warn'>;
   /** At most this many requests per second, over every request of the run and all its workers. */
   maxRps?: number;
+  /** At most this many requests per second to a path (the spec's, GET and POST alike), over the whole run. */
+  maxRpsByPath?: Record<string, number>;
   /** Conformance baseline (absolute path): its known failures do not fail the gate. */
   baselineFile?: string;
   /** Rewrite baselineFile from this run's failures before judging. */
@@ -100,6 +102,7 @@ export function readConformOptions(
     sweepFile: given.sweepFile,
     severity: given.severity,
     maxRps: given.maxRps,
+    maxRpsByPath: given.maxRpsByPath,
     baselineFile: given.baselineFile,
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runProcess } from '../scripts/run-process.ts';
-import { SharedPace } from './pacing.ts';
+import { RunPace, runPace, SharedPace } from './pacing.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-pace-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,4 +74,52 @@ test('continueIn keeps the time of the next slot when the pace moves to the run 
   pace.continueIn(join(dir, 'run', '.pace'));
   const worker = new SharedPace(join(dir, 'run', '.pace'), 10);
   assert.ok((await worker.wait()) - first >= 100, 'a worker waits one interval after the preflight');
+});
+
+test('a run pace holds each limited path to its own rate and every request to the run rate', async () => {
+  const run = join(dir, 'by-path');
+  // Two processes' views of one run: the worker's paces read the same files.
+  const [a, b] = [new RunPace(run, 100, { '/slow': 10 }), new RunPace(run, 100, { '/slow': 10 })];
+  const stamp = async (pace: RunPace, path: string) => {
+    await pace.wait(path);
+    // Stamped as it leaves: sent() then keeps the next request one interval after this.
+    const at = Date.now();
+    pace.sent(path);
+    return { path, at };
+  };
+  const sent = await Promise.all(
+    Array.from({ length: 12 }, (_, index) => stamp(index % 2 === 0 ? a : b, index % 3 === 0 ? '/slow' : '/fast')),
+  );
+  const slow = sent.filter((item) => item.path === '/slow').map((item) => item.at);
+  const all = sent.map((item) => item.at);
+  assert.ok(
+    gaps(slow).every((gap) => gap >= 100),
+    `requests to /slow at least 100 ms apart: ${gaps(slow).join(', ')}`,
+  );
+  assert.ok(
+    gaps(all).every((gap) => gap >= 10),
+    `every request at least 10 ms from the last: ${gaps(all).join(', ')}`,
+  );
+  // The fast path is not held to the slow path's rate: its four requests of the first slow
+  // interval go while /slow waits.
+  const fast = sent.filter((item) => item.path === '/fast').map((item) => item.at);
+  assert.ok(
+    Math.min(...gaps(fast)) < 100,
+    `requests to /fast closer than /slow's interval somewhere: ${gaps(fast).join(', ')}`,
+  );
+});
+
+test('a run pace moves with its next slots, and runPace is none when nothing limits the run', async () => {
+  const preflight = join(dir, 'preflight-run');
+  const pace = runPace(preflight, undefined, { '/slow': 10 })!;
+  await pace.wait('/slow');
+  const first = Date.now();
+  pace.sent('/slow');
+  pace.continueIn(join(dir, 'moved-run'));
+  assert.ok(!existsSync(preflight), 'the preflight folder is gone once its pace has moved');
+  const worker = new RunPace(join(dir, 'moved-run'), undefined, { '/slow': 10 });
+  await worker.wait('/slow');
+  assert.ok(Date.now() - first >= 95, 'the worker waits one interval after the preflight on that path');
+  assert.equal(runPace(dir, undefined, {}), undefined);
+  assert.equal(runPace(dir, undefined), undefined);
 });

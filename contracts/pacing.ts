@@ -1,16 +1,21 @@
 import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Something every request of a run waits on before it is sent. */
 export interface RequestPace {
-  /** Resolves when the next request may be sent (to the time its slot was claimed). */
-  wait(): Promise<unknown>;
-  /** Says that the request actually left (it may leave later than it claimed its slot). */
-  sent(): void;
+  /** Resolves when the next request to `path` (the spec's path, such as `/academic/v1.0/evaluate`) may be sent. */
+  wait(path: string): Promise<unknown>;
+  /** Says that the request to `path` actually left (it may leave later than it claimed its slot). */
+  sent(path: string): void;
 }
 
 /** File in a run's report folder through which its processes share the pace. */
 export const PACE_FILE = '.pace';
+
+/** The pace file of one path's own rate (`.pace-academic-v1.0-evaluate`). */
+function pathPaceFile(dir: string, path: string): string {
+  return join(dir, `${PACE_FILE}${path.replace(/[^A-Za-z0-9.]+/g, '-')}`);
+}
 /** A lock older than this was left by a process that died while holding it. */
 const STALE_LOCK_MS = 2_000;
 
@@ -125,15 +130,75 @@ export class SharedPace implements RequestPace {
   }
 }
 
-const paces = new Map<string, SharedPace>();
+/**
+ * The pace of a run: at most `maxRps` requests per second over every request, and at most the
+ * rate `byPath` gives a path over the requests to that path (GET and POST alike), for targets
+ * that limit some operations more than others. A request waits for its path's slot, then for the
+ * run's; each is a SharedPace in the run's folder, so every process of the run keeps both.
+ */
+export class RunPace implements RequestPace {
+  private readonly whole: SharedPace | undefined;
+  private readonly paths: Map<string, SharedPace>;
 
-/** The process's pace for a run's file (one object per file, so every Api of a worker shares it). */
-export function sharedPace(file: string, rps: number): SharedPace {
-  const key = `${file} ${rps}`;
-  let pace = paces.get(key);
-  if (!pace) {
-    pace = new SharedPace(file, rps);
-    paces.set(key, pace);
+  constructor(
+    private dir: string,
+    maxRps: number | undefined,
+    byPath: Record<string, number> = {},
+  ) {
+    this.whole = maxRps ? new SharedPace(join(dir, PACE_FILE), maxRps) : undefined;
+    this.paths = new Map(
+      Object.entries(byPath).map(([path, rps]) => [path, new SharedPace(pathPaceFile(dir, path), rps)]),
+    );
   }
-  return pace;
+
+  async wait(path: string): Promise<void> {
+    await this.paths.get(path)?.wait();
+    await this.whole?.wait();
+  }
+
+  sent(path: string): void {
+    this.paths.get(path)?.sent();
+    this.whole?.sent();
+  }
+
+  /** Moves every pace to another folder, keeping the time of each next slot (see SharedPace.continueIn). */
+  continueIn(dir: string): void {
+    this.whole?.continueIn(join(dir, PACE_FILE));
+    for (const [path, pace] of this.paths) pace.continueIn(pathPaceFile(dir, path));
+    this.removeFolder();
+    this.dir = dir;
+  }
+
+  /** Removes the pace files (of a run that ends before it starts). */
+  remove(): void {
+    for (const pace of [this.whole, ...this.paths.values()]) if (pace) rmSync(pace.file, { force: true });
+    this.removeFolder();
+  }
+
+  /** Removes the folder if nothing else is in it (the preflight's own folder, once its pace has moved). */
+  private removeFolder(): void {
+    try {
+      rmdirSync(this.dir);
+    } catch {
+      // Not empty (a run's report folder), or never created.
+    }
+  }
+}
+
+/** A run's pace, or undefined when nothing limits it. */
+export function runPace(dir: string, maxRps: number | undefined, byPath?: Record<string, number>): RunPace | undefined {
+  return maxRps || Object.keys(byPath ?? {}).length > 0 ? new RunPace(dir, maxRps, byPath) : undefined;
+}
+
+const paces = new Map<string, RunPace | undefined>();
+
+/** The process's pace for a run's folder (one object per folder and rates, so every Api of a worker shares it). */
+export function sharedRunPace(
+  dir: string,
+  maxRps: number | undefined,
+  byPath?: Record<string, number>,
+): RunPace | undefined {
+  const key = JSON.stringify([dir, maxRps, byPath]);
+  if (!paces.has(key)) paces.set(key, runPace(dir, maxRps, byPath));
+  return paces.get(key);
 }

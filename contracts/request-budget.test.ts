@@ -129,6 +129,14 @@ test('estimateRequests adds each test, and each item discovered once per worker 
     line,
     /1 tests will send about 5 requests: 4 by the tests, 1 to find test data; at most 0\.5 request\(s\)\/s: at least 10 s$/,
   );
+  // A path's own pace holds that path's requests: the run lasts at least as long as its slowest pace needs.
+  const two = estimateRequests([at('GET /a', 'paging-is-consistent'), at('GET /b', 'paging-is-consistent')], 2, TABLE);
+  assert.deepEqual(two.byPath, { '/a': 4, '/b': 4 });
+  assert.match(
+    describeEstimate(two, 1, { '/b': 0.1 }),
+    /; at most 1 request\(s\)\/s, \/b at most 0\.1\/s: at least 40 s$/,
+  );
+  assert.match(describeEstimate(two, undefined, { '/a': 2 }), /; \/a at most 2\/s: at least 2 s$/);
 });
 
 test('selectedTests selects what the Playwright projects select', () => {
@@ -162,7 +170,12 @@ test('the committed table has a row for every test the suite can run', () => {
 });
 
 test('under --max-rps a test has time for its requests when every worker competes for the slots', () => {
-  assert.equal(testTimeoutMs(undefined, 2, TABLE), 60_000, 'unpaced: a minute');
+  assert.equal(testTimeoutMs({}, 2, TABLE), 60_000, 'unpaced: a minute');
   // The hungriest paced test sends 4, discovery at most 22: 26 requests, times 2 workers, at 1/s.
-  assert.equal(testTimeoutMs(1, 2, TABLE), 60_000 + 52_000);
+  assert.equal(testTimeoutMs({ maxRps: 1 }, 2, TABLE), 60_000 + 52_000);
+  // A path's own pace, slower than the run's, sets the limit.
+  assert.equal(
+    testTimeoutMs({ maxRps: 2, maxRpsByPath: { '/academic/v1.0/calchistogram': 0.5 } }, 2, TABLE),
+    60_000 + 104_000,
+  );
 });

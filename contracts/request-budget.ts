@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { getCheck } from './checks/index.ts';
 import { DISCOVERY_NEEDS, DISCOVERY_REQUESTS, type DiscoveryItem } from './discovery.ts';
-import { DEFAULT_GENERATE } from './options.ts';
+import { type ConformOptions, DEFAULT_GENERATE } from './options.ts';
 import type { SelectedTest } from './selection.ts';
 
 /**
@@ -58,6 +58,8 @@ export interface RequestEstimate {
   discovery: { typical: number; max: number };
   /** testRequests plus typical and most discovery. */
   total: { typical: number; max: number };
+  /** testRequests by the path of each test's operation (a test that also reads another operation counts on its own). */
+  byPath: Record<string, number>;
 }
 
 /** An item and every item it is derived from. */
@@ -82,12 +84,16 @@ export function estimateRequests(
 ): RequestEstimate {
   let testRequests = 0;
   let rateLimitRequests = 0;
+  const byPath: Record<string, number> = {};
   const users = new Map<string, Map<DiscoveryItem, number>>();
   for (const test of tests) {
     const measured = table.tests[budgetKey(test)];
     // The table was measured with the default generative phase; its requests grow with --generate.
     const scale = getCheck(test.check)?.kind === 'generative' ? generate / DEFAULT_GENERATE : 1;
-    testRequests += Math.round((measured?.requests ?? 0) * scale);
+    const requests = Math.round((measured?.requests ?? 0) * scale);
+    testRequests += requests;
+    const path = test.operation.slice(test.operation.indexOf(' ') + 1);
+    byPath[path] = (byPath[path] ?? 0) + requests;
     if (test.project === 'rate-limit') rateLimitRequests += measured?.requests ?? 0;
     const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
     users.set(test.project, byItem);
@@ -110,6 +116,7 @@ export function estimateRequests(
     rateLimitRequests,
     discovery,
     total: { typical: testRequests + discovery.typical, max: testRequests + discovery.max },
+    byPath,
   };
 }
 
@@ -120,7 +127,11 @@ function duration(seconds: number): string {
 }
 
 /** The line `kgate conform` prints before it starts. */
-export function describeEstimate(estimate: RequestEstimate, maxRps?: number): string {
+export function describeEstimate(
+  estimate: RequestEstimate,
+  maxRps?: number,
+  maxRpsByPath: Record<string, number> = {},
+): string {
   const span = ({ typical, max }: { typical: number; max: number }) =>
     typical === max ? `${typical}` : `${typical} to ${max}`;
   const burst =
@@ -128,22 +139,35 @@ export function describeEstimate(estimate: RequestEstimate, maxRps?: number): st
       ? ` (${estimate.rateLimitRequests} of them in rate-limit bursts, which stop at the first 429: at most ${RATE_LIMIT_TEST_MAX_REQUESTS} each)`
       : '';
   const discovery = estimate.discovery.max === 0 ? 'none' : span(estimate.discovery);
-  const paced = maxRps ? `; at most ${maxRps} request(s)/s: at least ${duration(estimate.total.typical / maxRps)}` : '';
+  // The run lasts at least as long as the slowest of its paces needs for the requests it holds.
+  const limits = [
+    ...(maxRps ? [{ rule: `at most ${maxRps} request(s)/s`, seconds: estimate.total.typical / maxRps }] : []),
+    ...Object.entries(maxRpsByPath).map(([path, rps]) => ({
+      rule: `${path} at most ${rps}/s`,
+      seconds: (estimate.byPath[path] ?? 0) / rps,
+    })),
+  ];
+  const paced =
+    limits.length > 0
+      ? `; ${limits.map((limit) => limit.rule).join(', ')}: at least ${duration(Math.max(...limits.map((limit) => limit.seconds)))}`
+      : '';
   return `kgate conform: ${estimate.tests} tests will send about ${span(estimate.total)} requests: ${estimate.testRequests} by the tests${burst}, ${discovery} to find test data${paced}`;
 }
 
 /**
- * Playwright's per-test time limit: a minute, plus, under --max-rps, the time the most
- * request-hungry test needs when every worker competes for the same slots.
+ * Playwright's per-test time limit: a minute, plus, when the run is paced, the time the most
+ * request-hungry test needs when every worker competes for the same slots of the slowest pace
+ * (--max-rps, or the rate of a path under --max-rps-by-path).
  */
 export function testTimeoutMs(
-  maxRps: number | undefined,
+  pace: Pick<ConformOptions, 'maxRps' | 'maxRpsByPath'>,
   workers: number,
   table: RequestBudget = requestBudget(),
 ): number {
-  if (!maxRps) return 60_000;
+  const rates = [pace.maxRps, ...Object.values(pace.maxRpsByPath ?? {})].filter((rate): rate is number => !!rate);
+  if (rates.length === 0) return 60_000;
   // The rate-limit tests never run paced (the CLI refuses --with-rate-limit with --max-rps).
   const paced = Object.entries(table.tests).filter(([key]) => !getCheck(key.split(' ').pop()!)?.tag);
   const most = Math.max(0, ...paced.map(([, test]) => test.requests));
-  return 60_000 + Math.ceil(((most + DISCOVERY_MAX_REQUESTS) * workers * 1000) / maxRps);
+  return 60_000 + Math.ceil(((most + DISCOVERY_MAX_REQUESTS) * workers * 1000) / Math.min(...rates));
 }

@@ -126,7 +126,8 @@ export async function keyRefusedEverywhere(
 ): Promise<string | undefined> {
   const statuses = await Promise.all(
     PREFLIGHT_PATHS.map(async (path) => {
-      await pace?.wait();
+      const paced = path.split('?')[0]!;
+      await pace?.wait(paced);
       try {
         const response = await sendHttp({
           method: 'GET',
@@ -134,7 +135,7 @@ export async function keyRefusedEverywhere(
           headers: { 'Ocp-Apim-Subscription-Key': key },
           // Short: a target that does not answer here is judged (quickly) by the suite itself.
           timeoutMs: 2_000,
-          onSent: pace && (() => pace.sent()),
+          onSent: pace && (() => pace.sent(paced)),
           maxBytes: 1024 * 1024,
         });
         return response.status;

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
@@ -6,7 +6,7 @@ import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.t
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
 import { BaselineError, readBaseline } from '../../contracts/baseline.ts';
-import { CHECK_IDS, getCheck } from '../../contracts/checks/index.ts';
+import { getCheck } from '../../contracts/checks/index.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -16,7 +16,7 @@ import {
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
-import { PACE_FILE, SharedPace } from '../../contracts/pacing.ts';
+import { runPace } from '../../contracts/pacing.ts';
 import { describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
@@ -27,7 +27,8 @@ import { resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
-                     [--strict] [--timeout MS] [--max-rps R] [--workers N] [--with-rate-limit]
+                     [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
+                     [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json]
 
@@ -43,6 +44,9 @@ configuration file it starts the embedded reference server and judges that.
   --timeout          per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
   --max-rps          send at most R requests per second, counting every request of the run (all
                      workers, test data discovery, retries); prints the expected request count first
+  --max-rps-by-path  at most R requests per second to a path of the spec, GET and POST together, for
+                     targets that limit some operations more, e.g.
+                     /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4
@@ -59,7 +63,7 @@ configuration file it starts the embedded reference server and judges that.
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     baseline, strict. Flags override it, and so do the KGATE_* variables.
+                     maxRpsByPath, baseline, strict. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
@@ -105,6 +109,7 @@ export const command: Command = {
         strict: { type: 'boolean' },
         timeout: { type: 'string' },
         'max-rps': { type: 'string' },
+        'max-rps-by-path': { type: 'string' },
         workers: { type: 'string' },
         'with-rate-limit': { type: 'boolean' },
         shard: { type: 'string' },
@@ -142,9 +147,9 @@ export const command: Command = {
     const reportDirOption = stringOption(values, 'report-dir');
     if (reportDirOption !== undefined && reportDirOption.trim() === '')
       throw new UsageError('option --report-dir takes a folder path, got an empty string');
-    if (settings.maxRps !== undefined && values['with-rate-limit'] === true)
+    if ((settings.maxRps !== undefined || settings.maxRpsByPath) && values['with-rate-limit'] === true)
       throw new UsageError(
-        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps (or maxRps) forbids: use one or the other',
+        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps and --max-rps-by-path (or maxRps and maxRpsByPath) forbid: use one or the other',
       );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
@@ -167,7 +172,8 @@ export const command: Command = {
       timeoutMs: settings.timeoutMs,
       workers: intOption(values, 'workers', { min: 1, max: 64 }),
       // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
-      rateLimit: (embedded && settings.maxRps === undefined) || values['with-rate-limit'] === true,
+      rateLimit:
+        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath) || values['with-rate-limit'] === true,
       embedded,
       unsubscribedGroups: embedded
         ? REFERENCE_UNSUBSCRIBED_GROUPS
@@ -176,6 +182,7 @@ export const command: Command = {
       excludeChecks: settings.excludeChecks,
       severity: settings.severity,
       maxRps: settings.maxRps,
+      maxRpsByPath: settings.maxRpsByPath,
       baselineFile: settings.baseline,
       updateBaseline: settings.updateBaseline,
       quiet: json,
@@ -194,9 +201,11 @@ export const command: Command = {
     const say = (line: string) => (json ? console.error(line) : console.log(line));
 
     // The preflight is paced too; its pace moves into the run's folder once that exists.
-    const pace = options.maxRps
-      ? new SharedPace(join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}${PACE_FILE}`), options.maxRps)
-      : undefined;
+    const pace = runPace(
+      join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}`),
+      options.maxRps,
+      options.maxRpsByPath,
+    );
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
     let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
@@ -225,7 +234,7 @@ export const command: Command = {
       for (const key of Object.values(keys)) registerSecret(key);
       const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full, pace) : undefined;
       if (refused) {
-        if (pace) rmSync(pace.file, { force: true });
+        pace?.remove();
         console.error(
           `kgate conform: ${target} refused KGATE_KEY: ${refused}. Check the key (and its subscriptions) before judging the target.`,
         );
@@ -235,11 +244,11 @@ export const command: Command = {
     for (const key of Object.values(keys)) registerSecret(key);
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
-    pace?.continueIn(join(resolve(options.reportDir), PACE_FILE));
+    pace?.continueIn(resolve(options.reportDir));
     const workers = options.workers ?? Math.max(2, availableParallelism());
     const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
     say(
-      `${describeEstimate(estimate, options.maxRps)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}`,
+      `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}`,
     );
     try {
       const result = await runSuite({ baseUrl: target, keys, options, playwrightArgs });
