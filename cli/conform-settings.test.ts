@@ -3,22 +3,10 @@ import { test } from 'node:test';
 import { readEnv } from '../config/env.ts';
 import type { KgateConfig } from '../config/file.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
-import { type ConformSettings, resolveConformSettings } from './conform-settings.ts';
-
-const OPTIONS = {
-  'base-url': { type: 'string' },
-  checks: { type: 'string' },
-  'exclude-checks': { type: 'string' },
-  strict: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'max-rps': { type: 'string' },
-  'max-rps-by-path': { type: 'string' },
-  baseline: { type: 'string' },
-  'update-baseline': { type: 'boolean' },
-} as const;
+import { CONFORM_OPTIONS, type ConformSettings, resolveConformSettings } from './conform-settings.ts';
 
 function settings(argv: string[], env: NodeJS.ProcessEnv, config: KgateConfig): ConformSettings {
-  const { values } = parseCommandArgs(argv, OPTIONS, 'conform');
+  const { values } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
   return resolveConformSettings(values, readEnv(env), config, { processEnv: env, cwd: '/work/gate' });
 }
 

@@ -18,6 +18,28 @@ import {
 
 /** Largest --max-rps / maxRps accepted. */
 export const MAX_RPS_LIMIT = 10_000;
+/** The options of `kgate conform` (its usage text describes each). */
+export const CONFORM_OPTIONS = {
+  'base-url': { type: 'string' },
+  grep: { type: 'string' },
+  checks: { type: 'string' },
+  'exclude-checks': { type: 'string' },
+  strict: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'max-rps': { type: 'string' },
+  'max-rps-by-path': { type: 'string' },
+  workers: { type: 'string' },
+  'with-rate-limit': { type: 'boolean' },
+  shard: { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
+  generate: { type: 'string' },
+  seed: { type: 'string' },
+  'report-dir': { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */
 export const SPEC_PATHS: readonly string[] = [...new Set(OPERATIONS.map((op) => op.path))];
 

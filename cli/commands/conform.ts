@@ -23,7 +23,7 @@ import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests } from '../../contracts/selection.ts';
 import { startReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
-import { resolveConformSettings } from '../conform-settings.ts';
+import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
@@ -99,30 +99,7 @@ export function parseShard(raw: string | undefined): string | undefined {
 export const command: Command = {
   usage: USAGE,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      argv,
-      {
-        'base-url': { type: 'string' },
-        grep: { type: 'string' },
-        checks: { type: 'string' },
-        'exclude-checks': { type: 'string' },
-        strict: { type: 'boolean' },
-        timeout: { type: 'string' },
-        'max-rps': { type: 'string' },
-        'max-rps-by-path': { type: 'string' },
-        workers: { type: 'string' },
-        'with-rate-limit': { type: 'boolean' },
-        shard: { type: 'string' },
-        baseline: { type: 'string' },
-        'update-baseline': { type: 'boolean' },
-        generate: { type: 'string' },
-        seed: { type: 'string' },
-        'report-dir': { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      'conform',
-    );
+    const { values, positionals } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
     noPositionals(positionals, 'conform');
     const env = readEnv();
     let config: ReturnType<typeof loadConfig>;
