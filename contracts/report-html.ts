@@ -3,6 +3,7 @@
 // model every kind of run fills in the same way (conformance, fuzz, drift live), so the page has
 // one shape: the verdict banner, what changed since the previous run, the operation x check
 // matrix, every finding as the terminal shows it, skips, and the requests per operation.
+import { redactSecrets } from '../config/redact.ts';
 import { shortLabel } from './summary.ts';
 
 /** What one cell of the page's matrix says. */
@@ -111,14 +112,17 @@ const WORD: Record<PageCell, string> = {
   'n/a': '',
 };
 
-/** Escapes text for HTML element content and attribute values. */
+/** Escapes text for HTML element content and double-quoted attribute values. */
 export function htmlEscape(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * Text as the page shows it: secrets redacted first (a masked curl line must still read as one
+ * once escaped), then escaped.
+ */
+function safeText(text: string): string {
+  return htmlEscape(redactSecrets(text));
 }
 
 /** Hides credentials a URL may carry: a password, and query values named like a key, token or signature. */
@@ -158,7 +162,7 @@ const slug = (text: string) => text.replace(/[^A-Za-z0-9_-]+/g, '-');
 
 /** Renders the page: one self-contained HTML document. */
 export function renderReportHtml(page: ReportPage): string {
-  const esc = htmlEscape;
+  const esc = safeText;
   // Anchors: every finding and every section item gets one; a matrix cell links to the first
   // finding of its cell (failures first), or the item that explains its skip.
   const anchors = new Map<string, string>();
@@ -199,7 +203,7 @@ export function renderReportHtml(page: ReportPage): string {
     `<ul class="counts">${page.counts
       .map(
         (count) =>
-          `<li class="chip ${count.value > 0 ? cellClass(count.cell) : 'zero'}"><b>${count.value}</b> ${esc(count.label)}</li>`,
+          `<li class="chip ${count.value > 0 ? cellClass(count.cell) : 'zero'}" data-count="${esc(count.label)}"><b>${count.value}</b> ${esc(count.label)}</li>`,
       )
       .join('')}</ul>`,
     '</div>',
@@ -294,7 +298,7 @@ function cellClass(cell: PageCell): string {
 }
 
 function renderChanges(changes: PageChanges, anchors: Map<string, string>): string {
-  const esc = htmlEscape;
+  const esc = safeText;
   const { previous } = changes;
   const link = (item: PageItem) => {
     const anchor = item.operation && item.check ? anchors.get(cellKey(item.operation, item.check)) : undefined;
@@ -321,11 +325,13 @@ function renderChanges(changes: PageChanges, anchors: Map<string, string>): stri
 }
 
 function renderMatrix(matrix: PageMatrix, anchors: Map<string, string>, checkIds: Set<string>): string {
-  const esc = htmlEscape;
+  const esc = safeText;
   const head = matrix.operations
     .map((operation) => {
       const [name, method] = shortLabel(operation).split(' ');
-      return `<th scope="col" title="${esc(operation)}"><span>${esc(name ?? operation)}</span><small>${esc(method ?? '')}</small></th>`;
+      // Long names may break where their words meet (calc|histogram, answer|search).
+      const breakable = esc(name ?? operation).replace(/^(calc|answer|related|hot|url)(?=[a-z]{4})/, '$1<wbr>');
+      return `<th scope="col" title="${esc(operation)}"><span>${breakable}</span><small>${esc(method ?? '')}</small></th>`;
     })
     .join('');
   const rows = matrix.rows.map((row) => {
@@ -359,7 +365,7 @@ function renderMatrix(matrix: PageMatrix, anchors: Map<string, string>, checkIds
 }
 
 function renderFinding(finding: PageFinding, id: string): string {
-  const esc = htmlEscape;
+  const esc = safeText;
   const mark = finding.level === 'fail' ? '✗ FAIL' : finding.level === 'known' ? '◐ known' : '⚠ warn';
   return [
     `<article class="finding ${finding.level}" id="${id}">`,
@@ -420,14 +426,14 @@ h3{font-size:14px;margin:10px 0 4px}
 .scroll{overflow-x:auto}
 .grid{border-collapse:separate;border-spacing:2px;font-size:12px}
 .grid th{font-weight:600;text-align:left;white-space:nowrap}
-.grid thead th{text-align:center;vertical-align:bottom;padding:2px 3px;position:sticky;top:0;background:#fff}
+.grid thead th{text-align:center;vertical-align:bottom;padding:2px 3px;position:sticky;top:0;background:#fff;font-size:11.5px;max-width:80px;white-space:normal;line-height:1.2}
 .grid thead th span,.grid thead th small{display:block}
 .grid thead th small{color:var(--muted);font-weight:400}
 .grid thead th.corner{text-align:left;color:var(--muted);font-weight:400}
 .grid tbody th{padding:2px 8px 2px 0}
 .grid tbody th a{color:inherit;text-decoration:none}
-.grid td{text-align:center;border-radius:4px;min-width:58px;padding:0;white-space:nowrap}
-.grid td a,.grid td span{display:block;padding:3px 4px;color:inherit;text-decoration:none}
+.grid td{text-align:center;border-radius:4px;min-width:54px;padding:0;white-space:nowrap}
+.grid td>a,.grid td>span{display:block;padding:3px 4px;color:inherit;text-decoration:none}
 .grid td a:hover,.grid td a:focus{outline:2px solid #0b4f8a;outline-offset:-2px;border-radius:4px}
 td.pass{background:var(--pass-bg);color:var(--pass)}
 td.fail{background:var(--fail-bg);color:#fff;font-weight:800}
@@ -500,8 +506,13 @@ document.addEventListener('click',function(event){
     try{if(document.execCommand('copy')){done();return;}}catch(e){}
     button.textContent='Selected: Ctrl+C';
   };
-  if(navigator.clipboard&&window.isSecureContext)navigator.clipboard.writeText(source.textContent).then(done,select);
-  else select();
+  var settled=false;
+  var finish=function(copied){if(settled)return;settled=true;if(copied)done();else select();};
+  if(navigator.clipboard&&window.isSecureContext){
+    navigator.clipboard.writeText(source.textContent).then(function(){finish(true);},function(){finish(false);});
+    // A browser that neither grants nor refuses (a file:// page, a headless one): select the text instead.
+    setTimeout(function(){finish(false);},800);
+  }else finish(false);
 });
 var only=document.getElementById('only-findings');
 if(only)only.addEventListener('change',function(){document.querySelector('table.grid').classList.toggle('only',only.checked);});
