@@ -95,6 +95,8 @@ export interface ReportPage {
   operations?: { operation: string; requests: number; p50Ms?: number; p95Ms?: number }[];
   /** The checks (or kinds) of the matrix and what each verifies: where a passed cell links to. */
   checks?: { id: string; severity?: string; verifies: string }[];
+  /** The heading of that list (default: what each check verifies). */
+  checksTitle?: string;
   /** The other files of the run folder. */
   files?: string[];
 }
@@ -258,7 +260,7 @@ export function renderReportHtml(page: ReportPage): string {
   if (page.checks && page.checks.length > 0) {
     parts.push(
       '<section id="checks" class="part info">',
-      '<h2>What each check verifies</h2>',
+      `<h2>${esc(page.checksTitle ?? 'What each check verifies')}</h2>`,
       '<dl class="checks">',
       ...page.checks.map(
         (check) =>
@@ -311,14 +313,14 @@ function renderChanges(changes: PageChanges, anchors: Map<string, string>): stri
     '<h2>Since the previous run</h2>',
     `<p class="intro">Compared with ${prev} (${previous.verdict === 'pass' ? 'PASS' : 'FAIL'})${previous.note ? `; ${esc(previous.note)}` : ''}: ${
       same
-        ? `no change in failures${changes.still > 0 ? ` (${changes.still} still failing)` : ''}.`
-        : `${changes.added.length} new failure(s), ${changes.fixed.length} fixed, ${changes.still} still failing.`
+        ? `nothing new, nothing fixed${changes.still > 0 ? ` (${changes.still} still there)` : ''}.`
+        : `${changes.added.length} new, ${changes.fixed.length} fixed, ${changes.still} still there.`
     }</p>`,
     changes.added.length > 0
-      ? `<h3 class="fail-text">✗ New failures</h3><ul class="items">${changes.added.map((item) => `<li>${link(item)}</li>`).join('')}</ul>`
+      ? `<h3 class="fail-text">✗ New since then</h3><ul class="items">${changes.added.map((item) => `<li>${link(item)}</li>`).join('')}</ul>`
       : '',
     changes.fixed.length > 0
-      ? `<h3 class="pass-text">✓ Fixed</h3><ul class="items">${changes.fixed.map((item) => `<li>${esc(item.text)}</li>`).join('')}</ul>`
+      ? `<h3 class="pass-text">✓ Fixed since then</h3><ul class="items">${changes.fixed.map((item) => `<li>${esc(item.text)}</li>`).join('')}</ul>`
       : '',
     '</section>',
   ].join('\n');
