@@ -482,6 +482,7 @@ td.na{color:#a3aab3}
 footer{color:var(--muted);font-size:12.5px}
 @media print{
 body{background:#fff;font-size:11px}
+code,pre{font-size:10px}
 main{max-width:none;padding:0}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 .tools,.copy{display:none}
