@@ -187,3 +187,31 @@ test('previousRun: the newest earlier run folder with a summary, nothing else', 
   assert.equal(page.changes?.added.length, 1);
   assert.equal(page.changes?.previous.href, '../20261124-050000-000-aaaa/report.html');
 });
+
+test('the page of a run with a baseline: known failures, the known chip, expired, fixed and unjudged entries', () => {
+  const known = {
+    ...failure('orderby-is-honoured'),
+    baseline: { reason: 'orderby lands in 4.2', expires: '2026-12-31' },
+  };
+  const withBaseline: TargetSummary = {
+    ...target,
+    counts: { ...target.counts, known: 1 },
+    matrix: { [OP]: { ...target.matrix[OP], 'orderby-is-honoured': 'known' } },
+    known: [known],
+    baseline: {
+      file: 'kgate.baseline.json',
+      entries: 3,
+      expired: 0,
+      fixed: [{ check: 'auth-required', operation: OP, reason: 'was open' }],
+      unjudged: [{ check: 'paging-is-consistent', operation: POST, reason: 'offset bug' }],
+    },
+  };
+  const html = renderReportHtml(conformancePage({ ...run, targets: [withBaseline] }, CHECKS));
+  assert.match(html, /data-count="known"><b>1<\/b>/);
+  assert.match(html, /<td class="known"><a href="#(f\d+)"/);
+  assert.match(html, /<article class="finding known" id="f\d+">/);
+  assert.ok(html.includes('<dt>baseline</dt><dd>known until 2026-12-31: orderby lands in 4.2</dd>'));
+  assert.ok(html.includes('fixed (remove it): [auth-required] GET /academic/v1.0/evaluate: was open'));
+  assert.ok(html.includes('not judged: [paging-is-consistent] POST /academic/v1.0/evaluate: offset bug'));
+  assert.match(html, /3 entries: 1 known, 0 expired \(failing again\), 1 fixed, 1 not judged in this run\./);
+});
