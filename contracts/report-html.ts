@@ -34,6 +34,8 @@ export interface PageItem {
   /** The matrix cell it explains, if any (a skipped cell links here). */
   operation?: string;
   check?: string;
+  /** Further cells it explains (one reason shared by several skipped cells). */
+  cells?: { operation: string; check: string }[];
 }
 
 /** A titled part of the page below the matrix. */
@@ -181,8 +183,10 @@ export function renderReportHtml(page: ReportPage): string {
     for (const item of section.items ?? []) {
       const id = `i${++itemIndex}`;
       anchorOf.set(item, id);
-      if (item.operation && item.check && !anchors.has(cellKey(item.operation, item.check)))
-        anchors.set(cellKey(item.operation, item.check), id);
+      const cells = [...(item.operation && item.check ? [{ operation: item.operation, check: item.check }] : [])];
+      for (const cell of [...cells, ...(item.cells ?? [])]) {
+        if (!anchors.has(cellKey(cell.operation, cell.check))) anchors.set(cellKey(cell.operation, cell.check), id);
+      }
     }
   }
   const checkIds = new Set((page.checks ?? []).map((check) => check.id));

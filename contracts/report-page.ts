@@ -168,11 +168,7 @@ export function conformancePage(
     title: 'Skipped',
     tone: 'skip',
     intro: 'A skipped check was not judged: it is never counted as passed.',
-    items: target.skips.map((skip) => ({
-      text: `${skip.check} on ${shortLabel(skip.operation)}: ${skip.reason}`,
-      operation: skip.operation,
-      check: skip.check,
-    })),
+    items: skipItems(target.skips),
   });
   sections.push({ id: 'notes', title: 'Notes', tone: 'info', items: target.notes.map((note) => ({ text: note })) });
 
@@ -240,6 +236,19 @@ export function conformancePage(
       .map(({ id, severity, verifies }) => ({ id, severity, verifies })),
     files: [SUMMARY_FILES.markdown, SUMMARY_FILES.json, SUMMARY_FILES.junit, SUMMARY_FILES.tests],
   };
+}
+
+/** Skipped cells, one item per check and reason: `quota-exhausted-is-403 on interpret GET, ...: no exhausted key given`. */
+export function skipItems(skips: TargetSummary['skips']): PageItem[] {
+  const groups = new Map<string, TargetSummary['skips']>();
+  for (const skip of skips) {
+    const key = `${skip.check}\u0000${skip.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), skip]);
+  }
+  return [...groups.values()].map((group) => ({
+    text: `${group[0]!.check} on ${group.map((skip) => shortLabel(skip.operation)).join(', ')}: ${group[0]!.reason}`,
+    cells: group.map(({ operation, check }) => ({ operation, check })),
+  }));
 }
 
 function emptyTarget(): TargetSummary {
