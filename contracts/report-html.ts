@@ -47,6 +47,8 @@ export interface PageSection {
   intro?: string;
   findings?: PageFinding[];
   items?: PageItem[];
+  /** The number beside the title; default the findings and items shown (skipped cells are grouped by reason). */
+  count?: number;
 }
 
 /** What changed since the previous run of the same kind in the same reports folder. */
@@ -221,8 +223,9 @@ export function renderReportHtml(page: ReportPage): string {
   if (page.matrix) parts.push(renderMatrix(page.matrix, anchors, checkIds));
 
   for (const section of page.sections) {
-    const count = (section.findings?.length ?? 0) + (section.items?.length ?? 0);
-    if (count === 0) continue;
+    const shown = (section.findings?.length ?? 0) + (section.items?.length ?? 0);
+    if (shown === 0) continue;
+    const count = section.count ?? shown;
     parts.push(
       `<section id="${esc(section.id)}" class="part ${section.tone ?? 'info'}">`,
       `<h2>${esc(section.title)} <span class="n">${count}</span></h2>`,

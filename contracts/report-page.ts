@@ -169,6 +169,7 @@ export function conformancePage(
     tone: 'skip',
     intro: 'A skipped check was not judged: it is never counted as passed.',
     items: skipItems(target.skips),
+    count: target.skips.length,
   });
   sections.push({ id: 'notes', title: 'Notes', tone: 'info', items: target.notes.map((note) => ({ text: note })) });
 
