@@ -215,3 +215,24 @@ test('the page of a run with a baseline: known failures, the known chip, expired
   assert.ok(html.includes('not judged: [paging-is-consistent] POST /academic/v1.0/evaluate: offset bug'));
   assert.match(html, /3 entries: 1 known, 0 expired \(failing again\), 1 fixed, 1 not judged in this run\./);
 });
+
+test('a run of several targets (a fault sweep): the headline counts failed targets, the details are the first failing one', () => {
+  const clean: TargetSummary = {
+    ...target,
+    target: 'clean',
+    verdict: 'pass',
+    counts: { ...target.counts, failed: 0 },
+    failures: [],
+  };
+  const fault: TargetSummary = { ...target, target: 'evaluate-year-as-string' };
+  const page = conformancePage({ ...run, targets: [clean, fault] }, CHECKS);
+  assert.equal(page.headline, '1 of 2 targets failed');
+  assert.equal(page.matrix!.title, 'Operation x check: evaluate-year-as-string');
+  assert.deepEqual(
+    page.sections.find((section) => section.id === 'targets')!.items!.map((item) => item.text.split(':')[0]),
+    ['clean', 'evaluate-year-as-string'],
+  );
+  const empty = conformancePage({ ...run, targets: [] }, CHECKS);
+  assert.equal(empty.verdict, 'fail');
+  assert.match(empty.headline, /failed without a failed cell/, 'a FAIL banner never reads as nothing failed');
+});

@@ -120,11 +120,24 @@ export function conformancePage(
   checks: readonly Check[],
   previous?: PreviousRun<RunSummary>,
 ): ReportPage {
-  const target = run.targets[0] ?? emptyTarget();
+  // A run of several targets (a fault sweep) shows the first failing one in detail and lists them all.
+  const target = run.targets.find((item) => item.verdict === 'fail') ?? run.targets[0] ?? emptyTarget();
   const { passed, failed, known, warned, skipped } = target.counts;
+  const several = run.targets.length > 1;
   const matrix = target.matrix;
   const operations = Object.keys(matrix);
   const sections: PageSection[] = [
+    {
+      id: 'targets',
+      title: 'Targets of this run',
+      tone: 'info',
+      intro: several ? `The matrix and the details below are those of ${target.target}.` : undefined,
+      items: several
+        ? run.targets.map((item) => ({
+            text: `${item.target}: ${item.verdict.toUpperCase()} (${item.counts.failed} failed, ${item.counts.passed} passed, ${item.counts.skipped} skipped cells)`,
+          }))
+        : [],
+    },
     {
       id: 'failures',
       title: 'Failures',
@@ -197,10 +210,13 @@ export function conformancePage(
   return {
     tool: 'kgate conformance',
     verdict: run.verdict,
-    headline:
-      failed > 0
-        ? `${failed} failed cell${failed === 1 ? '' : 's'}, ${target.failures.length} distinct failure${target.failures.length === 1 ? '' : 's'}`
-        : `no failed cell${known ? `; ${known} known` : ''}${warned ? `; ${warned} warning${warned === 1 ? '' : 's'}` : ''}`,
+    headline: several
+      ? `${run.targets.filter((item) => item.verdict === 'fail').length} of ${run.targets.length} targets failed`
+      : run.verdict === 'fail' && failed === 0
+        ? 'the run failed without a failed cell: see Notes and the terminal output'
+        : failed > 0
+          ? `${failed} failed cell${failed === 1 ? '' : 's'}, ${target.failures.length} distinct failure${target.failures.length === 1 ? '' : 's'}`
+          : `no failed cell${known ? `; ${known} known` : ''}${warned ? `; ${warned} warning${warned === 1 ? '' : 's'}` : ''}`,
     target: run.baseUrl ? maskUrl(run.baseUrl) : undefined,
     startedAt: run.startedAt,
     durationMs: run.durationMs,
@@ -221,7 +237,7 @@ export function conformancePage(
     ],
     changes,
     matrix: {
-      title: 'Operation x check',
+      title: several ? `Operation x check: ${target.target}` : 'Operation x check',
       operations,
       rows: checks
         .filter((check) => shown.has(check.id))
