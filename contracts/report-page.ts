@@ -125,7 +125,9 @@ export function conformancePage(
   const { passed, failed, known, warned, skipped } = target.counts;
   const several = run.targets.length > 1;
   const matrix = target.matrix;
-  const operations = Object.keys(matrix);
+  // Operations the run did not select (--grep, a shard) have no cell: they get no column.
+  const operations = Object.keys(matrix).filter((operation) => Object.keys(matrix[operation] ?? {}).length > 0);
+  const unselected = Object.keys(matrix).length - operations.length;
   const sections: PageSection[] = [
     {
       id: 'targets',
@@ -243,8 +245,7 @@ export function conformancePage(
         .filter((check) => shown.has(check.id))
         .map((check) => ({ id: check.id, ...(check.severity === 'warn' ? { note: 'warn' } : {}) })),
       cells: matrix,
-      legend:
-        'Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.',
+      legend: `Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.${unselected > 0 ? ` ${unselected} operation(s) of the spec were not selected in this run and have no column.` : ''}`,
     },
     sections,
     operations: target.operations,
