@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from '@playwright/test';
 import { readEnv } from './config/env.ts';
 import { MODULE_EXT } from './config/runtime.ts';
-import { DEFAULT_REPORT_DIR, readConformOptions } from './contracts/options.ts';
+import { DEFAULT_REPORT_DIR, PLAYWRIGHT_DEBUG_DIR, readConformOptions } from './contracts/options.ts';
 import { testTimeoutMs } from './contracts/request-budget.ts';
 import { createRunDir } from './contracts/run-dir.ts';
 import { suiteProjects } from './contracts/selection.ts';
@@ -34,8 +34,14 @@ export default defineConfig({
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   reporter: [
     options.quiet ? ['null'] : env.ci ? ['dot'] : ['line'],
-    ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
-    ['json', { outputFile: `${reportDir}/results.json` }],
+    // Playwright's own reports show a failed check as an expected failure (see runCheck), so they
+    // would show a failing run as passed: written only on request, in a folder named for debugging.
+    ...(options.playwrightReport
+      ? ([
+          ['html', { outputFolder: `${reportDir}/${PLAYWRIGHT_DEBUG_DIR}/html`, open: 'never' }],
+          ['json', { outputFile: `${reportDir}/${PLAYWRIGHT_DEBUG_DIR}/results.json` }],
+        ] as const)
+      : []),
     [`./contracts/reporter${MODULE_EXT}`],
   ],
   projects: suiteProjects(options),

@@ -32,6 +32,9 @@ export const INPUTS = {
 
 /** @typedef {Record<keyof typeof INPUTS, string>} Inputs */
 
+/** kgate's own report page in the report folder: the file to open first. */
+export const REPORT_HTML = 'report.html';
+
 /** A problem with the inputs or the installation: one line, exit code 2 (as kgate's own usage errors). */
 export class GateError extends Error {
   /** @override */
@@ -120,7 +123,8 @@ export function conformEnv(inputs, env) {
 }
 
 /**
- * The step's outputs from kgate's summary.json (absent when kgate stopped before judging).
+ * The step's outputs from kgate's summary.json (absent when kgate stopped before judging);
+ * `report-html` is the report page, empty when there is none.
  * @param {{ verdict: string, requests?: number, reportDir?: string, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
  * @param {number} exitCode
  * @param {string} reportDir
@@ -128,6 +132,7 @@ export function conformEnv(inputs, env) {
  */
 export function outputsOf(summary, exitCode, reportDir) {
   const counts = summary?.targets[0]?.counts;
+  const folder = summary?.reportDir ?? reportDir;
   return {
     verdict: summary ? summary.verdict : 'error',
     'exit-code': String(exitCode),
@@ -137,8 +142,19 @@ export function outputsOf(summary, exitCode, reportDir) {
     warnings: String(counts?.warned ?? 0),
     skipped: String(counts?.skipped ?? 0),
     requests: String(summary?.requests ?? 0),
-    'report-dir': summary?.reportDir ?? reportDir,
+    'report-dir': folder,
+    'report-html': summary && folder ? join(folder, REPORT_HTML) : '',
   };
+}
+
+/**
+ * The lines the action adds to the job summary after kgate's own: where the report page is.
+ * @param {Record<string, string>} outputs
+ * @returns {string}
+ */
+export function reportPageNote(outputs) {
+  if (!outputs['report-html']) return '';
+  return `Report page: \`${outputs['report-html']}\`. Upload the report folder (\`${outputs['report-dir']}\`) with actions/upload-artifact and open \`${REPORT_HTML}\` in it first: the verdict, the operation x check matrix, and every failure with its curl line.\n`;
 }
 
 /**
@@ -241,8 +257,9 @@ export async function main(env = process.env) {
   const workdir = resolve(inputs['working-directory']);
   const reportDir = resolve(workdir, inputs['report-dir']);
   const args = conformArgs({ ...inputs, 'report-dir': reportDir });
-  // The outputs are read from this folder's summary.json: one left by an earlier run must not answer for this one.
-  rmSync(join(reportDir, 'summary.json'), { force: true });
+  // The outputs are read from this folder's summary.json: one left by an earlier run must not answer
+  // for this one, nor an earlier report page.
+  for (const file of ['summary.json', REPORT_HTML]) rmSync(join(reportDir, file), { force: true });
   const child = spawn(kgate, args, { cwd: workdir, env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
   let lastError = '';
   child.stderr?.on('data', (chunk) => {
@@ -263,7 +280,11 @@ export async function main(env = process.env) {
         `kgate conform could not judge the target (exit ${code}): ${lastError}\n`,
       );
   }
-  writeOutputs(outputsOf(summary, code, reportDir), env.GITHUB_OUTPUT);
+  const outputs = outputsOf(summary, code, reportDir);
+  if (env.GITHUB_STEP_SUMMARY && outputs['report-html'])
+    appendFileSync(env.GITHUB_STEP_SUMMARY, reportPageNote(outputs));
+  else if (outputs['report-html']) console.log(`kgate gate: ${reportPageNote(outputs).trim()}`);
+  writeOutputs(outputs, env.GITHUB_OUTPUT);
   return code;
 }
 

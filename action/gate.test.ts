@@ -135,6 +135,7 @@ test('outputsOf reads the verdict and counts from summary.json, and says error w
     skipped: '4',
     requests: '287',
     'report-dir': '/w/kgate-reports',
+    'report-html': '/w/kgate-reports/report.html',
   });
   assert.deepEqual(outputsOf(undefined, 2, '/w/r'), {
     verdict: 'error',
@@ -146,6 +147,7 @@ test('outputsOf reads the verdict and counts from summary.json, and says error w
     skipped: '0',
     requests: '0',
     'report-dir': '/w/r',
+    'report-html': '',
   });
 });
 
@@ -208,6 +210,16 @@ test('the action runs the gate with the keys of the named secrets and sets its o
     'junit for the upload',
   );
   assert.match(jobSummary, /# kgate conformance: FAIL/, 'kgate appended its summary to the job summary');
+  assert.equal(outputs['report-html'], join(project, 'kgate-reports', 'report.html'), 'the report page output');
+  assert.match(
+    readFileSync(outputs['report-html']!, 'utf8'),
+    /<title>kgate conformance: FAIL/,
+    'the page the action points at says what the verdict says',
+  );
+  assert.ok(
+    jobSummary.includes(`Report page: \`${outputs['report-html']}\``),
+    'the job summary points at the report page',
+  );
   assert.ok(!jobSummary.includes(server.keys.full), 'the key is nowhere in the job summary');
 });
 
@@ -215,6 +227,7 @@ test('an unreachable target is verdict error, exit 2, with the reason in the job
   const { code, outputs, jobSummary } = await runAction({ 'base-url': 'http://127.0.0.1:1' });
   assert.equal(code, 2);
   assert.equal(outputs.verdict, 'error');
+  assert.equal(outputs['report-html'], '', 'no report page when kgate stopped before judging');
   assert.match(
     jobSummary,
     /kgate conform could not judge the target \(exit 2\): kgate conform: cannot reach http:\/\/127\.0\.0\.1:1/,

@@ -38,6 +38,7 @@ export const CONFORM_OPTIONS = {
   'report-dir': { type: 'string' },
   config: { type: 'string' },
   json: { type: 'boolean' },
+  'playwright-report': { type: 'boolean' },
 } as const;
 
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */

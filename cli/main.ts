@@ -39,6 +39,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'detect drift: live target vs spec, spec vs spec, recorded HAR vs spec',
     load: async () => (await import('./commands/drift.ts')).command,
   },
+  report: {
+    summary: 'print where the latest report page (report.html) is, and open it where a browser can be opened',
+    load: async () => (await import('./commands/report.ts')).command,
+  },
   k6: {
     summary: 'bundle a load scenario into one k6 script (k6 run, k6-operator)',
     load: async () => (await import('./commands/k6.ts')).command,

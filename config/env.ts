@@ -14,6 +14,8 @@ export interface HarnessEnv {
   githubStepSummary?: string;
   /** CI: set by CI systems; progress lines are plainer there. */
   ci: boolean;
+  /** DISPLAY or WAYLAND_DISPLAY: a graphical session a browser can open in (Linux and other X11/Wayland systems). */
+  display: boolean;
   /** KGATE_CONFORM_OPTIONS: non-secret conformance run settings (JSON) that `kgate conform` hands to Playwright. */
   conformOptions?: string;
   /** KGATE_K6: the k6 binary the project's tests run the bundled scripts with (default ../shared/tools/k6, then PATH). */
@@ -33,6 +35,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     keyUnsubscribedCovers: nonEmpty(env.KGATE_KEY_UNSUBSCRIBED_COVERS),
     githubStepSummary: nonEmpty(env.GITHUB_STEP_SUMMARY),
     ci: Boolean(nonEmpty(env.CI)),
+    display: Boolean(nonEmpty(env.DISPLAY) ?? nonEmpty(env.WAYLAND_DISPLAY)),
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
     k6Binary: nonEmpty(env.KGATE_K6),
     requireK6: Boolean(nonEmpty(env.KGATE_REQUIRE_K6)),

@@ -6,6 +6,7 @@ import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { RequestPace } from './pacing.ts';
+import { type OperationTimings, recordTiming } from './timings.ts';
 
 /** One operation of the spec, as the suite walks them. */
 export type Operation = OperationInfo;
@@ -166,6 +167,8 @@ export class Api {
   requestCount = 0;
   /** Test data items (discovery) the test used. */
   readonly dataUsed = new Set<string>();
+  /** Requests and their latencies per operation label, counted where requestCount is. */
+  readonly timings: OperationTimings = {};
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -275,6 +278,7 @@ export class Api {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
     await this.settings.pace?.wait(other.path);
     this.requestCount++;
+    const started = performance.now();
     try {
       await sendHttp({
         method: 'GET',
@@ -294,6 +298,8 @@ export class Api {
         appendFileSync(file, `${down}\n`);
       }
       return down;
+    } finally {
+      recordTiming(this.timings, labelOf(other), performance.now() - started);
     }
   }
 
@@ -315,6 +321,7 @@ export class Api {
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     await this.settings.pace?.wait(op.path);
     this.requestCount++;
+    const started = performance.now();
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
     const controller = new AbortController();
@@ -351,6 +358,7 @@ export class Api {
       this.unusable(op, finding);
     } finally {
       clearTimeout(watchdog);
+      recordTiming(this.timings, operation, performance.now() - started);
     }
     const text = raw.body.toString('utf8');
     const contentType = raw.headers['content-type'];

@@ -106,7 +106,41 @@ test('a hostile target yields a named failure, exit 1, and the key appears nowhe
     ),
   );
   assert.ok(!stdout.includes(DISTINCTIVE) && !stderr.includes(DISTINCTIVE), 'the key must not be printed');
+  assert.ok(existsSync(join(ROOT, REPORT_DIR, 'report.html')), 'the scan covers the report page');
   assert.deepEqual(scanForSecrets(join(ROOT, REPORT_DIR), [DISTINCTIVE]), [], 'the key must not be in any report file');
+});
+
+test("--playwright-report writes Playwright's own reports into playwright-debug/, saying they are not the verdict, without the key", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-playwright-debug-'));
+  try {
+    const { code, stderr } = await conform(
+      [
+        '--base-url',
+        `${server.url}/faults/evaluate-orderby-ignored`,
+        '--grep',
+        'GET /academic/v1.0/evaluate',
+        '--checks',
+        'orderby-is-honoured',
+        '--report-dir',
+        dir,
+        '--playwright-report',
+        '--json',
+      ],
+      { KGATE_KEY: server.keys.full, KGATE_CONFORM_OPTIONS: '' },
+    );
+    assert.equal(code, 1, stderr);
+    for (const file of ['html/index.html', 'results.json', 'README.txt'])
+      assert.ok(existsSync(join(dir, 'playwright-debug', file)), `playwright-debug/${file}`);
+    assert.match(readFileSync(join(dir, 'playwright-debug', 'README.txt'), 'utf8'), /NOT the verdict/);
+    assert.ok(
+      !existsSync(join(dir, 'html')) && !existsSync(join(dir, 'results.json')),
+      'nothing of it beside report.html',
+    );
+    assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /<title>kgate conformance: FAIL/);
+    assert.deepEqual(scanForSecrets(dir, [server.keys.full]), [], 'the key is in none of them, zip included');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a conforming target with --base-url passes a selection of checks, with a path prefix kept', async () => {
@@ -251,9 +285,11 @@ test('--report-dir puts the reports exactly there', async () => {
       { KGATE_KEY: server.keys.full, KGATE_CONFORM_OPTIONS: '' },
     );
     assert.equal(code, 0, stderr + stdout);
-    for (const file of ['summary.md', 'summary.json', 'junit.xml', 'results.json']) {
+    for (const file of ['report.html', 'summary.md', 'summary.json', 'junit.xml']) {
       assert.ok(existsSync(join(dir, file)), `${file} is in the folder given`);
     }
+    for (const file of ['html', 'results.json', 'playwright-debug'])
+      assert.ok(!existsSync(join(dir, file)), `no ${file}: Playwright's own reports only with --playwright-report`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,6 +10,7 @@ import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
 import { applyOverride, severityOf } from './severity.ts';
+import { mergeTimings, type OperationTimings } from './timings.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -28,6 +29,8 @@ export interface Kgate {
   discovery(settings: ApiSettings): Discovery;
   /** Requests this worker's discoveries have sent so far. */
   discoveryRequests(): number;
+  /** The latencies of test data discovery since the last call, per operation (each test takes what it caused). */
+  takeDiscoveryTimings(): OperationTimings;
   /** Values shared by the tests of this worker (see CheckContext.shared). */
   shared: Map<string, Promise<unknown>>;
 }
@@ -54,6 +57,8 @@ export interface TestOutcome {
    * need an item pays for it), and the discovery items it used.
    */
   requests?: { test: number; discovery: number; data: string[] };
+  /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
+  timings?: OperationTimings;
 }
 
 /**
@@ -94,6 +99,14 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           return found;
         },
         discoveryRequests: () => discoveryApis.reduce((sum, api) => sum + api.requestCount, 0),
+        takeDiscoveryTimings() {
+          const taken: OperationTimings = {};
+          for (const api of discoveryApis) {
+            mergeTimings(taken, api.timings);
+            for (const operation of Object.keys(api.timings)) delete api.timings[operation];
+          }
+          return taken;
+        },
         shared: new Map(),
       });
       closeIdleSockets();
@@ -211,7 +224,8 @@ export async function runCheck(
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
   };
-  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests };
+  const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
+  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests, timings };
   await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
   const ownFailures = findings.filter(
     (finding) =>

@@ -60,7 +60,12 @@ export interface ConformOptions {
   generate: number;
   /** Seed of the generated requests. */
   seed: number;
+  /** Also write Playwright's own HTML and JSON reports, for debugging, into PLAYWRIGHT_DEBUG_DIR. */
+  playwrightReport?: boolean;
 }
+
+/** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
+export const PLAYWRIGHT_DEBUG_DIR = 'playwright-debug';
 
 /** Generated requests in the gate unless --generate says otherwise: one round, every kind of case once on every operation. */
 export const DEFAULT_GENERATE = fullRound(OPERATION_IDS);
@@ -107,5 +112,6 @@ export function readConformOptions(
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
+    playwrightReport: given.playwrightReport,
   };
 }

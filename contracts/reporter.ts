@@ -1,5 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync } from 'node:fs';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
@@ -9,17 +8,10 @@ import { CHECKS } from './checks/index.ts';
 import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
-import { renderJunit } from './junit.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
+import { writeRunReports } from './run-reports.ts';
 import { checksOfRun } from './severity.ts';
-import {
-  type BaselineContext,
-  type RunSummary,
-  renderSummary,
-  SUMMARY_FILES,
-  summarise,
-  type TestRecord,
-} from './summary.ts';
+import { type BaselineContext, type RunSummary, summarise, type TestRecord } from './summary.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -67,6 +59,7 @@ export default class ConformanceReporter implements Reporter {
           : undefined,
       durationMs: result.duration,
       requests: outcome?.requests,
+      timings: outcome?.timings,
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
   }
@@ -84,6 +77,7 @@ export default class ConformanceReporter implements Reporter {
       exitCode: failed ? 1 : 0,
       baseUrl: options.sweep ? undefined : env.baseUrl,
       strict: options.strict,
+      startedAt: new Date(this.started).toISOString(),
       durationMs: Date.now() - this.started,
       reportDir: options.reportDir,
       workers: this.workers,
@@ -94,12 +88,11 @@ export default class ConformanceReporter implements Reporter {
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       targets,
     };
-    const markdown = redactSecrets(renderSummary(run, checks));
-    mkdirSync(options.reportDir, { recursive: true });
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.markdown), `${markdown}\n`);
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.junit), redactSecrets(renderJunit(run, checks)));
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.tests), `${redactSecrets(JSON.stringify(this.records))}\n`);
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.json), `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
+    const { markdown } = writeRunReports(run, checks, {
+      records: this.records,
+      // A sweep's folder holds one run of many targets: there is no previous run to compare with.
+      ...(options.sweep ? { previous: null } : {}),
+    });
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
       appendFileSync(env.githubStepSummary, `${markdown}\n`);

@@ -8,6 +8,7 @@ import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
 import type { RequestPace } from './pacing.ts';
+import { RUN_REPORT_FILES } from './run-reports.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -36,8 +37,8 @@ export interface SuiteResult {
 export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   // Reports land where the user runs kgate, never inside the installed package.
   const reportDir = resolve(run.options.reportDir);
-  rmSync(join(reportDir, SUMMARY_FILES.json), { force: true });
-  rmSync(join(reportDir, SUMMARY_FILES.tests), { force: true });
+  // Reports an earlier run left in the folder must not answer for this one.
+  for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     KGATE_CONFORM_OPTIONS: JSON.stringify({ ...run.options, reportDir }),

@@ -37,13 +37,18 @@ test('readZip returns the entries of a deflated archive', () => {
   assert.deepEqual(readZip(zipOf('report.json', '{"a":1}')).map(String), ['{"a":1}']);
 });
 
-test('scanForSecrets finds a key in plain files, nested folders and the HTML report zip', () => {
+test('scanForSecrets finds a key in plain files, report.html, nested folders and the HTML report zip', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kgate-scan-'));
   try {
     mkdirSync(join(dir, 'html'));
     const cases = [
       { given: { file: 'clean.txt', text: 'curl -H "Ocp-Apim-Subscription-Key: ***"' }, want: false },
       { given: { file: 'junit.xml', text: '<failure>key-0123456789abcdef</failure>' }, want: true },
+      {
+        given: { file: 'report.html', text: "<pre>curl -H 'Ocp-Apim-Subscription-Key: key-0123456789abcdef'</pre>" },
+        want: true,
+      },
+      { given: { file: 'clean.html', text: "<pre>curl -H 'Ocp-Apim-Subscription-Key: ***'</pre>" }, want: false },
       {
         given: {
           file: 'html/index.html',

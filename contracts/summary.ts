@@ -8,6 +8,7 @@ import {
 } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
+import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from './timings.ts';
 
 /** File names the reporter writes into the report folder. */
 export const SUMMARY_FILES = {
@@ -38,6 +39,8 @@ export interface TestRecord {
   durationMs: number;
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
   requests?: { test: number; discovery: number; data: string[] };
+  /** The same requests per operation with their latencies (absent in records of older runs). */
+  timings?: OperationTimings;
 }
 
 /** What one cell of the operation x check matrix says; `known`: only failures the baseline accepts. */
@@ -92,6 +95,8 @@ export interface TargetSummary {
   notes: string[];
   /** Check ids that reported a failure or warning about the target (kgate's own errors excluded). */
   tripped: string[];
+  /** Per operation: the requests the run sent to it and their p50 / p95 latency, as the gate saw them. */
+  operations?: OperationStat[];
 }
 
 /** The result object of a whole run (what `kgate conform --json` prints). */
@@ -100,6 +105,8 @@ export interface RunSummary {
   exitCode: 0 | 1;
   baseUrl?: string;
   strict: boolean;
+  /** When the run started (ISO 8601, UTC). */
+  startedAt?: string;
   durationMs: number;
   /** Folder the run wrote its reports to. */
   reportDir?: string;
@@ -253,6 +260,10 @@ function summariseTarget(
           .map((finding) => finding.check),
       ),
     ].sort(),
+    operations: operationStats(
+      records.reduce<OperationTimings>((all, record) => mergeTimings(all, record.timings), {}),
+      operations,
+    ),
   };
 }
 

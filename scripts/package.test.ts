@@ -152,7 +152,7 @@ describe('every command, run from the installed package in the project folder', 
     assert.equal(summary.verdict, 'pass');
     assert.ok(summary.reportDir.startsWith(join(project, 'reports', 'conformance')), summary.reportDir);
     assert.match(result.stderr, /tests will send about \d+/, 'the request count is announced');
-    assert.ok(existsSync(join(summary.reportDir, 'html', 'index.html')), 'the HTML report');
+    assert.ok(existsSync(join(summary.reportDir, 'report.html')), "kgate's report page");
   });
 
   test('conform --base-url judges a target with the key from the environment, with a configuration file', () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
@@ -13,10 +13,12 @@ import {
   DEFAULT_REPORT_DIR,
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
+  PLAYWRIGHT_DEBUG_DIR,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
 import { runPace } from '../../contracts/pacing.ts';
+import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
@@ -30,7 +32,7 @@ const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks id
                      [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
-                     [--report-dir DIR] [--config FILE] [--json]
+                     [--report-dir DIR] [--config FILE] [--json] [--playwright-report]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
 whether it honours the interface. With no --base-url, no KGATE_BASE_URL and no baseUrl in the
@@ -65,6 +67,8 @@ configuration file it starts the embedded reference server and judges that.
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
                      maxRpsByPath, baseline, strict. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
+  --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
+                     run's folder, for debugging the suite (a failed check shows there as an expected failure)
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
 without a subscription to some API), KGATE_KEY_EXHAUSTED (quota used up), or the variables that
@@ -72,7 +76,8 @@ keyVariables in the configuration file names. Checks that need a key that was no
 reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or unsubscribedKeyCovers in the configuration
 file) names the APIs the unsubscribed key is subscribed to (${APIS.join(', ')}, or none):
 auth-requires-subscription is then exact.
-reports: summary.md, summary.json, junit.xml (one case per operation x check), results.json, html/
+reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
+summary.md, summary.json, junit.xml (one case per operation x check), tests.json
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target`;
 
@@ -82,6 +87,19 @@ export function groupsNotCovered(covers: readonly ApiName[]): string[] {
   if (covered.has('academic')) covered.add('similarity');
   return ['academic', 'similarity', 'answerSearch', 'urlPreview', 'eventKnowledge'].filter(
     (group) => !covered.has(group),
+  );
+}
+
+/** Says, beside Playwright's own reports, why they are not the verdict. */
+function writePlaywrightDebugNote(reportDir: string): void {
+  const dir = join(reportDir, PLAYWRIGHT_DEBUG_DIR);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'README.txt'),
+    `Playwright's own reports of this run, written for debugging the suite (kgate conform --playwright-report).
+They are NOT the verdict: kgate marks a check that failed as an expected failure, so Playwright shows
+it as passed here. The verdict and every failure are in ../${REPORT_HTML}, ../summary.md and ../junit.xml.
+`,
   );
 }
 
@@ -166,6 +184,7 @@ export const command: Command = {
       sweep: undefined,
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
+      playwrightReport: values['playwright-report'] === true || given.playwrightReport,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
@@ -238,10 +257,11 @@ export const command: Command = {
         );
         return EXIT.failed;
       }
+      if (options.playwrightReport) writePlaywrightDebugNote(options.reportDir);
       if (json) console.log(redactSecrets(JSON.stringify({ command: 'conform', ...summary })));
       else
         console.log(
-          `kgate conform: ${summary.verdict.toUpperCase()}, ${summary.requests ?? 0} requests sent (reports in ${options.reportDir}/: summary.md, summary.json, junit.xml, results.json, html/)`,
+          `kgate conform: ${summary.verdict.toUpperCase()}, ${summary.requests ?? 0} requests sent; open ${join(options.reportDir, REPORT_HTML)} (also summary.md, summary.json, junit.xml${options.playwrightReport ? `, ${PLAYWRIGHT_DEBUG_DIR}/` : ''})`,
         );
       const update = summary.targets[0]?.baseline?.update;
       if (update)

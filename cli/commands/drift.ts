@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { REPORT_HTML, renderReportHtml } from '../../contracts/report-html.ts';
+import { previousRun } from '../../contracts/report-page.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
 import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
@@ -17,6 +19,7 @@ import {
   targetBaseUrl,
   UsageError,
 } from '../args.ts';
+import { driftPage } from '../drift-page.ts';
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate drift <live|spec|har> [options]
@@ -28,7 +31,7 @@ const USAGE = `usage: kgate drift <live|spec|har> [options]
       --baseline FILE      findings listed in FILE are known; only new ones fail
       --update-baseline    write this run's findings to the --baseline FILE (exit 0)
       --timeout            per-request time limit (default 10s)
-      --report-dir DIR     where <run-id>/drift.json and drift.md go (default reports/drift)
+      --report-dir DIR     where <run-id>/report.html, drift.json and drift.md go (default reports/drift)
 
   kgate drift spec OLD.yaml NEW.yaml [--json]
       Lists every difference between two specs and whether it breaks existing clients.
@@ -130,7 +133,11 @@ async function runLive(argv: string[]): Promise<number> {
   }
 
   const runId = newRunId();
-  const paths = writeLiveReport(result, join(reportRoot, runId));
+  const runDir = join(reportRoot, runId);
+  const previous = previousRun<LiveResult>(runDir, 'drift.json');
+  const paths = writeLiveReport(result, runDir);
+  const html = join(runDir, REPORT_HTML);
+  writeFileSync(html, redactSecrets(renderReportHtml(driftPage(result, previous))));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
     let written: Baseline;
@@ -144,7 +151,7 @@ async function runLive(argv: string[]): Promise<number> {
     baselineWritten = baselineFile;
   }
   if (values.json === true) {
-    console.log(redactSecrets(JSON.stringify({ ...result, runId, report: paths, baselineWritten })));
+    console.log(redactSecrets(JSON.stringify({ ...result, runId, report: { ...paths, html }, baselineWritten })));
   } else {
     for (const finding of result.findings) console.log(redactSecrets(findingLine(finding)));
     for (const item of result.cases.filter((entry) => entry.error && !entry.skipped)) {
@@ -158,7 +165,7 @@ async function runLive(argv: string[]): Promise<number> {
         (summary.skipped > 0 ? `, ${summary.skipped} cases skipped after repeated transport failures` : ''),
     );
     if (baselineWritten) console.log(`baseline written: ${baselineWritten} (${result.findings.length} findings)`);
-    console.log(`report: ${paths.markdown}`);
+    console.log(`report: ${html} (also ${paths.markdown})`);
   }
   if (update) return EXIT.ok;
   return result.summary.new > 0 ? EXIT.failed : EXIT.ok;

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { EngineProgress } from '../../contracts/generative/engine.ts';
@@ -12,6 +13,7 @@ import {
   runFuzz,
 } from '../../contracts/generative/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
+import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { checkReachable, keyRefusedEverywhere } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
@@ -191,7 +193,7 @@ export const command: Command = {
       else {
         console.log(redactSecrets(renderFuzz(result)));
         console.log(
-          `kgate fuzz: ${result.verdict.toUpperCase()}: ${result.findings.length} finding(s) in ${result.cases.total} cases (seed ${result.seed}); reports in ${reportDir}/: summary.md, summary.json`,
+          `kgate fuzz: ${result.verdict.toUpperCase()}: ${result.findings.length} finding(s) in ${result.cases.total} cases (seed ${result.seed}); open ${join(reportDir, REPORT_HTML)} (also summary.md, summary.json)`,
         );
       }
       return result.exitCode;

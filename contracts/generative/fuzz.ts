@@ -5,9 +5,13 @@ import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
 import type { OperationId } from '../../openapi/spec.ts';
 import { Api } from '../api.ts';
+import { CHECKS } from '../checks/index.ts';
 import { Discovery } from '../discovery.ts';
 import { type Failure, formatFailure } from '../failure.ts';
+import { REPORT_HTML, renderReportHtml } from '../report-html.ts';
+import { fuzzPage, previousRun } from '../report-page.ts';
 import { findingKey } from '../summary.ts';
+import { mergeTimings, type OperationTimings, operationStats } from '../timings.ts';
 import { allocate, caseAt, type GeneratedCase, type Intent } from './cases.ts';
 import { type EngineProgress, GenerativeEngine, pacer } from './engine.ts';
 import { poolsFor } from './pools.ts';
@@ -81,7 +85,7 @@ export function* fuzzCases(
   }
 }
 
-/** Runs the generated requests and writes summary.md and summary.json into the report folder. */
+/** Runs the generated requests and writes summary.md, summary.json and report.html into the report folder. */
 export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
   const started = performance.now();
   mkdirSync(settings.reportDir, { recursive: true });
@@ -93,12 +97,18 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     disabledChecks: new Set<string>(),
     breakerDir: settings.reportDir,
   };
-  const discovery = new Discovery(new Api({ ...apiSettings, judge: false }));
+  // Every Api of the run, for the requests and latencies per operation of the report page.
+  const apis = [new Api({ ...apiSettings, judge: false })];
+  const discovery = new Discovery(apis[0]!);
   const pools = new Map<string, ValuePools>();
   for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
   const plan = allocate(settings.budget, settings.operations);
   const engine = new GenerativeEngine({
-    newApi: (judge = true) => new Api({ ...apiSettings, judge }),
+    newApi: (judge = true) => {
+      const api = new Api({ ...apiSettings, judge });
+      apis.push(api);
+      return api;
+    },
     concurrency: settings.concurrency ?? FUZZ_CONCURRENCY,
     deadlineAt: started + settings.durationMs,
     pace: pacer(settings.maxRps),
@@ -130,6 +140,14 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
   };
   writeFileSync(join(settings.reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
   writeFileSync(join(settings.reportDir, 'summary.md'), `${redactSecrets(renderFuzz(result))}\n`);
+  const timings = apis.reduce<OperationTimings>((all, api) => mergeTimings(all, api.timings), {});
+  const page = fuzzPage(
+    result,
+    operationStats(timings),
+    previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
+    CHECKS,
+  );
+  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderReportHtml(page)));
   return result;
 }
 

@@ -5,6 +5,7 @@ import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
 import { findingKey } from '../summary.ts';
+import { mergeTimings, type OperationTimings } from '../timings.ts';
 import { allocate, casesFor, type Intent } from './cases.ts';
 import { type EngineResult, GenerativeEngine } from './engine.ts';
 import { GENERATIVE_CHECKS } from './judge.ts';
@@ -30,6 +31,8 @@ interface Sent {
   count: number;
   /** HTTP requests the engine sent (cases, chains and shrinking). */
   requests: number;
+  /** The same requests per operation, with their latencies. */
+  timings: OperationTimings;
   /** Set by the test that counts `requests` as its own, so the run counts them once. */
   counted: boolean;
 }
@@ -57,7 +60,8 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       disabledChecks: settings.disabledChecks,
     });
     const result = await engine.run(cases);
-    return { result, count, requests: apis.reduce((sum, api) => sum + api.requestCount, 0), counted: false };
+    const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
+    return { result, count, requests: apis.reduce((sum, api) => sum + api.requestCount, 0), timings, counted: false };
   });
 }
 
@@ -70,6 +74,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
     if (!sent.counted) {
       sent.counted = true;
       ctx.api.requestCount += sent.requests;
+      mergeTimings(ctx.api.timings, sent.timings);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
     if (result.cases[intent] === 0) {
