@@ -43,6 +43,22 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'bundle a load scenario into one k6 script (k6 run, k6-operator)',
     load: async () => (await import('./commands/k6.ts')).command,
   },
+  report: {
+    summary: 'report merge DIR...: one verdict from the run folders of a sharded conformance run',
+    load: async () => {
+      const merge = (await import('./commands/report-merge.ts')).command;
+      return {
+        usage: merge.usage,
+        run: async (argv: string[]) => {
+          if (argv[0] !== 'merge')
+            throw new UsageError(
+              `kgate report: needs a mode: merge (see kgate report --help)${argv[0] ? `, got '${argv[0]}'` : ''}`,
+            );
+          return merge.run(argv.slice(1));
+        },
+      };
+    },
+  },
 };
 
 const USAGE = `kgate: conformance, load and drift harness for the academic search, answer search,

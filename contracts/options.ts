@@ -60,6 +60,8 @@ export interface ConformOptions {
   generate: number;
   /** Seed of the generated requests. */
   seed: number;
+  /** This run's shard (--shard I/N): only the last shard runs the @rate-limit tests, so a merged run has them once. */
+  shard?: { current: number; total: number };
 }
 
 /** Generated requests in the gate unless --generate says otherwise: one round, every kind of case once on every operation. */
@@ -107,5 +109,6 @@ export function readConformOptions(
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
+    shard: given.shard,
   };
 }

@@ -1,5 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync } from 'node:fs';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
@@ -9,17 +8,11 @@ import { CHECKS } from './checks/index.ts';
 import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
-import { renderJunit } from './junit.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
+import { runMeta } from './run-meta.ts';
 import { checksOfRun } from './severity.ts';
-import {
-  type BaselineContext,
-  type RunSummary,
-  renderSummary,
-  SUMMARY_FILES,
-  summarise,
-  type TestRecord,
-} from './summary.ts';
+import { type BaselineContext, type RunSummary, summarise, type TestRecord } from './summary.ts';
+import { writeRunReports } from './write-reports.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -30,10 +23,12 @@ export default class ConformanceReporter implements Reporter {
   private readonly records: TestRecord[] = [];
   private started = Date.now();
   private workers = 1;
+  private config?: FullConfig;
 
   onBegin(config: FullConfig): void {
     this.started = Date.now();
     this.workers = config.workers;
+    this.config = config;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -76,7 +71,8 @@ export default class ConformanceReporter implements Reporter {
     const options = readConformOptions();
     const checks = checksOfRun(CHECKS, options);
     const operations = OPERATIONS.map((op) => op.label);
-    const targets = summarise(this.records, operations, checks, this.baseline(options, operations, checks));
+    const baseline = this.baseline(options, operations, checks);
+    const targets = summarise(this.records, operations, checks, baseline);
     const failed =
       targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
     const run: RunSummary = {
@@ -94,12 +90,16 @@ export default class ConformanceReporter implements Reporter {
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       targets,
     };
-    const markdown = redactSecrets(renderSummary(run, checks));
-    mkdirSync(options.reportDir, { recursive: true });
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.markdown), `${markdown}\n`);
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.junit), redactSecrets(renderJunit(run, checks)));
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.tests), `${redactSecrets(JSON.stringify(this.records))}\n`);
-    writeFileSync(join(options.reportDir, SUMMARY_FILES.json), `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
+    const meta = options.sweep
+      ? undefined
+      : runMeta(options, {
+          baseUrl: env.baseUrl,
+          grep: grepOf(this.config),
+          shard: this.config?.shard,
+          baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
+          startedAt: new Date(this.started),
+        });
+    const markdown = writeRunReports(options.reportDir, run, this.records, checks, meta);
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
       appendFileSync(env.githubStepSummary, `${markdown}\n`);
@@ -150,6 +150,13 @@ function unexplained(operation: string, check: string, result: TestResult): Fail
     documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
     origin: 'error',
   };
+}
+
+/** Playwright's --grep of the run, when one was given (its default matches everything). */
+function grepOf(config: FullConfig | undefined): string | undefined {
+  const patterns = config ? (Array.isArray(config.grep) ? config.grep : [config.grep]) : [];
+  const given = patterns.map(String).filter((pattern) => pattern !== '/.*/');
+  return given.length > 0 ? given.join(' ') : undefined;
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */

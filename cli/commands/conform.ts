@@ -166,6 +166,7 @@ export const command: Command = {
       sweep: undefined,
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
+      shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
