@@ -49,7 +49,8 @@ configuration file it starts the embedded reference server and judges that.
                      /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
-  --shard            run shard I of N (Playwright --shard), e.g. 1/4
+  --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
+                     @rate-limit tests; merge the folders with kgate report merge
   --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
                      known and pass the gate, unless past their expiry; listed ones that no longer
                      fail are reported as fixed
@@ -72,7 +73,8 @@ keyVariables in the configuration file names. Checks that need a key that was no
 reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or unsubscribedKeyCovers in the configuration
 file) names the APIs the unsubscribed key is subscribed to (${APIS.join(', ')}, or none):
 auth-requires-subscription is then exact.
-reports: summary.md, summary.json, junit.xml (one case per operation x check), results.json, html/
+reports: summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
+results.json, html/; kgate report merge makes one verdict of the folders of --shard runs
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target`;
 
