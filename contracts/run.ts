@@ -8,6 +8,7 @@ import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
 import type { RequestPace } from './pacing.ts';
+import { RUN_FILE } from './run-meta.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -38,6 +39,7 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   const reportDir = resolve(run.options.reportDir);
   rmSync(join(reportDir, SUMMARY_FILES.json), { force: true });
   rmSync(join(reportDir, SUMMARY_FILES.tests), { force: true });
+  rmSync(join(reportDir, RUN_FILE), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     KGATE_CONFORM_OPTIONS: JSON.stringify({ ...run.options, reportDir }),
