@@ -55,75 +55,53 @@ const STATE_STYLE: Record<HistoryState, { colour: string; label: string }> = {
 
 /** The most recent runs the page draws; older ones are counted in the caption. */
 const MAX_RUNS_DRAWN = 60;
-const CELL = 14;
-const ROW = 22;
+const CELL = 12;
+const HEIGHT = 18;
 
-function timelineSvg(operation: string, findings: FindingHistory[], runs: HistoryReport['runs']): string {
+/** One finding's lane: a mark per run, filled seen, outlined checked and not seen, a dot not checked. */
+function laneSvg(finding: FindingHistory, runs: HistoryReport['runs']): string {
   const drawn = runs.slice(-MAX_RUNS_DRAWN);
   const offset = runs.length - drawn.length;
-  const width = drawn.length * CELL + 8;
-  const height = findings.length * ROW + 26;
-  const parts: string[] = [];
-  findings.forEach((finding, row) => {
-    const y = row * ROW + 4;
-    const { colour } = STATE_STYLE[finding.state];
-    parts.push(`<g><title>${html(`${finding.kind} ${finding.path}: ${statePhrase(finding)}`)}</title>`);
-    finding.timeline.slice(offset).forEach((state, column) => {
-      const x = column * CELL + 4;
-      const run = drawn[column]!;
-      const what = state === 'seen' ? 'seen' : state === 'absent' ? 'not seen' : 'not checked';
-      if (state === 'seen')
-        parts.push(
-          `<rect x="${x}" y="${y}" width="${CELL - 3}" height="${ROW - 8}" rx="2" fill="${colour}"><title>${html(`${shortTime(run.at)}: ${what}`)}</title></rect>`,
-        );
-      else if (state === 'absent')
-        parts.push(
-          `<rect x="${x + 1}" y="${y + 1}" width="${CELL - 5}" height="${ROW - 10}" rx="2" fill="none" stroke="#767676"><title>${html(`${shortTime(run.at)}: ${what}`)}</title></rect>`,
-        );
-      else
-        parts.push(
-          `<circle cx="${x + (CELL - 3) / 2}" cy="${y + (ROW - 8) / 2}" r="1.5" fill="#767676"><title>${html(`${shortTime(run.at)}: ${what}`)}</title></circle>`,
-        );
-    });
-    parts.push('</g>');
+  const width = drawn.length * CELL + 2;
+  const { colour } = STATE_STYLE[finding.state];
+  const marks = finding.timeline.slice(offset).map((state, column) => {
+    const x = column * CELL + 1;
+    const title = `<title>${html(`${shortTime(drawn[column]!.at)}: ${state === 'seen' ? 'seen' : state === 'absent' ? 'not seen' : 'not checked'}`)}</title>`;
+    if (state === 'seen')
+      return `<rect x="${x}" y="2" width="${CELL - 3}" height="${HEIGHT - 4}" rx="2" fill="${colour}">${title}</rect>`;
+    if (state === 'absent')
+      return `<rect x="${x + 0.5}" y="5.5" width="${CELL - 4}" height="${HEIGHT - 11}" rx="1.5" fill="none" stroke="#767676">${title}</rect>`;
+    return `<circle cx="${x + (CELL - 3) / 2}" cy="${HEIGHT / 2}" r="1.5" fill="#767676">${title}</circle>`;
   });
-  const axisY = findings.length * ROW + 18;
-  const first = drawn[0];
-  const lastRun = drawn.at(-1);
-  if (first) parts.push(`<text x="4" y="${axisY}" class="axis">${html(shortTime(first.at))}</text>`);
-  if (lastRun && drawn.length > 12)
-    parts.push(
-      `<text x="${width - 4}" y="${axisY}" class="axis" text-anchor="end">${html(shortTime(lastRun.at))}</text>`,
-    );
-  const label = `${operation}: ${findings.length} finding(s) over ${drawn.length} run(s)`;
-  return `<svg role="img" aria-label="${html(label)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
+  const seen = finding.timeline.filter((state) => state === 'seen').length;
+  const label = `seen in ${seen} of ${finding.timeline.length} runs: ${timelineText(finding)} (# seen, . not seen, ? not checked)`;
+  return `<svg role="img" aria-label="${html(label)}" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" xmlns="http://www.w3.org/2000/svg">${marks.join('')}</svg>`;
 }
 
 /**
- * A self-contained HTML page of a history: per operation, a timeline of its findings (one mark per
- * run: filled seen, outlined checked and not seen, a dot not checked), each row with its state
- * written out, its first and last seen. No script, no external resource; prints on paper.
+ * A self-contained HTML page of a history: per operation, its findings, each with its state written
+ * out and its timeline (one mark per run: filled seen, outlined checked and not seen, a dot not
+ * checked), since when, first and last seen. No script, no external resource; prints on paper.
  */
 export function renderHistoryHtml(report: HistoryReport, title = 'kgate drift history'): string {
   const byOperation = new Map<string, FindingHistory[]>();
   for (const finding of report.findings)
     byOperation.set(finding.operation, [...(byOperation.get(finding.operation) ?? []), finding]);
   const { counts } = report;
+  const first = report.runs.at(-MAX_RUNS_DRAWN) ?? report.runs[0];
+  const last = report.runs.at(-1);
+  const span = first && last ? `${shortTime(first.at)} to ${shortTime(last.at)}` : '';
   const sections = [...byOperation.entries()].map(([operation, findings]) => {
     const rows = findings
       .map((finding) => {
         const style = STATE_STYLE[finding.state];
-        return `<tr><th scope="row"><span class="state state-${finding.state}" style="border-color:${style.colour};color:${style.colour}">${html(style.label)}</span></th><td><code>${html(finding.kind)}</code> ${finding.status} <code>${html(finding.path)}</code><br><span class="muted">${html(finding.message)}</span></td><td>${html(statePhrase(finding))}</td><td>${html(shortTime(finding.firstSeen))}</td><td>${html(shortTime(finding.lastSeen))}</td><td>${finding.timesSeen}</td><td>${html(finding.severity)}</td></tr>`;
+        return `<tr><th scope="row"><span class="state state-${finding.state}" style="border-color:${style.colour};color:${style.colour}">${html(style.label)}</span></th><td><code>${html(finding.kind)}</code> ${finding.status} <code>${html(finding.path)}</code><br><span class="muted">${html(finding.message)}</span></td><td class="timeline">${laneSvg(finding, report.runs)}</td><td>${html(statePhrase(finding))}</td><td>${html(shortTime(finding.firstSeen))}</td><td>${html(shortTime(finding.lastSeen))}</td><td>${finding.timesSeen}</td><td>${html(finding.severity)}</td></tr>`;
       })
       .join('\n');
     return `<section>
 <h2>${html(operation)}</h2>
-<figure>
-<div class="timeline">${timelineSvg(operation, findings, report.runs)}</div>
-<figcaption>One row per finding below (same order), one mark per run, oldest on the left${report.runs.length > MAX_RUNS_DRAWN ? ` (the last ${MAX_RUNS_DRAWN} of ${report.runs.length} runs)` : ''}: filled, seen; outlined, checked and not seen; a dot, not checked.</figcaption>
-</figure>
 <table>
-<thead><tr><th scope="col">state</th><th scope="col">finding</th><th scope="col">since</th><th scope="col">first seen</th><th scope="col">last seen</th><th scope="col">runs seen</th><th scope="col">severity</th></tr></thead>
+<thead><tr><th scope="col">state</th><th scope="col">finding</th><th scope="col">timeline, one mark per run${report.runs.length > MAX_RUNS_DRAWN ? ` (the last ${MAX_RUNS_DRAWN} of ${report.runs.length})` : ''}<br><span class="muted">${html(span)}</span></th><th scope="col">since</th><th scope="col">first seen</th><th scope="col">last seen</th><th scope="col">runs seen</th><th scope="col">severity</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -155,7 +133,7 @@ th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bot
 .state { display: inline-block; border: 2px solid; border-radius: 3px; padding: 0 .35rem; font-weight: 600; }
 .state-new, .state-flaky { text-transform: uppercase; }
 .legend { list-style: none; padding: 0; display: flex; gap: 1.2rem; }
-.timeline { overflow-x: auto; }
+.timeline { white-space: nowrap; } .timeline svg { display: block; }
 .axis { font: 11px system-ui, sans-serif; fill: #444; }
 figure { margin: .5rem 0; } figcaption { color: #555; font-size: 13px; }
 @media print { body { margin: 0; max-width: none; } section { break-inside: avoid; } .timeline { overflow: visible; } * { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
@@ -167,6 +145,7 @@ figure { margin: .5rem 0; } figcaption { color: #555; font-size: 13px; }
 <ul class="legend" aria-label="findings by state">${legend}</ul>
 ${problems ? `<p>Lines skipped when the history was read:</p><ul>${problems}</ul>` : ''}
 ${sections.length > 0 ? sections.join('\n') : '<p>No finding in the history: every run matched the spec.</p>'}
+<p class="muted">Timeline marks, oldest run on the left: filled, seen; outlined, checked and not seen; a dot, not checked (no answer from the operation).</p>
 <p class="muted">new: first seen by the last run. ongoing: seen in every run that checked it since the date given. gone: checked and not seen since the date given. flaky: it went away and came back, so it is not new each time it shows.</p>
 </body>
 </html>

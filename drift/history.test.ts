@@ -105,7 +105,9 @@ describe('drift history: states', () => {
     assert.match(markdown, /gone since 2026-11-03 03:00 UTC/);
     assert.match(markdown, /ongoing since 2026-11-01 03:00 UTC/);
     const page = renderHistoryHtml(report);
-    assert.match(page, /<svg role="img" aria-label="GET \/urlpreview\/v7.0\/search: 2 finding\(s\) over 3 run\(s\)"/);
+    assert.match(page, /<h2>GET \/urlpreview\/v7.0\/search<\/h2>/);
+    assert.match(page, /<svg role="img" aria-label="seen in 3 of 3 runs: ### \(# seen, \. not seen, \? not checked\)"/);
+    assert.match(page, /<svg role="img" aria-label="seen in 1 of 3 runs: \.#\./);
     assert.equal(
       /<script|<link|\ssrc=|\shref=|url\(/.test(page),
       false,

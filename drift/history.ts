@@ -413,7 +413,9 @@ export function shortTime(iso: string): string {
 
 /** The state of a finding as one phrase: `new`, `ongoing since ...`, `gone since ...`, `flaky (seen 3 of 5 runs)`. */
 export function statePhrase(finding: FindingHistory): string {
-  const checked = finding.timeline.filter((state) => state !== 'unchecked').length;
+  const checked = finding.timeline
+    .slice(finding.timeline.indexOf('seen'))
+    .filter((state) => state !== 'unchecked').length;
   switch (finding.state) {
     case 'new':
       return 'new';
