@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { type ProcessResult, runKgate } from '../scripts/run-process.ts';
 import { checkCompatible, MergeError, mergeRuns, type RunFolder } from './merge.ts';
+import { readConformOptions } from './options.ts';
 import { RUN_FILE, type RunMeta } from './run-meta.ts';
+import { suiteProjects } from './selection.ts';
 import type { RunSummary, TargetSummary, TestRecord } from './summary.ts';
 
 const FAULT = 'evaluate-year-as-string';
@@ -136,6 +138,25 @@ describe('kgate report merge: which folders merge', () => {
     assert.equal(merged.records.length, 2);
     assert.equal(merged.run.targets[0]!.tests.total, 2);
   });
+});
+
+test('of a sharded run, only the last shard runs the rate-limit teardown (Playwright would run it in every shard)', () => {
+  const options = readConformOptions('{"rateLimit":true,"embedded":true}', false);
+  const CASES: Array<{ given: RunMeta['shard']; want: string[] }> = [
+    { given: undefined, want: ['conformance', 'rate-limit'] },
+    { given: { current: 1, total: 3 }, want: ['conformance'] },
+    { given: { current: 2, total: 3 }, want: ['conformance'] },
+    { given: { current: 3, total: 3 }, want: ['conformance', 'rate-limit'] },
+  ];
+  for (const { given, want } of CASES) {
+    const projects = suiteProjects({ ...options, shard: given });
+    assert.deepEqual(
+      projects.map((project) => project.name),
+      want,
+      JSON.stringify(given),
+    );
+    assert.equal(projects[0]!.teardown, want.includes('rate-limit') ? 'rate-limit' : undefined);
+  }
 });
 
 describe('kgate report merge: a sharded run against a fault', () => {
