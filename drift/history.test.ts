@@ -150,6 +150,22 @@ describe('drift history: bad input loses nothing', () => {
     assert.ok(readFileSync(`${file}.rejected`, 'utf8').includes(last.slice(0, 20)), 'the bad line is kept aside');
   });
 
+  test('a corrupt run line loses its run nothing: the findings after it still count, on the run they name', () => {
+    const file = historyOf('lost-run', [run(1, ['a']), run(2, ['a']), run(3, ['a'])]);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const second = lines.findIndex((line) => line.includes('"type":"run"') && line.includes('run-2'));
+    lines[second] = '{"type":"run","run":';
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const history = readHistory(file)!;
+    assert.deepEqual(
+      history.problems.map((problem) => problem.line),
+      [second + 1],
+    );
+    assert.equal(history.runs.length, 3);
+    const [only] = historyStatus(history);
+    assert.deepEqual([only!.state, timelineText(only!), only!.timesSeen], ['ongoing', '###', 3]);
+  });
+
   test('a line of the right JSON but the wrong shape is skipped too', () => {
     const history = parseHistory(
       [

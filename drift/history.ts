@@ -192,8 +192,9 @@ export function parseHistory(text: string, file: string): History | undefined {
     known.add(finding.run);
     history.runs.push({ type: 'run', run: finding.run, at: finding.at, requests: 0, findings: 0, answered: [] });
   }
+  const runs = new Map(history.runs.map((run) => [run.run, run]));
   for (const finding of history.findings) {
-    const run = history.runs.find((item) => item.run === finding.run)!;
+    const run = runs.get(finding.run)!;
     if (run.requests === 0 && !run.answered.includes(finding.operation)) run.answered.push(finding.operation);
   }
   history.runs.sort((a, b) => a.at.localeCompare(b.at));
