@@ -60,6 +60,8 @@ export interface ConformOptions {
   generate: number;
   /** Seed of the generated requests. */
   seed: number;
+  /** Playwright's --grep of the run, as given (recorded in run.json: shards of one run share it). */
+  grep?: string;
   /** This run's shard (--shard I/N): only the last shard runs the @rate-limit tests, so a merged run has them once. */
   shard?: { current: number; total: number };
 }
@@ -109,6 +111,7 @@ export function readConformOptions(
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
+    grep: given.grep,
     shard: given.shard,
   };
 }

@@ -94,8 +94,8 @@ export default class ConformanceReporter implements Reporter {
       ? undefined
       : runMeta(options, {
           baseUrl: env.baseUrl,
-          grep: grepOf(this.config),
-          shard: this.config?.shard,
+          grep: options.grep ?? grepOf(this.config),
+          shard: options.shard ?? this.config?.shard,
           baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
           startedAt: new Date(this.started),
         });

@@ -168,6 +168,7 @@ export const command: Command = {
       sweep: undefined,
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
+      grep,
       shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
     };
     const checks = settings.checks;
