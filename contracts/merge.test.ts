@@ -124,6 +124,43 @@ describe('kgate report merge: which folders merge', () => {
     assert.throws(() => mergeRuns([], { reportDir: 'o' }), /no run folder found/);
   });
 
+  test("the merged run is judged against the shards' baseline: an accepted failure stays known", () => {
+    const failing: TestRecord = {
+      ...record('orderby-is-honoured', 'failed'),
+      findings: [
+        {
+          check: 'orderby-is-honoured',
+          operation: 'GET /academic/v1.0/evaluate',
+          title: 'years not in ascending order',
+          received: 'r',
+          documented: 'd',
+        },
+      ],
+    };
+    const baseline = {
+      file: 'kgate.baseline.json',
+      today: '2026-11-24',
+      sha256: 'b'.repeat(64),
+      baseline: {
+        kgateConformanceBaseline: 1 as const,
+        failures: [{ check: 'orderby-is-honoured', operation: 'GET /academic/v1.0/evaluate', reason: 'release 4.2' }],
+      },
+    };
+    const shards = [
+      folder('a', { baseline, shard: { current: 1, total: 2 } }, [failing]),
+      folder('b', { baseline, shard: { current: 2, total: 2 } }, [record('auth-required')]),
+    ];
+    const merged = mergeRuns(shards, { reportDir: 'o' });
+    assert.equal(merged.run.verdict, 'pass');
+    assert.equal(merged.run.targets[0]!.counts.known, 1);
+    assert.equal(merged.run.targets[0]!.known?.[0]?.baseline?.reason, 'release 4.2');
+    const without = mergeRuns(
+      shards.map((item) => ({ ...item, meta: { ...item.meta, baseline: undefined } })),
+      { reportDir: 'o' },
+    );
+    assert.equal(without.run.verdict, 'fail');
+  });
+
   test('a test two shards recorded (a teardown project runs in each) counts once', () => {
     const shared = { ...record('rate-limit-signalled'), project: 'rate-limit' };
     const merged = mergeRuns(
