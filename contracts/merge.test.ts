@@ -9,7 +9,7 @@ import { checkCompatible, MergeError, mergeRuns, type RunFolder } from './merge.
 import { readConformOptions } from './options.ts';
 import { RUN_FILE, type RunMeta } from './run-meta.ts';
 import { suiteProjects } from './selection.ts';
-import type { RunSummary, TargetSummary, TestRecord } from './summary.ts';
+import { missingShards, type RunSummary, renderSummary, type TargetSummary, type TestRecord } from './summary.ts';
 
 const FAULT = 'evaluate-year-as-string';
 
@@ -115,6 +115,24 @@ describe('kgate report merge: which folders merge', () => {
       assert.equal(merged.run.verdict, want.length > 0 ? 'fail' : 'pass');
     });
   }
+
+  test('the summary says which shard a folder is, and which shards a merged run lacks', () => {
+    const base = { verdict: 'fail', exitCode: 1, strict: false, durationMs: 1, targets: [] } as RunSummary;
+    assert.match(
+      renderSummary({ ...base, shard: { current: 2, total: 3 } }, []),
+      /Shard 2 of 3: the counts are this shard's/,
+    );
+    assert.match(
+      renderSummary({ ...base, shards: { total: 4, merged: [1, 4], missing: [2, 3] } }, []),
+      /Merged from shards 1, 4 of 4: \*\*shards 2 and 3 of 4 missing\*\*, so the run is incomplete and fails/,
+    );
+    const CASES: Array<{ given: number[]; want: string | undefined }> = [
+      { given: [], want: undefined },
+      { given: [2], want: 'shard 2 of 4 missing' },
+      { given: [1, 2, 3], want: 'shards 1, 2 and 3 of 4 missing' },
+    ];
+    for (const { given, want } of CASES) assert.equal(missingShards({ total: 4, merged: [], missing: given }), want);
+  });
 
   test('--expect-shards must agree with the folders, and is needed when no folder is given', () => {
     assert.throws(

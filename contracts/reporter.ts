@@ -75,6 +75,15 @@ export default class ConformanceReporter implements Reporter {
     const targets = summarise(this.records, operations, checks, baseline);
     const failed =
       targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+    const meta = options.sweep
+      ? undefined
+      : runMeta(options, {
+          baseUrl: env.baseUrl,
+          grep: options.grep ?? grepOf(this.config),
+          shard: options.shard ?? this.config?.shard,
+          baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
+          startedAt: new Date(this.started),
+        });
     const run: RunSummary = {
       verdict: failed ? 'fail' : 'pass',
       exitCode: failed ? 1 : 0,
@@ -88,17 +97,9 @@ export default class ConformanceReporter implements Reporter {
         0,
       ),
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
+      ...(meta?.shard ? { shard: meta.shard } : {}),
       targets,
     };
-    const meta = options.sweep
-      ? undefined
-      : runMeta(options, {
-          baseUrl: env.baseUrl,
-          grep: options.grep ?? grepOf(this.config),
-          shard: options.shard ?? this.config?.shard,
-          baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
-          startedAt: new Date(this.started),
-        });
     const markdown = writeRunReports(options.reportDir, run, this.records, checks, meta);
     if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)

@@ -109,6 +109,8 @@ export interface RunSummary {
   requests?: number;
   /** --max-rps of the run, when paced. */
   maxRps?: number;
+  /** This run's shard (--shard I/N): its counts are the shard's own. */
+  shard?: { current: number; total: number };
   /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
   shards?: ShardsSummary;
   targets: TargetSummary[];
@@ -337,6 +339,11 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
   if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
+  if (run.shard)
+    lines.push(
+      `Shard ${run.shard.current} of ${run.shard.total}: the counts are this shard's; \`kgate report merge\` makes one verdict of the shards' folders.`,
+      '',
+    );
   if (run.shards) {
     const missing = missingShards(run.shards);
     lines.push(
