@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 // The logic of the kgate GitHub Action (action.yml only calls this): installs kgate, runs
-// `kgate conform` with the action's inputs, and sets the step's outputs from summary.json. Plain
+// `kgate conform` with the action's inputs (or, with `merge`, `kgate report merge` over the run
+// folders of a sharded run), and sets the step's outputs from summary.json. Plain
 // JavaScript with no dependency, because it runs before anything is installed. It works in any CI:
 // the inputs are environment variables, and without GITHUB_OUTPUT the outputs are only printed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,6 +26,9 @@ export const INPUTS = {
   'max-rps-by-path': '',
   config: '',
   'report-dir': 'kgate-reports',
+  shard: '',
+  merge: '',
+  'expect-shards': '',
   args: '',
   'kgate-package': '',
   'working-directory': '.',
@@ -61,6 +65,14 @@ export function readInputs(env) {
     if (inputs[name] && !VARIABLE.test(inputs[name]))
       throw new GateError(`input ${name} takes the NAME of an environment variable (letters, digits, _), not a key`);
   }
+  if (inputs.shard && !/^\d+\/\d+$/.test(inputs.shard))
+    throw new GateError(`input shard takes I/N, such as 1/4 (or \${{ matrix.shard }}/4), got '${inputs.shard}'`);
+  if (inputs['expect-shards'] && !/^[1-9]\d*$/.test(inputs['expect-shards']))
+    throw new GateError(`input expect-shards takes a whole number of shards, got '${inputs['expect-shards']}'`);
+  if (inputs['expect-shards'] && !inputs.merge)
+    throw new GateError('input expect-shards goes with merge (the run folders to merge)');
+  if (inputs.merge && inputs.shard)
+    throw new GateError('inputs merge and shard exclude each other: shards run the gate, one later job merges them');
   return /** @type {Inputs} */ (inputs);
 }
 
@@ -84,9 +96,29 @@ export function conformArgs(inputs) {
     ['config', '--config'],
   ];
   for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);
+  if (inputs.shard) args.push('--shard', inputs.shard);
   if (inputs.strict === 'true') args.push('--strict');
   if (inputs.args) args.push(...inputs.args.split(/\s+/).filter(Boolean));
   return args;
+}
+
+/**
+ * The arguments of `kgate report merge` for the inputs: the run folders `merge` names (separated
+ * by spaces or lines), the report folder, `expect-shards`. The folders are relative to the working
+ * directory, like the report folder.
+ * @param {Inputs} inputs
+ * @returns {string[]}
+ */
+export function mergeArgs(inputs) {
+  const dirs = inputs.merge.split(/\s+/).filter(Boolean);
+  return [
+    'report',
+    'merge',
+    ...dirs,
+    '--report-dir',
+    inputs['report-dir'],
+    ...(inputs['expect-shards'] ? ['--expect-shards', inputs['expect-shards']] : []),
+  ];
 }
 
 /**
@@ -125,7 +157,7 @@ export function conformEnv(inputs, env) {
 /**
  * The step's outputs from kgate's summary.json (absent when kgate stopped before judging);
  * `report-html` is the report page, empty when there is none.
- * @param {{ verdict: string, requests?: number, reportDir?: string, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
+ * @param {{ verdict: string, requests?: number, reportDir?: string, shards?: { missing: number[] }, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
  * @param {number} exitCode
  * @param {string} reportDir
  * @returns {Record<string, string>}
@@ -142,6 +174,7 @@ export function outputsOf(summary, exitCode, reportDir) {
     warnings: String(counts?.warned ?? 0),
     skipped: String(counts?.skipped ?? 0),
     requests: String(summary?.requests ?? 0),
+    'missing-shards': (summary?.shards?.missing ?? []).join(','),
     'report-dir': folder,
     'report-html': summary && folder ? join(folder, REPORT_HTML) : '',
   };
@@ -256,7 +289,10 @@ export async function main(env = process.env) {
   }
   const workdir = resolve(inputs['working-directory']);
   const reportDir = resolve(workdir, inputs['report-dir']);
-  const args = conformArgs({ ...inputs, 'report-dir': reportDir });
+  const args = inputs.merge
+    ? mergeArgs({ ...inputs, 'report-dir': reportDir })
+    : conformArgs({ ...inputs, 'report-dir': reportDir });
+  const what = inputs.merge ? 'kgate report merge' : 'kgate conform';
   // The outputs are read from this folder's summary.json: one left by an earlier run must not answer
   // for this one, nor an earlier report page.
   for (const file of ['summary.json', REPORT_HTML]) rmSync(join(reportDir, file), { force: true });
@@ -271,13 +307,13 @@ export async function main(env = process.env) {
   const code = await new Promise((done) => child.on('close', (status) => done(status ?? 1)));
   const summaryFile = join(reportDir, 'summary.json');
   const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : undefined;
-  // kgate conform appends its own summary to the job summary; an early stop (exit 2) says why here.
+  // kgate appends its own summary to the job summary; an early stop (exit 2) says why here.
   if (!summary) {
-    console.error(`::error title=kgate conform (exit ${code})::${lastError}`);
+    console.error(`::error title=${what} (exit ${code})::${lastError}`);
     if (env.GITHUB_STEP_SUMMARY)
       appendFileSync(
         env.GITHUB_STEP_SUMMARY,
-        `kgate conform could not judge the target (exit ${code}): ${lastError}\n`,
+        `${what} could not ${inputs.merge ? 'merge the shards' : 'judge the target'} (exit ${code}): ${lastError}\n`,
       );
   }
   const outputs = outputsOf(summary, code, reportDir);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { conformArgs, conformEnv, GateError, INPUTS, main, outputsOf, readInputs } from './gate.mjs';
+import { conformArgs, conformEnv, GateError, INPUTS, main, mergeArgs, outputsOf, readInputs } from './gate.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const input = (name: string) => `KGATE_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
@@ -134,9 +134,11 @@ test('outputsOf reads the verdict and counts from summary.json, and says error w
     warnings: '3',
     skipped: '4',
     requests: '287',
+    'missing-shards': '',
     'report-dir': '/w/kgate-reports',
     'report-html': '/w/kgate-reports/report.html',
   });
+  assert.equal(outputsOf({ ...summary, shards: { missing: [2, 4] } }, 1, '/w/r')['missing-shards'], '2,4');
   assert.deepEqual(outputsOf(undefined, 2, '/w/r'), {
     verdict: 'error',
     'exit-code': '2',
@@ -146,9 +148,42 @@ test('outputsOf reads the verdict and counts from summary.json, and says error w
     warnings: '0',
     skipped: '0',
     requests: '0',
+    'missing-shards': '',
     'report-dir': '/w/r',
     'report-html': '',
   });
+});
+
+test('shard runs one part of the gate; merge runs kgate report merge over the shards instead', () => {
+  assert.deepEqual(conformArgs(inputs({ shard: '2/4' })), [
+    'conform',
+    '--report-dir',
+    'kgate-reports',
+    '--shard',
+    '2/4',
+  ]);
+  assert.deepEqual(mergeArgs(inputs({ merge: 'shards/kgate-shard-1\n shards/kgate-shard-2', 'expect-shards': '4' })), [
+    'report',
+    'merge',
+    'shards/kgate-shard-1',
+    'shards/kgate-shard-2',
+    '--report-dir',
+    'kgate-reports',
+    '--expect-shards',
+    '4',
+  ]);
+  const cases: { given: Record<string, string>; want: RegExp }[] = [
+    { given: { shard: '2' }, want: /^input shard takes I\/N, such as 1\/4/ },
+    { given: { merge: 'shards', 'expect-shards': 'four' }, want: /^input expect-shards takes a whole number/ },
+    { given: { 'expect-shards': '4' }, want: /^input expect-shards goes with merge/ },
+    { given: { merge: 'shards', shard: '1/4' }, want: /^inputs merge and shard exclude each other/ },
+  ];
+  for (const { given, want } of cases)
+    assert.throws(
+      () => inputs(given),
+      (error: unknown) => error instanceof GateError && want.test(error.message),
+      JSON.stringify(given),
+    );
 });
 
 let server: ReferenceServer;

@@ -40,7 +40,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./commands/drift.ts')).command,
   },
   report: {
-    summary: 'print where the latest report page (report.html) is, and open it where a browser can be opened',
+    summary: 'print where the latest report page is (and open it); report merge: one verdict from shards',
     load: async () => (await import('./commands/report.ts')).command,
   },
   k6: {

@@ -1,6 +1,6 @@
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
-import type { RunSummary, TargetSummary } from './summary.ts';
+import { missingShards, type RunSummary, type TargetSummary } from './summary.ts';
 
 /** Escapes text for an XML attribute or element. */
 export function xmlEscape(text: string): string {
@@ -60,7 +60,25 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
       );
     }
   }
-  const all = run.targets.flatMap((target) => Object.values(target.matrix).flatMap((row) => Object.values(row)));
+  const all: string[] = run.targets.flatMap((target) =>
+    Object.values(target.matrix).flatMap((row) => Object.values(row)),
+  );
+  if (run.shards) {
+    // A merged run: one case per shard, so a missing shard fails the CI's view as it fails the verdict.
+    const shards = Array.from({ length: run.shards.total }, (_, index) => index + 1);
+    const missing = new Set(run.shards.missing);
+    suites.push(
+      `  <testsuite name="kgate shards" tests="${shards.length}" failures="${missing.size}" skipped="0" errors="0">`,
+      ...shards.map((shard) => {
+        const open = `    <testcase classname="kgate shards" name="shard ${shard} of ${run.shards!.total}">`;
+        if (!missing.has(shard)) return `${open}</testcase>`;
+        const message = missingShards({ ...run.shards!, missing: [shard] })!;
+        return `${open}\n      <failure message="${xmlEscape(message)}">${xmlEscape(`${message}: its run folder was not among those merged`)}</failure>\n    </testcase>`;
+      }),
+      '  </testsuite>',
+    );
+    all.push(...shards.map((shard) => (missing.has(shard) ? 'fail' : 'pass')));
+  }
   const failures = all.filter((cell) => cell === 'fail').length;
   const skipped = all.filter((cell) => cell === 'skip' || cell === 'known').length;
   return [

@@ -62,6 +62,10 @@ export interface ConformOptions {
   seed: number;
   /** Also write Playwright's own HTML and JSON reports, for debugging, into PLAYWRIGHT_DEBUG_DIR. */
   playwrightReport?: boolean;
+  /** Playwright's --grep of the run, as given (recorded in run.json: shards of one run share it). */
+  grep?: string;
+  /** This run's shard (--shard I/N): only the last shard runs the @rate-limit tests, so a merged run has them once. */
+  shard?: { current: number; total: number };
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -113,5 +117,7 @@ export function readConformOptions(
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
     playwrightReport: given.playwrightReport,
+    grep: given.grep,
+    shard: given.shard,
   };
 }

@@ -9,6 +9,7 @@ import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
+import { runMeta } from './run-meta.ts';
 import { writeRunReports } from './run-reports.ts';
 import { checksOfRun } from './severity.ts';
 import { type BaselineContext, type RunSummary, summarise, type TestRecord } from './summary.ts';
@@ -22,10 +23,12 @@ export default class ConformanceReporter implements Reporter {
   private readonly records: TestRecord[] = [];
   private started = Date.now();
   private workers = 1;
+  private config?: FullConfig;
 
   onBegin(config: FullConfig): void {
     this.started = Date.now();
     this.workers = config.workers;
+    this.config = config;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -69,9 +72,19 @@ export default class ConformanceReporter implements Reporter {
     const options = readConformOptions();
     const checks = checksOfRun(CHECKS, options);
     const operations = OPERATIONS.map((op) => op.label);
-    const targets = summarise(this.records, operations, checks, this.baseline(options, operations, checks));
+    const baseline = this.baseline(options, operations, checks);
+    const targets = summarise(this.records, operations, checks, baseline);
     const failed =
       targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+    const meta = options.sweep
+      ? undefined
+      : runMeta(options, {
+          baseUrl: env.baseUrl,
+          grep: options.grep ?? grepOf(this.config),
+          shard: options.shard ?? this.config?.shard,
+          baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
+          startedAt: new Date(this.started),
+        });
     const run: RunSummary = {
       verdict: failed ? 'fail' : 'pass',
       exitCode: failed ? 1 : 0,
@@ -86,10 +99,13 @@ export default class ConformanceReporter implements Reporter {
         0,
       ),
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
+      ...(meta?.shard ? { shard: meta.shard } : {}),
       targets,
     };
     const { markdown } = writeRunReports(run, checks, {
+      dir: options.reportDir,
       records: this.records,
+      ...(meta ? { meta } : {}),
       // A sweep's folder holds one run of many targets: there is no previous run to compare with.
       ...(options.sweep ? { previous: null } : {}),
     });
@@ -143,6 +159,13 @@ function unexplained(operation: string, check: string, result: TestResult): Fail
     documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
     origin: 'error',
   };
+}
+
+/** Playwright's --grep of the run, when one was given (its default matches everything). */
+function grepOf(config: FullConfig | undefined): string | undefined {
+  const patterns = config ? (Array.isArray(config.grep) ? config.grep : [config.grep]) : [];
+  const given = patterns.map(String).filter((pattern) => pattern !== '/.*/');
+  return given.length > 0 ? given.join(' ') : undefined;
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */

@@ -9,10 +9,11 @@ import type { Check } from './checks/registry.ts';
 import { renderJunit } from './junit.ts';
 import { REPORT_HTML, renderReportHtml } from './report-html.ts';
 import { conformancePage, type PreviousRun, previousRun } from './report-page.ts';
+import { RUN_FILE, type RunMeta } from './run-meta.ts';
 import { type RunSummary, renderSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 /** Every file a conformance run writes into its report folder (Playwright's own reports are not among them). */
-export const RUN_REPORT_FILES = { ...SUMMARY_FILES, html: REPORT_HTML } as const;
+export const RUN_REPORT_FILES = { ...SUMMARY_FILES, html: REPORT_HTML, meta: RUN_FILE } as const;
 
 /** What writeRunReports wrote. */
 export interface WrittenReports {
@@ -24,14 +25,21 @@ export interface WrittenReports {
 
 /**
  * Writes the reports of a run into `dir` (default `run.reportDir`): summary.md, junit.xml,
- * tests.json (when the test records are given), summary.json and report.html, each redacted.
+ * tests.json (when the test records are given), run.json (when the run's metadata is given),
+ * report.html and summary.json, each redacted; summary.json last, since its presence says the
+ * reports are complete (runSuite and the action read it).
  * report.html compares the run with the previous one in the same reports folder, unless
  * `previous` says which (or `null`: none).
  */
 export function writeRunReports(
   run: RunSummary,
   checks: readonly Check[],
-  options: { dir?: string; records?: TestRecord[]; previous?: PreviousRun<RunSummary> | null } = {},
+  options: {
+    dir?: string;
+    records?: readonly TestRecord[];
+    meta?: RunMeta;
+    previous?: PreviousRun<RunSummary> | null;
+  } = {},
 ): WrittenReports {
   const dir = options.dir ?? run.reportDir;
   if (!dir) throw new Error('writeRunReports: the run has no report folder');
@@ -45,7 +53,8 @@ export function writeRunReports(
   writeFileSync(paths.markdown, `${markdown}\n`);
   writeFileSync(paths.junit, redactSecrets(renderJunit(run, checks)));
   if (options.records) writeFileSync(paths.tests, `${redactSecrets(JSON.stringify(options.records))}\n`);
-  writeFileSync(paths.json, `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
+  if (options.meta) writeFileSync(paths.meta, `${redactSecrets(JSON.stringify(options.meta, null, 2))}\n`);
   writeFileSync(paths.html, redactSecrets(renderReportHtml(conformancePage(run, checks, previous))));
+  writeFileSync(paths.json, `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
   return { markdown, paths };
 }

@@ -17,21 +17,23 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
 /**
  * The Playwright projects of a conformance run: `conformance`, and `rate-limit` after it when the
  * rate-limit tests run (they burst traffic, so they run as a teardown project, after every other
- * test). A fault sweep has one project of its own.
+ * test). Playwright runs a teardown project whole in every shard; of a sharded run only the last
+ * shard runs it, so the shards together run each test once. A fault sweep has one project of its own.
  */
 export function suiteProjects(options: ConformOptions): Project[] {
   if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
   const grep = checksGrep(options.checks && testsExercising(options.checks));
   const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
+  const rateLimit = options.rateLimit && (!options.shard || options.shard.current === options.shard.total);
   return [
     {
       name: 'conformance',
       testMatch: SUITE_FILE,
       grep,
       grepInvert: exclude ? [RATE_LIMIT, exclude] : RATE_LIMIT,
-      teardown: options.rateLimit ? 'rate-limit' : undefined,
+      teardown: rateLimit ? 'rate-limit' : undefined,
     },
-    ...(options.rateLimit
+    ...(rateLimit
       ? [
           {
             name: 'rate-limit',

@@ -116,7 +116,26 @@ export interface RunSummary {
   requests?: number;
   /** --max-rps of the run, when paced. */
   maxRps?: number;
+  /** This run's shard (--shard I/N): its counts are the shard's own. */
+  shard?: { current: number; total: number };
+  /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
+  shards?: ShardsSummary;
   targets: TargetSummary[];
+}
+
+/** The shards of a merged run. */
+export interface ShardsSummary {
+  total: number;
+  merged: number[];
+  missing: number[];
+}
+
+/** `shard 2 of 4 missing`, `shards 2 and 3 of 4 missing`: why a merged run fails without a failed check. */
+export function missingShards(shards: ShardsSummary): string | undefined {
+  const { missing, total } = shards;
+  if (missing.length === 0) return undefined;
+  const list = missing.length === 1 ? `${missing[0]}` : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
+  return `shard${missing.length > 1 ? 's' : ''} ${list} of ${total} missing`;
 }
 
 /** Projects whose results count towards the same target (the rate-limit tests run as their own project). */
@@ -331,6 +350,18 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
   if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
+  if (run.shard)
+    lines.push(
+      `Shard ${run.shard.current} of ${run.shard.total}: the counts are this shard's; \`kgate report merge\` makes one verdict of the shards' folders.`,
+      '',
+    );
+  if (run.shards) {
+    const missing = missingShards(run.shards);
+    lines.push(
+      `Merged from shard${run.shards.merged.length === 1 ? '' : 's'} ${run.shards.merged.join(', ') || 'none'} of ${run.shards.total}${missing ? `: **${missing}**, so the run is incomplete and fails` : ''}.`,
+      '',
+    );
+  }
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
   for (const target of run.targets) {

@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import type { DriftFinding } from './findings.ts';
+import type { HistoryReport } from './history.ts';
+import { renderHistoryHtml, renderHistoryMarkdown } from './history-report.ts';
 import type { LiveResult } from './live.ts';
 import { FINDING_KINDS } from './walk.ts';
 
@@ -15,14 +17,25 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-/** Writes `drift.json` and `drift.md` of a live run into `dir` (created if needed); returns both paths. */
-export function writeLiveReport(result: LiveResult, dir: string): { json: string; markdown: string } {
+/**
+ * Writes `drift.json` and `drift.md` of a live run into `dir` (created if needed), and with a
+ * history (--history) its section in both and `history.html`; returns the paths.
+ */
+export function writeLiveReport(
+  result: LiveResult,
+  dir: string,
+  history?: HistoryReport,
+): { json: string; markdown: string; html?: string } {
   mkdirSync(dir, { recursive: true });
   const json = join(dir, 'drift.json');
   const markdown = join(dir, 'drift.md');
-  writeFileSync(json, `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
-  writeFileSync(markdown, redactSecrets(renderMarkdown(result)));
-  return { json, markdown };
+  writeFileSync(json, `${redactSecrets(JSON.stringify(history ? { ...result, history } : result, null, 2))}\n`);
+  const historyPart = history ? `\n${renderHistoryMarkdown(history)}` : '';
+  writeFileSync(markdown, redactSecrets(`${renderMarkdown(result)}${historyPart}`));
+  if (!history) return { json, markdown };
+  const html = join(dir, 'history.html');
+  writeFileSync(html, redactSecrets(renderHistoryHtml(history)));
+  return { json, markdown, html };
 }
 
 /** One line per finding, as the CLI prints it. */

@@ -137,7 +137,7 @@ describe('every command, run from the installed package in the project folder', 
     const help = kgate(['--help']);
     assert.equal(help.status, 0, help.stderr);
     const commands = [...help.stdout.matchAll(/^ {2}([a-z0-9-]+) {2,}/gm)].map((match) => match[1]!);
-    for (const expected of ['conform', 'validate', 'serve', 'load', 'probe', 'drift', 'k6'])
+    for (const expected of ['conform', 'validate', 'serve', 'load', 'probe', 'drift', 'k6', 'report'])
       assert.ok(commands.includes(expected), `kgate --help lists ${expected}: ${commands.join(', ')}`);
     for (const command of commands) {
       const result = kgate([command, '--help']);
@@ -186,6 +186,19 @@ describe('every command, run from the installed package in the project folder', 
         env: { KGATE_KEY: target.keys.full },
         writes: 'reports/drift',
       },
+      {
+        args: ['drift', 'live', '--base-url', target.url, '--history', 'drift-history.jsonl', '--json'],
+        env: { KGATE_KEY: target.keys.full },
+        writes: 'drift-history.jsonl',
+      },
+      {
+        args: ['drift', 'live', '--base-url', target.url, '--history', 'drift-history.jsonl'],
+        env: { KGATE_KEY: target.keys.full },
+      },
+      {
+        args: ['drift', 'history', 'drift-history.jsonl', '--html', 'drift-history.html'],
+        writes: 'drift-history.html',
+      },
       { args: ['k6', 'bundle', 'steady', '--out', 'steady.js'], writes: 'steady.js' },
     ];
     for (const { args, env, writes } of cases) {
@@ -200,6 +213,50 @@ describe('every command, run from the installed package in the project folder', 
       'the prebuilt bundle',
     );
     assert.ok(!existsSync(join(project, 'node_modules', 'kgate', 'reports')), 'nothing is written into the package');
+    const history = readFileSync(join(project, 'drift-history.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(JSON.parse(history[0]!).kgateDriftHistory, 1, 'the history file has its header');
+    assert.equal(history.filter((line) => JSON.parse(line).type === 'run').length, 2, 'both runs appended');
+  });
+
+  test('conform --shard, report merge, and the action merging the shards', async () => {
+    const env = { KGATE_KEY: target.keys.full };
+    for (const shard of [1, 2]) {
+      const part = kgate(
+        [
+          'conform',
+          '--base-url',
+          target.url,
+          '--checks',
+          'auth-required',
+          '--shard',
+          `${shard}/2`,
+          '--report-dir',
+          `shards/shard-${shard}`,
+          '--json',
+        ],
+        env,
+      );
+      assert.equal(part.status, 0, part.stderr);
+    }
+    const merged = kgate(['report', 'merge', 'shards', '--report-dir', 'merged', '--json']);
+    assert.equal(merged.status, 0, merged.stderr);
+    const summary = JSON.parse(merged.stdout) as { verdict: string; shards: { missing: number[] } };
+    assert.deepEqual([summary.verdict, summary.shards.missing], ['pass', []]);
+    assert.ok(existsSync(join(project, 'merged', 'junit.xml')));
+    const outputFile = join(work, 'github-output-merge');
+    writeFileSync(outputFile, '');
+    const code = await runAction({
+      ...USER_ENV,
+      GITHUB_OUTPUT: outputFile,
+      KGATE_INPUT_MERGE: 'shards/shard-1',
+      KGATE_INPUT_EXPECT_SHARDS: '2',
+      KGATE_INPUT_REPORT_DIR: 'merged-by-action',
+      KGATE_INPUT_WORKING_DIRECTORY: project,
+    });
+    assert.equal(code, 1, 'shard 2 left out: the merged verdict fails');
+    const outputs = readFileSync(outputFile, 'utf8');
+    assert.match(outputs, /^verdict=fail$/m);
+    assert.match(outputs, /^missing-shards=2$/m);
   });
 
   test('the GitHub Action runs the installed kgate of the project', async () => {

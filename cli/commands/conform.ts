@@ -51,7 +51,8 @@ configuration file it starts the embedded reference server and judges that.
                      /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
-  --shard            run shard I of N (Playwright --shard), e.g. 1/4
+  --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
+                     @rate-limit tests; merge the folders with kgate report merge
   --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
                      known and pass the gate, unless past their expiry; listed ones that no longer
                      fail are reported as fixed
@@ -77,7 +78,8 @@ reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or unsubscribedKeyCovers in 
 file) names the APIs the unsubscribed key is subscribed to (${APIS.join(', ')}, or none):
 auth-requires-subscription is then exact.
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
-summary.md, summary.json, junit.xml (one case per operation x check), tests.json
+summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
+kgate report merge makes one verdict of the folders of --shard runs
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target`;
 
@@ -185,6 +187,8 @@ export const command: Command = {
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
       playwrightReport: values['playwright-report'] === true || given.playwrightReport,
+      grep,
+      shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');

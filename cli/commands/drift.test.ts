@@ -51,7 +51,7 @@ describe('kgate drift command line', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const USAGE_ERRORS: Array<{ given: string[]; want: RegExp }> = [
-    { given: ['drift'], want: /needs a mode: live, spec or har/ },
+    { given: ['drift'], want: /needs a mode: live, spec, har or history/ },
     { given: ['drift', 'sideways'], want: /unknown mode 'sideways'/ },
     { given: ['drift', 'live', '--bogus'], want: /unknown option --bogus/ },
     { given: ['drift', 'live', 'extra'], want: /unexpected argument 'extra'/ },

@@ -7,6 +7,18 @@ import { REPORT_HTML, renderReportHtml } from '../../contracts/report-html.ts';
 import { previousRun } from '../../contracts/report-page.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
+import {
+  appendRun,
+  checkTarget,
+  type History,
+  HistoryError,
+  historyLine,
+  historyReport,
+  historyTarget,
+  problemLine,
+  readHistory,
+} from '../../drift/history.ts';
+import { renderHistoryHtml } from '../../drift/history-report.ts';
 import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
 import { findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
@@ -22,14 +34,17 @@ import {
 import { driftPage } from '../drift-page.ts';
 import type { Command } from '../main.ts';
 
-const USAGE = `usage: kgate drift <live|spec|har> [options]
+const USAGE = `usage: kgate drift <live|spec|har|history> [options]
 
-  kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--timeout 10s] [--report-dir DIR] [--json]
+  kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE] [--timeout 10s] [--report-dir DIR] [--json]
       Sends a battery of requests (every operation; success and documented error cases) and
       compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
       embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
       --baseline FILE      findings listed in FILE are known; only new ones fail
       --update-baseline    write this run's findings to the --baseline FILE (exit 0)
+      --history FILE       append this run's findings to the history FILE (JSON Lines, created if
+                           missing) and report each finding as new, ongoing since, gone since or
+                           flaky; the report folder gets history.html, a timeline per operation
       --timeout            per-request time limit (default 10s)
       --report-dir DIR     where <run-id>/report.html, drift.json and drift.md go (default reports/drift)
 
@@ -38,6 +53,12 @@ const USAGE = `usage: kgate drift <live|spec|har> [options]
 
   kgate drift har FILE.har [--json]
       Validates recorded traffic against the spec and reports which operations and statuses it covered.
+
+  kgate drift history FILE [--since DATE] [--html OUT] [--json]
+      Prints the findings of a history file (written by drift live --history) as of its last run:
+      new, ongoing since, gone since, flaky; first and last seen, times seen.
+      --since DATE         only the runs from DATE (YYYY-MM-DD or an ISO time, UTC) on
+      --html OUT           also write the timeline page to OUT
 
   --json   print the result as one JSON object
 exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable target`;
@@ -54,10 +75,12 @@ export const command: Command = {
         return runSpec(rest);
       case 'har':
         return runHar(rest);
+      case 'history':
+        return runHistory(rest);
       case undefined:
-        throw new UsageError('kgate drift: needs a mode: live, spec or har (see kgate drift --help)');
+        throw new UsageError('kgate drift: needs a mode: live, spec, har or history (see kgate drift --help)');
       default:
-        throw new UsageError(`kgate drift: unknown mode '${mode}' (modes: live, spec, har)`);
+        throw new UsageError(`kgate drift: unknown mode '${mode}' (modes: live, spec, har, history)`);
     }
   },
 };
@@ -69,6 +92,7 @@ async function runLive(argv: string[]): Promise<number> {
       'base-url': { type: 'string' },
       baseline: { type: 'string' },
       'update-baseline': { type: 'boolean' },
+      history: { type: 'string' },
       timeout: { type: 'string' },
       'report-dir': { type: 'string' },
       json: { type: 'boolean' },
@@ -106,6 +130,23 @@ async function runLive(argv: string[]): Promise<number> {
   if (baseUrl && !env.key) {
     throw new UsageError('kgate drift live: KGATE_KEY must hold a subscription key to run against a --base-url target');
   }
+  const historyFile = stringOption(values, 'history');
+  let history: History | undefined;
+  if (historyFile !== undefined) {
+    if (historyFile.trim() === '' || !existsSync(dirname(historyFile)))
+      throw new UsageError(
+        `kgate drift live: option --history: no such directory '${dirname(historyFile)}' to keep the history in`,
+      );
+    try {
+      history = readHistory(historyFile);
+      checkTarget(history, historyTarget(baseUrl), historyFile);
+    } catch (error) {
+      if (error instanceof HistoryError) throw new UsageError(`kgate drift live: option --history: ${error.message}`);
+      throw error;
+    }
+    for (const problem of history?.problems ?? [])
+      console.error(`kgate drift live: ${problemLine(historyFile, problem)}`);
+  }
 
   let result: LiveResult;
   let close: (() => Promise<void>) | undefined;
@@ -135,7 +176,13 @@ async function runLive(argv: string[]): Promise<number> {
   const runId = newRunId();
   const runDir = join(reportRoot, runId);
   const previous = previousRun<LiveResult>(runDir, 'drift.json');
-  const paths = writeLiveReport(result, runDir);
+  let historyOut: ReturnType<typeof historyReport> | undefined;
+  if (historyFile !== undefined) {
+    const problems = history?.problems ?? [];
+    const written = appendRun(historyFile, history, historyTarget(baseUrl), result, runId);
+    historyOut = historyReport(historyFile, written, problems);
+  }
+  const { html: timeline, ...paths } = writeLiveReport(result, runDir, historyOut);
   const html = join(runDir, REPORT_HTML);
   writeFileSync(html, redactSecrets(renderReportHtml(driftPage(result, previous))));
   let baselineWritten: string | undefined;
@@ -151,9 +198,26 @@ async function runLive(argv: string[]): Promise<number> {
     baselineWritten = baselineFile;
   }
   if (values.json === true) {
-    console.log(redactSecrets(JSON.stringify({ ...result, runId, report: { ...paths, html }, baselineWritten })));
+    console.log(
+      redactSecrets(
+        JSON.stringify({
+          ...result,
+          runId,
+          report: { ...paths, html, ...(timeline ? { timeline } : {}) },
+          baselineWritten,
+          ...(historyOut ? { history: historyOut } : {}),
+        }),
+      ),
+    );
   } else {
     for (const finding of result.findings) console.log(redactSecrets(findingLine(finding)));
+    if (historyOut) {
+      for (const finding of historyOut.findings) console.log(redactSecrets(`history: ${historyLine(finding)}`));
+      const { counts } = historyOut;
+      console.log(
+        `drift history: ${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone over ${historyOut.runs.length} run(s) in ${historyFile} (timeline: ${timeline})`,
+      );
+    }
     for (const item of result.cases.filter((entry) => entry.error && !entry.skipped)) {
       console.log(redactSecrets(`no answer: ${item.name}: ${item.error}`));
     }
@@ -169,6 +233,55 @@ async function runLive(argv: string[]): Promise<number> {
   }
   if (update) return EXIT.ok;
   return result.summary.new > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** Reads `--since`: a UTC date or ISO time, returned as an ISO time to compare run times with. */
+function sinceOption(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const time = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time))
+    throw new UsageError(`kgate drift history: option --since takes a date (YYYY-MM-DD) or an ISO time, got '${raw}'`);
+  return new Date(time).toISOString();
+}
+
+async function runHistory(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { since: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } },
+    'drift history',
+  );
+  if (positionals.length !== 1)
+    throw new UsageError(`kgate drift history: takes exactly one history file; got ${positionals.length}`);
+  const file = positionals[0] as string;
+  const since = sinceOption(stringOption(values, 'since'));
+  const html = stringOption(values, 'html');
+  if (html !== undefined && (html.trim() === '' || !existsSync(dirname(html))))
+    throw new UsageError(`kgate drift history: option --html: no such directory '${dirname(html)}' to write into`);
+  if (!existsSync(file)) throw new UsageError(`kgate drift history: no such file '${file}'`);
+  let history: History | undefined;
+  try {
+    history = readHistory(file);
+  } catch (error) {
+    if (error instanceof HistoryError) throw new UsageError(`kgate drift history: ${error.message}`);
+    throw error;
+  }
+  if (!history) throw new UsageError(`kgate drift history: '${file}' is empty (kgate drift live --history writes it)`);
+  for (const problem of history.problems) console.error(`kgate drift history: ${problemLine(file, problem)}`);
+  const report = historyReport(file, history, history.problems, since);
+  if (html !== undefined) writeFileSync(html, redactSecrets(renderHistoryHtml(report)));
+  if (values.json === true) {
+    console.log(redactSecrets(JSON.stringify({ kind: 'drift-history', ...(since ? { since } : {}), ...report })));
+    return EXIT.ok;
+  }
+  for (const finding of report.findings) console.log(redactSecrets(historyLine(finding)));
+  const { counts } = report;
+  console.log(
+    redactSecrets(
+      `drift history: ${report.target}, ${report.runs.length} run(s)${since ? ` since ${since}` : ''}: ${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone${html ? ` (timeline: ${html})` : ''}`,
+    ),
+  );
+  return EXIT.ok;
 }
 
 function readDocument(file: string, command: string, what: string): unknown {

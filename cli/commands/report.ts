@@ -7,6 +7,7 @@ import { EXIT, parseCommandArgs, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
 
 const USAGE = `usage: kgate report [DIR] [--no-open] [--json]
+       kgate report merge DIR... [--report-dir OUT] [--expect-shards N] [--json]
 
 Prints where the latest report page (report.html) is, and opens it in a browser where one can be
 opened. DIR (default ./reports) is a reports folder, the folder of one kind of run
@@ -18,6 +19,8 @@ kind is listed, and the newest of them is the one opened.
 
 The page is opened with xdg-open (open on macOS) only in a desktop session: never in CI (CI set),
 nor on Linux without DISPLAY or WAYLAND_DISPLAY.
+kgate report merge makes one verdict of the run folders of a sharded kgate conform --shard I/N run
+(kgate report merge --help tells more).
 exit codes: 0 a report was found, 2 bad usage or no report under DIR`;
 
 /** The kinds of run that write a report page, by their folder under reports/. */
@@ -46,10 +49,9 @@ export interface FoundReport {
  * Subcommands of `kgate report` (the first positional): each loads its own module. A first
  * positional that names none of them is the reports folder.
  */
-const SUBCOMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {};
-
-/** Words reserved for subcommands to come: a folder of that name needs `./` in front. */
-const RESERVED = ['merge'];
+const SUBCOMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+  merge: async () => (await import('./report-merge.ts')).command.run,
+};
 
 /** The verdict a run's summary file states: conformance and fuzz say it; drift fails on new findings. */
 function verdictOf(dir: string, kind: FoundReport['kind']): FoundReport['verdict'] {
@@ -152,10 +154,6 @@ export const command: Command = {
     if (first !== undefined && !first.startsWith('-')) {
       const subcommand = SUBCOMMANDS[first];
       if (subcommand) return (await subcommand())(rest);
-      if (RESERVED.includes(first) && !existsSync(first))
-        throw new UsageError(
-          `kgate report: '${first}' is not available in this version of kgate (usage: kgate report [DIR] [--no-open] [--json])`,
-        );
     }
     const { values, positionals } = parseCommandArgs(
       argv,
