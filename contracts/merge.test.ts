@@ -332,7 +332,7 @@ describe('kgate report merge: a sharded run against a fault', () => {
   });
 
   const USAGE: Array<{ given: string[]; want: RegExp }> = [
-    { given: ['report'], want: /kgate report: needs a mode: merge/ },
+    { given: ['report', 'merge', '--shards'], want: /kgate report merge: unknown option --shards/ },
     { given: ['report', 'merge'], want: /takes the run folders of the shards \(DIR\.\.\.\); got none/ },
     { given: ['report', 'merge', '/nonexistent/run'], want: /no such folder '\/nonexistent\/run'/ },
     { given: ['report', 'merge', '.', '--expect-shards', 'two'], want: /option --expect-shards takes a whole number/ },
