@@ -9,6 +9,16 @@ export const CANDIDATE_COLOUR = '#1d5fa6';
 /** Colour of the current deployment's marks (5.3:1 on white). */
 export const CURRENT_COLOUR = '#a64b00';
 
+/** The WCAG contrast ratio of a #rrggbb colour against white. */
+export function contrastOnWhite(hex: string): number {
+  const channel = (i: number) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return 1.05 / (luminance + 0.05);
+}
+
 /** Escapes text for HTML. */
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -53,7 +63,7 @@ function histogram(
       const h = yMax > 0 ? (n / yMax) * plotH : 0;
       return n === 0
         ? ''
-        : `<rect x="${(pad.left + i * barW + 0.5).toFixed(1)}" y="${(pad.top + plotH - h).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${colour}"><title>${bounds[i]!.toFixed(1)} to ${bounds[i + 1]!.toFixed(1)} ms: ${n}</title></rect>`;
+        : `<rect class="bar" x="${(pad.left + i * barW + 0.5).toFixed(1)}" y="${(pad.top + plotH - h).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${colour}"><title>${bounds[i]!.toFixed(1)} to ${bounds[i + 1]!.toFixed(1)} ms: ${n}</title></rect>`;
     })
     .join('');
   // The p95 label sits lower than the p50 one, so that close marks stay readable.
@@ -66,7 +76,7 @@ function histogram(
     )
     .join('');
   return [
-    `<svg class="hist" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(`${title}: p50 ${marks.p50} ms, p95 ${marks.p95} ms, ${values.length} requests`)}" xmlns="http://www.w3.org/2000/svg">`,
+    `<svg class="hist" data-side="${escapeHtml(title)}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(`${title}: p50 ${marks.p50} ms, p95 ${marks.p95} ms, ${values.length} requests`)}" xmlns="http://www.w3.org/2000/svg">`,
     `<text x="${pad.left}" y="14" class="panel-title" fill="${colour}">${escapeHtml(title)}</text>`,
     `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${pad.top + plotH}" y2="${pad.top + plotH}" class="axis"/>`,
     `<text x="${pad.left - 4}" y="${pad.top + 8}" class="tick" text-anchor="end">${yMax}</text>`,
@@ -91,7 +101,7 @@ function latencySection(item: LatencyItem, samples: LatencySamples | undefined):
       : '<span class="badge pass">alike</span>';
   const row = (name: string, p: LatencyItem['candidate']) =>
     `<tr><th scope="row">${name}</th><td>${p.p50}</td><td>${p.p95}</td><td>${p.p99}</td><td>${p.count}</td></tr>`;
-  return `<section class="op${item.regression ? ' regression' : ''}">
+  return `<section class="op${item.regression ? ' regression' : ''}" data-operation="${escapeHtml(item.operation)}">
 <h3>${escapeHtml(item.operation)} ${badge}</h3>
 <p class="ratio">median ratio ${item.ratio.toFixed(2)}, 95 % interval [${item.interval[0].toFixed(2)}, ${item.interval[1].toFixed(2)}]${item.errors.candidate + item.errors.current > 0 ? `; no answer: candidate ${item.errors.candidate}, current ${item.errors.current}` : ''}</p>
 <div class="pair">
@@ -113,7 +123,7 @@ export function renderCompareHtml(result: CompareResult, samples: LatencySamples
         diff,
       ) => `<tr><td>${escapeHtml(diff.operation)}</td><td><code>${escapeHtml(diff.pointer || '(status or body)')}</code></td><td>${escapeHtml(diff.kind)}</td>
 <td><code>${escapeHtml(JSON.stringify(diff.candidate) ?? 'null').slice(0, 200)}</code></td><td><code>${escapeHtml(JSON.stringify(diff.current) ?? 'null').slice(0, 200)}</code></td>
-<td>${diff.seenIn}</td><td>${escapeHtml(diff.example.request)}<details><summary>curl</summary><pre>${escapeHtml(diff.example.candidateCurl)}\n${escapeHtml(diff.example.currentCurl)}</pre></details></td></tr>`,
+<td>${diff.seenIn}</td><td>${escapeHtml(diff.example.request)}<pre class="curl">${escapeHtml(diff.example.candidateCurl)}\n${escapeHtml(diff.example.currentCurl)}</pre></td></tr>`,
     )
     .join('\n');
   const noise = result.noise
@@ -154,10 +164,10 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
 th { color: #3e4c59; font-weight: 600; }
 code, pre { font-size: 12px; white-space: pre-wrap; word-break: break-all; }
+pre.curl { font-size: 11px; color: #3e4c59; margin: 4px 0 0; }
 .badge { font-size: 12px; font-weight: 700; padding: 1px 7px; border-radius: 10px; color: #fff; }
 @media print {
   body { background: #fff; } main { padding: 0; } section { box-shadow: none; border: 1px solid #cbd2d9; }
-  details { display: block; } details > summary { display: none; } details > pre { display: block; }
 }
 </style>
 </head>
