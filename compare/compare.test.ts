@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { type CompareResult, type CompareSettings, runCompare } from './run.ts';
+import { type CompareResult, type CompareSettings, CompareUnreachable, runCompare } from './run.ts';
 
 // The proofs of kgate compare, against reference servers: two identical deployments compare equal
 // (behaviour and latency), and each release fault is reported on its operation and nowhere else.
@@ -136,5 +136,16 @@ describe('kgate compare against reference servers', () => {
       result.differences.some((diff) => diff.operation === ANSWER_SEARCH && diff.pointer === '/webPages/value/*'),
       brief(result),
     );
+  });
+
+  test('a candidate that answers nothing is named within a few deadlines', async () => {
+    const started = performance.now();
+    await assert.rejects(
+      compare(`${candidate.url}/faults/hang`, current.url, { timeoutMs: 300 }),
+      (error: unknown) =>
+        error instanceof CompareUnreachable &&
+        /^the candidate deployment .*faults\/hang answered none of 3 requests$/.test(error.message),
+    );
+    assert.ok(performance.now() - started < 5_000, `stopped after ${Math.round(performance.now() - started)} ms`);
   });
 });

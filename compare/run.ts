@@ -128,7 +128,12 @@ interface Side {
   pace?: () => Promise<void>;
   answered: number;
   failed: number;
+  /** Transport failures by operation id: an operation that failed BROKEN_AFTER times is not asked again. */
+  broken: Map<string, number>;
 }
+
+/** Transport failures of one operation on one side after which its further requests are not sent. */
+export const BROKEN_AFTER = 2;
 
 type Sent = Answer & { elapsedMs: number };
 
@@ -185,6 +190,11 @@ async function sendOnce(side: Side, request: CompareRequest, settings: CompareSe
 /** Sends one request to one side (a 429 to a keyed request waits and asks again) and reads the answer. */
 async function send(side: Side, request: CompareRequest, settings: CompareSettings, counters: Counters): Promise<Sent> {
   const started = performance.now();
+  const operationId = request.operation.operationId;
+  // An operation that hangs or resets costs a few deadlines, not one per request.
+  if ((side.broken.get(operationId) ?? 0) >= BROKEN_AFTER) {
+    return { text: '', error: `not sent: ${operationId} gave no answer ${BROKEN_AFTER} times`, elapsedMs: 0 };
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       const raw = await sendOnce(side, request, settings, counters);
@@ -207,6 +217,7 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       side.failed++;
+      side.broken.set(operationId, (side.broken.get(operationId) ?? 0) + 1);
       return { text: '', error: `${error.problem}: ${error.message}`, elapsedMs: performance.now() - started };
     }
   }
@@ -274,6 +285,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     pace: pacer(settings.maxRps),
     answered: 0,
     failed: 0,
+    broken: new Map(),
   };
   const current: Side = {
     name: 'current',
@@ -281,6 +293,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     pace: pacer(settings.maxRps),
     answered: 0,
     failed: 0,
+    broken: new Map(),
   };
   const repeatDraw = new Random(seedOf(settings.seed, 'compare-repeat'));
   const repeatsSoFar = new Map<string, number>();

@@ -1,7 +1,6 @@
-import { Random } from '../contracts/generative/random.ts';
-
 // Latency statistics of a comparison: percentiles of each side, the ratio of the medians with a
 // paired bootstrap confidence interval, and the regression rule (significant and above a threshold).
+import { Random } from '../contracts/generative/random.ts';
 
 /** When a slower candidate counts as a regression: slower by more than both of these. */
 export interface RegressionThreshold {
