@@ -41,6 +41,12 @@ test('NoiseModel sets aside what the current deployment varies by itself, and no
       want: true,
     },
     {
+      name: 'a number within three times its absolute variation (2), however small its relative one',
+      op: OP,
+      diff: { pointer: '/webPages/totalEstimatedMatches', kind: 'value', candidate: 2000, current: 2006 },
+      want: true,
+    },
+    {
       name: 'a number well beyond its spread',
       op: OP,
       diff: { pointer: '/webPages/totalEstimatedMatches', kind: 'value', candidate: 100, current: 120 },

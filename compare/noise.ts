@@ -16,6 +16,8 @@ export interface NoisyPointer {
   numeric: boolean;
   /** Largest relative difference of the numbers seen (0 when not numeric). */
   spread: number;
+  /** Largest absolute difference of the numbers seen (0 when not numeric). */
+  absolute: number;
   /** Identical pairs of calls that showed it. */
   seen: number;
 }
@@ -38,9 +40,11 @@ export class NoiseModel {
     const seenNow = new Set<string>();
     for (const diff of diffs) {
       const pointer = normalizePointer(diff.pointer);
-      const entry = pointers.get(pointer) ?? { operation, pointer, numeric: true, spread: 0, seen: 0 };
+      const entry = pointers.get(pointer) ?? { operation, pointer, numeric: true, spread: 0, absolute: 0, seen: 0 };
       if (numericPair(diff)) {
-        entry.spread = Math.max(entry.spread, relativeDifference(diff.candidate as number, diff.current as number));
+        const [a, b] = [diff.candidate as number, diff.current as number];
+        entry.spread = Math.max(entry.spread, relativeDifference(a, b));
+        entry.absolute = Math.max(entry.absolute, Math.abs(a - b));
       } else entry.numeric = false;
       if (!seenNow.has(pointer)) entry.seen++;
       seenNow.add(pointer);
@@ -48,10 +52,16 @@ export class NoiseModel {
     }
   }
 
+  /** True when some pointer of the operation has varied between identical calls. */
+  isNoisy(operation: string): boolean {
+    return (this.byOperation.get(operation)?.size ?? 0) > 0;
+  }
+
   /**
    * True when a candidate-vs-current difference is within the learned noise: at or below a pointer
    * whose values vary as a whole (strings, structure, status), or a number at a numeric pointer
-   * moved by at most NUMERIC_NOISE_FACTOR times the spread seen between identical calls.
+   * moved by at most NUMERIC_NOISE_FACTOR times what it moved between identical calls, relatively
+   * (a score of any size) or absolutely (a count jittering in its last digit, whatever its size).
    */
   explains(operation: string, diff: Diff): boolean {
     const pointers = this.byOperation.get(operation);
@@ -59,8 +69,10 @@ export class NoiseModel {
     const pointer = normalizePointer(diff.pointer);
     const exact = pointers.get(pointer);
     if (exact?.numeric && numericPair(diff)) {
+      const [a, b] = [diff.candidate as number, diff.current as number];
       return (
-        relativeDifference(diff.candidate as number, diff.current as number) <= NUMERIC_NOISE_FACTOR * exact.spread
+        relativeDifference(a, b) <= NUMERIC_NOISE_FACTOR * exact.spread ||
+        Math.abs(a - b) <= NUMERIC_NOISE_FACTOR * exact.absolute
       );
     }
     // A pointer that varies as a whole covers everything below it.

@@ -43,7 +43,7 @@ before(() => {
     candidate: 'http://127.0.0.1:1/faults/x',
     current: 'http://127.0.0.1:1',
     seed: 1,
-    requests: { compared: 80, repeated: 30, sent: 300 },
+    requests: { compared: 80, repeated: 30, confirmed: 0, sent: 300 },
     differences: [
       {
         operation: 'GET /answersearch/v7.0/search',
@@ -68,6 +68,7 @@ before(() => {
         pointer: '/webPages/value/*/dateLastCrawled',
         numeric: false,
         spread: 0,
+        absolute: 0,
         seen: 4,
       },
     ],

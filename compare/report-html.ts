@@ -129,7 +129,7 @@ export function renderCompareHtml(result: CompareResult, samples: LatencySamples
   const noise = result.noise
     .map(
       (noisy) =>
-        `<li>${escapeHtml(noisy.operation)} <code>${escapeHtml(noisy.pointer || '(status or body)')}</code>: ${noisy.numeric ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} %` : 'any value'}</li>`,
+        `<li>${escapeHtml(noisy.operation)} <code>${escapeHtml(noisy.pointer || '(status or body)')}</code>: ${noisy.numeric ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} % or ${noisy.absolute}` : 'any value'}</li>`,
     )
     .join('');
   const latency = result.latency
@@ -174,7 +174,7 @@ pre.curl { font-size: 11px; color: #3e4c59; margin: 4px 0 0; }
 <body>
 <main>
 <h1>kgate compare<span class="verdict ${pass ? 'pass' : 'fail'}">${pass ? 'PASS' : 'FAIL'}</span></h1>
-<p class="plan">Candidate <code>${escapeHtml(result.candidate)}</code> against current <code>${escapeHtml(result.current)}</code>, seed ${result.seed}: ${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.sent} sent in all. ${result.differences.length} difference(s), ${regressions} latency regression(s).</p>
+<p class="plan">Candidate <code>${escapeHtml(result.candidate)}</code> against current <code>${escapeHtml(result.current)}</code>, seed ${result.seed}: ${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.confirmed} sent to it again to confirm differences, ${result.requests.sent} sent in all. ${result.differences.length} difference(s), ${regressions} latency regression(s).</p>
 <section>
 <h2>Differences</h2>
 ${result.differences.length === 0 ? '<p>None: both deployments answered alike, beyond the noise below.</p>' : `<table><thead><tr><th>operation</th><th>pointer</th><th>kind</th><th>candidate</th><th>current</th><th>requests</th><th>example</th></tr></thead><tbody>\n${differences}\n</tbody></table>`}

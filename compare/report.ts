@@ -64,7 +64,7 @@ export function formatLatency(item: LatencyItem): string {
 export function renderCompare(result: CompareResult): string {
   const lines: string[] = [
     `kgate compare: candidate ${result.candidate} against current ${result.current} (seed ${result.seed})`,
-    `${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.sent} sent in all`,
+    `${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.confirmed} sent to it again to confirm differences, ${result.requests.sent} sent in all`,
     '',
   ];
   const operations = [...new Set(result.differences.map((diff) => diff.operation))];
@@ -81,7 +81,9 @@ export function renderCompare(result: CompareResult): string {
       `Learned to ignore (the current deployment varied there between identical calls; ${result.ignored} difference(s) set aside):`,
     );
     for (const noisy of result.noise) {
-      const how = noisy.numeric ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} %` : 'any value';
+      const how = noisy.numeric
+        ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} % or ${noisy.absolute}`
+        : 'any value';
       lines.push(`  ${noisy.operation} ${noisy.pointer || '(status or whole body)'}: ${how} (${noisy.seen} pair(s))`);
     }
   }

@@ -103,8 +103,11 @@ export interface CompareResult {
   candidate: string;
   current: string;
   seed: number;
-  /** Requests compared, repeated to the current deployment, and sent in all (both sides, chains, latency). */
-  requests: { compared: number; repeated: number; sent: number };
+  /**
+   * Requests compared, repeated to the current deployment (the share that learns its noise),
+   * sent to it again to confirm a difference, and sent in all (both sides, chains, latency).
+   */
+  requests: { compared: number; repeated: number; confirmed: number; sent: number };
   differences: Difference[];
   /** Pointers the current deployment varied on between identical calls: differences there are its noise. */
   noise: NoisyPointer[];
@@ -275,6 +278,49 @@ interface Exchange {
   repeat?: Sent;
 }
 
+/** Requests per difference (operation and pointer) sent again to the current deployment to confirm it. */
+export const CONFIRM_REQUESTS = 3;
+/** Times each of them is sent again. */
+export const CONFIRM_REPEATS = 2;
+/** Most requests spent confirming differences in one run. */
+export const CONFIRM_LIMIT = 200;
+
+/** Sends the requests behind unexplained differences to the current deployment again and learns from them; returns how many were sent. */
+async function confirmDifferences(
+  exchanges: Exchange[],
+  noise: NoiseModel,
+  current: Side,
+  settings: CompareSettings,
+  counters: Counters,
+): Promise<number> {
+  const byDifference = new Map<string, Exchange[]>();
+  for (const done of exchanges) {
+    const op = done.request.operation;
+    for (const diff of diffAnswers(op.operationId, done.candidate, done.current)) {
+      if (diff.kind === 'transport' || noise.explains(op.label, diff)) continue;
+      const key = `${op.label}\u0000${normalizePointer(diff.pointer)}`;
+      const list = byDifference.get(key) ?? [];
+      if (list.length < CONFIRM_REQUESTS && !list.includes(done)) list.push(done);
+      byDifference.set(key, list);
+    }
+  }
+  const jobs = [...new Set([...byDifference.values()].flat())].slice(0, Math.floor(CONFIRM_LIMIT / CONFIRM_REPEATS));
+  let sent = 0;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < jobs.length; i = next++) {
+      const done = jobs[i]!;
+      for (let r = 0; r < CONFIRM_REPEATS; r++) {
+        const again = await send(current, done.request, settings, counters);
+        sent++;
+        noise.learn(done.request.operation.label, diffAnswers(done.request.operation.operationId, again, done.current));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: COMPARE_CONCURRENCY }, worker));
+  return sent;
+}
+
 /** Runs a comparison; see CompareResult. Throws CompareUnreachable when a side answers nothing. */
 export async function runCompare(settings: CompareSettings): Promise<CompareResult> {
   const started = performance.now();
@@ -303,14 +349,21 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     return seen < REPEAT_FIRST || repeatDraw.next() < REPEAT_SHARE;
   };
   const exchanges: Exchange[] = [];
+  const noise = new NoiseModel();
   const exchange = async (request: CompareRequest): Promise<Exchange> => {
-    const repeat = shouldRepeat(request);
+    const op = request.operation;
+    // Once an operation has shown noise, every further request of it is repeated: the more pairs,
+    // the closer the learned variation comes to what the deployment really varies by.
+    const repeat = shouldRepeat(request) || noise.isNoisy(op.label);
     const [a, b] = await Promise.all([
       send(candidate, request, settings, counters),
       send(current, request, settings, counters),
     ]);
     const done: Exchange = { request, candidate: a, current: b };
-    if (repeat) done.repeat = await send(current, request, settings, counters);
+    if (repeat) {
+      done.repeat = await send(current, request, settings, counters);
+      noise.learn(op.label, diffAnswers(op.operationId, done.repeat, done.current));
+    }
     exchanges.push(done);
     return done;
   };
@@ -378,15 +431,12 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
   await Promise.all(Array.from({ length: COMPARE_CONCURRENCY }, worker));
   settings.onProgress?.(`${exchanges.length} requests compared`);
 
-  // Noise first (from every repeat), then the differences beyond it.
-  const noise = new NoiseModel();
-  for (const done of exchanges) {
-    if (done.repeat)
-      noise.learn(
-        done.request.operation.label,
-        diffAnswers(done.request.operation.operationId, done.repeat, done.current),
-      );
-  }
+  // A difference the noise does not explain yet is confirmed before it is reported: its request
+  // goes to the current deployment again, and whatever varies there now is noise too. A real change
+  // of the release stays (the current deployment keeps its own answer); noise that the share of
+  // repeats happened not to show is learned.
+  const confirmed = await confirmDifferences(exchanges, noise, current, settings, counters);
+  settings.onProgress?.(`${confirmed} request(s) sent again to confirm differences`);
   const differences = new DifferenceSet();
   const byOperation = new Map<string, { requests: number }>();
   for (const done of exchanges) {
@@ -429,6 +479,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     requests: {
       compared: exchanges.length,
       repeated: exchanges.filter((done) => done.repeat).length,
+      confirmed,
       sent: counters.sent,
     },
     differences: list,
