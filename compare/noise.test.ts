@@ -15,6 +15,15 @@ test('NoiseModel sets aside what the current deployment varies by itself, and no
   noise.learn('GET /eventknowledge/v1.0/hotevents', [
     { pointer: '/value', kind: 'set', candidate: ['a'], current: ['b'] },
   ]);
+  noise.learn('GET /urlpreview/v7.0/search', [
+    { pointer: '', kind: 'status', candidate: 429, current: 200 },
+    {
+      pointer: '',
+      kind: 'transport',
+      candidate: 'timeout: no response headers within 10000 ms',
+      current: 'status 200',
+    },
+  ]);
   const cases: { name: string; op: string; diff: Diff; want: boolean }[] = [
     {
       name: 'a string that varied, at another array position',
@@ -58,6 +67,18 @@ test('NoiseModel sets aside what the current deployment varies by itself, and no
       diff: { pointer: '/value/3/title', kind: 'value', candidate: 'x', current: 'y' },
       want: true,
     },
+    {
+      name: 'a status that varied covers status differences',
+      op: 'GET /urlpreview/v7.0/search',
+      diff: { pointer: '', kind: 'status', candidate: 404, current: 200 },
+      want: true,
+    },
+    {
+      name: 'but not the bodies of answers with equal statuses',
+      op: 'GET /urlpreview/v7.0/search',
+      diff: { pointer: '/name', kind: 'value', candidate: 'a', current: 'b' },
+      want: false,
+    },
   ];
   for (const { name, op, diff, want } of cases) assert.equal(noise.explains(op, diff), want, name);
   assert.deepEqual(
@@ -66,6 +87,7 @@ test('NoiseModel sets aside what the current deployment varies by itself, and no
       [OP, '/webPages/totalEstimatedMatches', true, 2],
       [OP, '/webPages/value/*/dateLastCrawled', false, 1],
       ['GET /eventknowledge/v1.0/hotevents', '/value', false, 1],
+      ['GET /urlpreview/v7.0/search', '', false, 1],
     ].sort((a, b) => String(a[0]).localeCompare(String(b[0])) || String(a[1]).localeCompare(String(b[1]))),
   );
 });

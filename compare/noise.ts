@@ -39,6 +39,8 @@ export class NoiseModel {
     }
     const seenNow = new Set<string>();
     for (const diff of diffs) {
+      // A repeat that got no answer says nothing about how the answers vary.
+      if (diff.kind === 'transport') continue;
       const pointer = normalizePointer(diff.pointer);
       const entry = pointers.get(pointer) ?? { operation, pointer, numeric: true, spread: 0, absolute: 0, seen: 0 };
       if (numericPair(diff)) {
@@ -75,10 +77,11 @@ export class NoiseModel {
         Math.abs(a - b) <= NUMERIC_NOISE_FACTOR * exact.absolute
       );
     }
-    // A pointer that varies as a whole covers everything below it.
+    // A pointer that varies as a whole covers everything below it; a varying status (pointer '')
+    // covers status differences only, never the bodies of answers with equal statuses.
     for (const entry of pointers.values()) {
       if (entry.numeric) continue;
-      if (pointer === entry.pointer || pointer.startsWith(`${entry.pointer}/`) || entry.pointer === '') return true;
+      if (pointer === entry.pointer || (entry.pointer !== '' && pointer.startsWith(`${entry.pointer}/`))) return true;
     }
     return false;
   }
