@@ -75,6 +75,72 @@ test('diffJson reports each difference once, by pointer, with both values', () =
       ],
     },
     {
+      name: 'ties of an ordered list (equal prob) may come in any order',
+      op: 'interpretGet',
+      a: {
+        interpretations: [
+          { prob: 0.5, parse: 'b' },
+          { prob: 0.5, parse: 'a' },
+          { prob: 0.1, parse: 'c' },
+        ],
+      },
+      b: {
+        interpretations: [
+          { prob: 0.5, parse: 'a' },
+          { prob: 0.5, parse: 'b' },
+          { prob: 0.1, parse: 'c' },
+        ],
+      },
+      want: [],
+    },
+    {
+      name: 'but elements that are not tied keep their positions',
+      op: 'calchistogramGet',
+      a: {
+        histograms: [
+          {
+            attribute: 'Y',
+            histogram: [
+              { value: 2001, count: 3 },
+              { value: 2000, count: 5 },
+            ],
+          },
+        ],
+      },
+      b: {
+        histograms: [
+          {
+            attribute: 'Y',
+            histogram: [
+              { value: 2000, count: 5 },
+              { value: 2001, count: 3 },
+            ],
+          },
+        ],
+      },
+      want: [
+        { pointer: '/histograms/0/histogram/0', kind: 'order', candidate: 2001, current: 2000 },
+        { pointer: '/histograms/0/histogram/1', kind: 'order', candidate: 2000, current: 2001 },
+      ],
+    },
+    {
+      name: 'a tie the candidate broke differently, with another element in it, is still reported',
+      op: 'evaluateGet',
+      a: {
+        entities: [
+          { Id: 3, logprob: -1 },
+          { Id: 1, logprob: -1 },
+        ],
+      },
+      b: {
+        entities: [
+          { Id: 1, logprob: -1 },
+          { Id: 2, logprob: -1 },
+        ],
+      },
+      want: [{ pointer: '/entities/1', kind: 'order', candidate: 3, current: 2 }],
+    },
+    {
       name: 'an ordered list of another length',
       op: 'relatedEvents',
       a: { value: [{ eventId: 'e1' }] },

@@ -70,8 +70,14 @@ export const ORDERED_ARRAYS: Readonly<Record<string, readonly string[]>> = {
   eventDocuments: ['/value'],
 };
 
+/**
+ * The fields an ordered list is sorted by, tried in this order (the first every element has wins):
+ * elements with equal values are ties, which the interface lets come in any order.
+ */
+export const SORT_KEYS = ['logprob', 'prob', 'count', 'from', 'publishDate', 'documentCount'] as const;
+
 /** Fields that name an element of an array, tried in this order (the first every element has wins). */
-export const IDENTITY_KEYS = ['Id', 'eventId', 'documentId', 'url', 'AuId', 'FId', 'attribute', 'id'] as const;
+export const IDENTITY_KEYS = ['Id', 'eventId', 'documentId', 'url', 'AuId', 'FId', 'attribute', 'id', 'value'] as const;
 
 /** `/entities/3/AA/0/AuN` -> `/entities/*\/AA/*\/AuN`: array positions become `*`. */
 export function normalizePointer(pointer: string): string {
@@ -178,7 +184,49 @@ function walk(operationId: string, a: unknown, b: unknown, pointer: string, out:
   if (a !== b) out.push({ pointer, kind: 'value', candidate: a, current: b });
 }
 
+function sameKey(x: unknown, y: unknown): boolean {
+  return typeof x === 'number' && typeof y === 'number' ? sameNumber(x, y) : x === y;
+}
+
+/**
+ * The candidate's list with each run of ties put in the current deployment's order: where both
+ * lists hold a run of equal sort values at the same positions, the candidate's elements of the run
+ * are matched to the current ones (by identity, else canonical JSON) and taken in that order.
+ */
+export function alignTies(a: unknown[], b: unknown[]): unknown[] {
+  const all = [...a, ...b];
+  if (all.length === 0 || !all.every((item) => typeOf(item) === 'object')) return a;
+  const field = (item: unknown, key: string) => (item as Record<string, unknown>)[key];
+  const sortKey = SORT_KEYS.find((key) => all.every((item) => ['number', 'string'].includes(typeof field(item, key))));
+  if (sortKey === undefined) return a;
+  const id = identityKey(a, b);
+  const name = (item: unknown) => (id !== undefined ? field(item, id) : canonical(item));
+  const out = [...a];
+  for (let start = 0; start < b.length; ) {
+    let end = start + 1;
+    while (end < b.length && sameKey(field(b[end], sortKey), field(b[start], sortKey))) end++;
+    const run = out.slice(start, end);
+    const tied =
+      end - start > 1 &&
+      end <= out.length &&
+      run.every((item) => sameKey(field(item, sortKey), field(b[start], sortKey)));
+    if (tied) {
+      const left = [...run];
+      const ordered = b.slice(start, end).map((item) => {
+        const at = left.findIndex((candidate) => name(candidate) === name(item));
+        return at < 0 ? undefined : left.splice(at, 1)[0];
+      });
+      // Elements of the run the current deployment does not have keep their places, in their order.
+      const rest = [...left];
+      out.splice(start, end - start, ...ordered.map((item) => item ?? rest.shift()));
+    }
+    start = end;
+  }
+  return out;
+}
+
 function list(operationId: string, a: unknown[], b: unknown[], pointer: string, out: Diff[]): void {
+  a = alignTies(a, b);
   const key = identityKey(a, b);
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const at = `${pointer}/${i}`;
