@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { type CompareResult, type CompareSettings, CompareUnreachable, runCompare } from './run.ts';
+import { type CompareResult, type CompareSettings, CompareUnreachable, estimateRequests, runCompare } from './run.ts';
 
 // The proofs of kgate compare, against reference servers: two identical deployments compare equal
 // (behaviour and latency), and each release fault is reported on its operation and nowhere else.
@@ -50,6 +50,8 @@ describe('kgate compare against reference servers', () => {
     assert.deepEqual([result.verdict, result.exitCode], ['pass', 0]);
     assert.equal(result.operations.length, 13, 'every operation was compared');
     assert.ok(result.requests.compared >= 60, `requests compared: ${result.requests.compared}`);
+    assert.equal(result.requests.compared, estimateRequests({ requests: 20 }).compared, 'the announced count');
+    assert.ok(result.requests.sent >= estimateRequests({ requests: 20 }).current, 'at least the announced requests');
     assert.ok(result.requests.repeated >= 26, `every operation repeated at least twice: ${result.requests.repeated}`);
     assert.deepEqual(result.noise, [], 'a deterministic deployment has no noise');
   });

@@ -3,10 +3,11 @@
 // and optionally their latencies on one interleaved arrival schedule.
 
 import { curlLine } from '../contracts/failure.ts';
+import { allocate } from '../contracts/generative/cases.ts';
 import { Random, seedOf } from '../contracts/generative/random.ts';
 import { sendHttp, TransportError } from '../contracts/http.ts';
 import { type BatteryContext, buildBattery } from '../drift/battery.ts';
-import { getOperation } from '../openapi/spec.ts';
+import { getOperation, OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
 import { NoiseModel, type NoisyPointer } from './noise.ts';
 import { type CompareRequest, fromBattery, fromCase, generatedCases, resolveChain, secondPage } from './requests.ts';
 import { DEFAULT_THRESHOLD, judgeLatency, type LatencyVerdict, type RegressionThreshold } from './stats.ts';
@@ -319,6 +320,28 @@ async function confirmDifferences(
   };
   await Promise.all(Array.from({ length: COMPARE_CONCURRENCY }, worker));
   return sent;
+}
+
+/** The requests a comparison will send to each deployment, before chains, confirmations and 429 retries. */
+export interface RequestEstimate {
+  /** Requests compared: the battery's, the second pages, the generated ones. */
+  compared: number;
+  /** To the candidate: every compared request, and the latency schedule's. */
+  candidate: number;
+  /** To the current deployment: the same, and the repeats that learn its noise (at least). */
+  current: number;
+}
+
+/** Estimates the requests of a comparison (what `kgate compare` announces before it starts). */
+export function estimateRequests(settings: Pick<CompareSettings, 'requests' | 'latency'>): RequestEstimate {
+  const battery = buildBattery({ exhaustedKey: false });
+  const pages = OPERATIONS.filter((op) => op.paging).length;
+  const generated =
+    settings.requests > 0 ? [...allocate(settings.requests, OPERATION_IDS).values()].reduce((a, b) => a + b, 0) : 0;
+  const compared = battery.length + pages + generated;
+  const latency = settings.latency ? settings.latency.samples * OPERATIONS.length : 0;
+  const repeats = Math.max(REPEAT_FIRST * OPERATIONS.length, Math.round(compared * REPEAT_SHARE));
+  return { compared, candidate: compared + latency, current: compared + repeats + latency };
 }
 
 /** Runs a comparison; see CompareResult. Throws CompareUnreachable when a side answers nothing. */

@@ -6,6 +6,7 @@ import {
   DEFAULT_LATENCY_RATE,
   DEFAULT_LATENCY_SAMPLES,
   DEFAULT_REQUESTS,
+  estimateRequests,
   runCompare,
 } from '../../compare/run.ts';
 import { DEFAULT_THRESHOLD, type RegressionThreshold } from '../../compare/stats.ts';
@@ -187,8 +188,9 @@ export const command: Command = {
     }
     const reportDir = args.reportDir ?? createRunDir(DEFAULT_COMPARE_REPORT_DIR);
     if (!args.json) {
+      const estimate = estimateRequests(args);
       console.log(
-        `kgate compare: candidate ${args.candidateUrl} against current ${args.currentUrl}: the battery, second pages and ${args.requests} generated request(s) (seed ${args.seed})${args.latency ? `, then ${args.latency.samples} interleaved latency pairs per operation` : ''}`,
+        `kgate compare: candidate ${args.candidateUrl} against current ${args.currentUrl}: ${estimate.compared} requests (the battery, second pages and ${args.requests} generated, seed ${args.seed})${args.latency ? `, then ${args.latency.samples} interleaved latency pairs per operation` : ''}; about ${estimate.candidate} requests to the candidate and ${estimate.current} or more to the current deployment${args.maxRps ? `, at most ${args.maxRps}/s each` : ''}`,
       );
     }
     let result: Awaited<ReturnType<typeof runCompare>>;
