@@ -90,14 +90,27 @@ function usable(value: unknown): value is string {
 }
 
 /**
- * Puts the current deployment's answer into a chained case: an event id of hot events into
- * documents, an entity into related events, a web page URL into URL preview. Interpret outputs
- * are left to the case's own expression: an output the two sides could parse differently would
- * compare the parser, not the release. Without a usable answer the case keeps its own values.
+ * Puts the current deployment's answer into a chained case: an interpret output as the expression
+ * of evaluate or calchistogram, an event id of hot events into documents, an entity into related
+ * events, a web page URL into URL preview. Without a usable answer the case keeps its own values.
  */
 export async function resolveChain(c: GeneratedCase, read: ChainReader): Promise<GeneratedCase> {
   const chain = c.chain;
-  if (!chain || chain.kind === 'interpret-output') return c;
+  if (!chain) return c;
+  if (chain.kind === 'interpret-output') {
+    const body = (await read('interpretGet', { query: chain.query, complete: chain.complete, count: '10' })) as
+      | Record<string, unknown>
+      | undefined;
+    const outputs = objects(body?.interpretations)
+      .map((interpretation) => objects(interpretation.rules)[0]?.output)
+      .map((output) =>
+        typeof output === 'object' && output !== null ? (output as { value?: unknown }).value : undefined,
+      )
+      .filter(usable);
+    if (outputs.length === 0) return c;
+    const expr = outputs[chain.pick % outputs.length]!;
+    return { ...c, params: c.params.map((param) => (param.name === 'expr' ? { ...param, value: expr } : param)) };
+  }
   if (chain.kind === 'hot-event') {
     const body = (await read('hotEvents', { date: chain.date, $top: '20' })) as Record<string, unknown> | undefined;
     const events = objects(body?.value);
