@@ -2,7 +2,8 @@
 // @ts-check
 // The logic of the kgate GitHub Action (action.yml only calls this): installs kgate, runs
 // `kgate conform` with the action's inputs (or, with `merge`, `kgate report merge` over the run
-// folders of a sharded run), and sets the step's outputs from summary.json. Plain
+// folders of a sharded run; and, given an against-url, `kgate compare` of the target against that
+// deployment), and sets the step's outputs from their summary.json files. Plain
 // JavaScript with no dependency, because it runs before anything is installed. It works in any CI:
 // the inputs are environment variables, and without GITHUB_OUTPUT the outputs are only printed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +33,9 @@ export const INPUTS = {
   args: '',
   'kgate-package': '',
   'working-directory': '.',
+  'against-url': '',
+  'against-key-variable': '',
+  'compare-args': '',
 };
 
 /** @typedef {Record<keyof typeof INPUTS, string>} Inputs */
@@ -61,7 +65,7 @@ export function readInputs(env) {
   }
   if (!['true', 'false'].includes(inputs.strict))
     throw new GateError(`input strict takes true or false, got '${inputs.strict}'`);
-  for (const name of ['key-variable', 'unsubscribed-key-variable', 'exhausted-key-variable']) {
+  for (const name of ['key-variable', 'unsubscribed-key-variable', 'exhausted-key-variable', 'against-key-variable']) {
     if (inputs[name] && !VARIABLE.test(inputs[name]))
       throw new GateError(`input ${name} takes the NAME of an environment variable (letters, digits, _), not a key`);
   }
@@ -122,6 +126,28 @@ export function mergeArgs(inputs) {
 }
 
 /**
+ * The arguments of `kgate compare` for the inputs: the target (base-url, else the configuration
+ * file's) against against-url, reports in a `compare` folder of the report folder, and
+ * `compare-args` appended as is (for example --latency --requests 60).
+ * @param {Inputs} inputs
+ * @returns {string[]}
+ */
+export function compareArgs(inputs) {
+  const args = [
+    'compare',
+    '--against-url',
+    inputs['against-url'],
+    '--report-dir',
+    join(inputs['report-dir'], 'compare'),
+  ];
+  if (inputs['base-url']) args.push('--base-url', inputs['base-url']);
+  if (inputs.config) args.push('--config', inputs.config);
+  if (inputs['max-rps']) args.push('--max-rps', inputs['max-rps']);
+  if (inputs['compare-args']) args.push(...inputs['compare-args'].split(/\s+/).filter(Boolean));
+  return args;
+}
+
+/**
  * The environment of the kgate run: the keys read from the variables the inputs name, under the
  * names kgate reads. A named variable that is not set is an error when the name was given
  * explicitly: the workflow forgot to map the secret into the step's env.
@@ -137,6 +163,7 @@ export function conformEnv(inputs, env) {
     ['key-variable', 'KGATE_KEY'],
     ['unsubscribed-key-variable', 'KGATE_KEY_UNSUBSCRIBED'],
     ['exhausted-key-variable', 'KGATE_KEY_EXHAUSTED'],
+    ['against-key-variable', 'KGATE_AGAINST_KEY'],
   ];
   for (const [input, target] of roles) {
     const name = inputs[input];
@@ -188,6 +215,42 @@ export function outputsOf(summary, exitCode, reportDir) {
 export function reportPageNote(outputs) {
   if (!outputs['report-html']) return '';
   return `Report page: \`${outputs['report-html']}\`. Upload the report folder (\`${outputs['report-dir']}\`) with actions/upload-artifact and open \`${REPORT_HTML}\` in it first: the verdict, the operation x check matrix, and every failure with its curl line.\n`;
+}
+
+/**
+ * The comparison's outputs from kgate compare's summary.json (absent when it stopped before judging).
+ * @param {{ verdict: string, differences: unknown[], latency: { regression: boolean }[] } | undefined} summary
+ * @param {number} exitCode
+ * @returns {Record<string, string>}
+ */
+export function compareOutputsOf(summary, exitCode) {
+  return {
+    'compare-verdict': summary ? summary.verdict : 'error',
+    'compare-exit-code': String(exitCode),
+    differences: String(summary?.differences.length ?? 0),
+    regressions: String(summary?.latency.filter((item) => item.regression).length ?? 0),
+  };
+}
+
+/**
+ * Runs kgate with its output in the job log; resolves to the exit code and the last line it wrote to stderr.
+ * @param {string} kgate
+ * @param {string[]} args
+ * @param {string} cwd
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<{ code: number, lastError: string }>}
+ */
+async function runStep(kgate, args, cwd, env) {
+  const child = spawn(kgate, args, { cwd, env, stdio: ['ignore', 'inherit', 'pipe'] });
+  let lastError = '';
+  child.stderr?.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    const lines = chunk.toString('utf8').trim().split('\n');
+    lastError = lines[lines.length - 1] ?? lastError;
+  });
+  /** @type {number} */
+  const code = await new Promise((done) => child.on('close', (status) => done(status ?? 1)));
+  return { code, lastError };
 }
 
 /**
@@ -296,15 +359,7 @@ export async function main(env = process.env) {
   // The outputs are read from this folder's summary.json: one left by an earlier run must not answer
   // for this one, nor an earlier report page.
   for (const file of ['summary.json', REPORT_HTML]) rmSync(join(reportDir, file), { force: true });
-  const child = spawn(kgate, args, { cwd: workdir, env: childEnv, stdio: ['ignore', 'inherit', 'pipe'] });
-  let lastError = '';
-  child.stderr?.on('data', (chunk) => {
-    process.stderr.write(chunk);
-    const lines = chunk.toString('utf8').trim().split('\n');
-    lastError = lines[lines.length - 1] ?? lastError;
-  });
-  /** @type {number} */
-  const code = await new Promise((done) => child.on('close', (status) => done(status ?? 1)));
+  const { code, lastError } = await runStep(kgate, args, workdir, childEnv);
   const summaryFile = join(reportDir, 'summary.json');
   const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : undefined;
   // kgate appends its own summary to the job summary; an early stop (exit 2) says why here.
@@ -320,8 +375,26 @@ export async function main(env = process.env) {
   if (env.GITHUB_STEP_SUMMARY && outputs['report-html'])
     appendFileSync(env.GITHUB_STEP_SUMMARY, reportPageNote(outputs));
   else if (outputs['report-html']) console.log(`kgate gate: ${reportPageNote(outputs).trim()}`);
-  writeOutputs(outputs, env.GITHUB_OUTPUT);
-  return code;
+  if (!inputs['against-url'] || inputs.merge) {
+    writeOutputs(outputs, env.GITHUB_OUTPUT);
+    return code;
+  }
+  // The release gate: the target against the deployment it replaces.
+  const compareFile = join(reportDir, 'compare', 'summary.json');
+  rmSync(compareFile, { force: true });
+  const compared = await runStep(kgate, compareArgs({ ...inputs, 'report-dir': reportDir }), workdir, childEnv);
+  const comparison = existsSync(compareFile) ? JSON.parse(readFileSync(compareFile, 'utf8')) : undefined;
+  if (!comparison) {
+    console.error(`::error title=kgate compare (exit ${compared.code})::${compared.lastError}`);
+    if (env.GITHUB_STEP_SUMMARY)
+      appendFileSync(
+        env.GITHUB_STEP_SUMMARY,
+        `kgate compare could not judge the deployments (exit ${compared.code}): ${compared.lastError}\n`,
+      );
+  }
+  writeOutputs({ ...outputs, ...compareOutputsOf(comparison, compared.code) }, env.GITHUB_OUTPUT);
+  // Bad usage or an unreachable target anywhere is the step's exit 2; else any failure is 1.
+  return code === 2 || compared.code === 2 ? 2 : Math.max(code, compared.code);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { conformArgs, conformEnv, GateError, INPUTS, main, mergeArgs, outputsOf, readInputs } from './gate.mjs';
+import {
+  compareArgs,
+  compareOutputsOf,
+  conformArgs,
+  conformEnv,
+  GateError,
+  INPUTS,
+  main,
+  mergeArgs,
+  outputsOf,
+  readInputs,
+} from './gate.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const input = (name: string) => `KGATE_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
@@ -83,6 +94,54 @@ test('conformArgs turns the inputs into kgate conform options', () => {
   for (const { given, want } of cases) assert.deepEqual(conformArgs(inputs(given)), want, JSON.stringify(given));
 });
 
+test('compareArgs turns the inputs into kgate compare options, reports in report-dir/compare', () => {
+  const cases: { given: Record<string, string>; want: string[] }[] = [
+    {
+      given: { 'against-url': 'https://prod.example.org' },
+      want: ['compare', '--against-url', 'https://prod.example.org', '--report-dir', join('kgate-reports', 'compare')],
+    },
+    {
+      given: {
+        'against-url': 'https://prod.example.org',
+        'base-url': 'https://staging.example.org',
+        config: 'gate/kgate.config.json',
+        'max-rps': '2',
+        'compare-args': '--latency  --requests 60',
+      },
+      want: [
+        'compare',
+        '--against-url',
+        'https://prod.example.org',
+        '--report-dir',
+        join('kgate-reports', 'compare'),
+        '--base-url',
+        'https://staging.example.org',
+        '--config',
+        'gate/kgate.config.json',
+        '--max-rps',
+        '2',
+        '--latency',
+        '--requests',
+        '60',
+      ],
+    },
+  ];
+  for (const { given, want } of cases) assert.deepEqual(compareArgs(inputs(given)), want, JSON.stringify(given));
+  assert.deepEqual(
+    compareOutputsOf(
+      { verdict: 'fail', differences: [{}, {}], latency: [{ regression: true }, { regression: false }] },
+      1,
+    ),
+    {
+      'compare-verdict': 'fail',
+      'compare-exit-code': '1',
+      differences: '2',
+      regressions: '1',
+    },
+  );
+  assert.deepEqual(compareOutputsOf(undefined, 2)['compare-verdict'], 'error');
+});
+
 test('conformEnv hands the keys of the named variables to kgate, and names a variable the workflow did not set', () => {
   const cases: { given: { inputs: Record<string, string>; env: NodeJS.ProcessEnv }; want: object | RegExp }[] = [
     { given: { inputs: {}, env: {} }, want: {} },
@@ -97,6 +156,13 @@ test('conformEnv hands the keys of the named variables to kgate, and names a var
         env: { PROD_KEY: 'p', PROD_KEY_ACADEMIC: 'a' },
       },
       want: { KGATE_KEY: 'p', KGATE_KEY_UNSUBSCRIBED: 'a', KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic' },
+    },
+    {
+      given: {
+        inputs: { 'key-variable': 'STAGING_KEY', 'against-key-variable': 'PROD_KEY' },
+        env: { STAGING_KEY: 's', PROD_KEY: 'p' },
+      },
+      want: { KGATE_KEY: 's', KGATE_AGAINST_KEY: 'p' },
     },
     {
       given: { inputs: { 'exhausted-key-variable': 'SPENT_KEY' }, env: {} },
@@ -267,4 +333,30 @@ test('an unreachable target is verdict error, exit 2, with the reason in the job
     jobSummary,
     /kgate conform could not judge the target \(exit 2\): kgate conform: cannot reach http:\/\/127\.0\.0\.1:1/,
   );
+});
+
+test('with against-url the action also compares the target with that deployment, and a difference fails the job', async () => {
+  const { code, outputs, jobSummary } = await runAction(
+    {
+      'base-url': `${server.url}/faults/answersearch-offset-off-by-one`,
+      'against-url': server.url,
+      checks: 'auth-required',
+      args: '--grep GET\\s/academic/v1.0/evaluate',
+      'compare-args': '--requests 5',
+    },
+    { KGATE_KEY: server.keys.full },
+  );
+  assert.equal(outputs.verdict, 'pass', `the gate passes: ${JSON.stringify(outputs)}`);
+  assert.deepEqual(
+    [code, outputs['compare-verdict'], outputs['compare-exit-code'], outputs.regressions],
+    [1, 'fail', '1', '0'],
+    JSON.stringify(outputs),
+  );
+  assert.ok(Number(outputs.differences) > 0, 'the shifted pages are a difference');
+  assert.ok(
+    readFileSync(join(project, 'kgate-reports', 'compare', 'junit.xml'), 'utf8').includes('<failure'),
+    'the comparison has its own reports',
+  );
+  assert.match(jobSummary, /# kgate compare: FAIL/, 'kgate compare appended its summary to the job summary');
+  assert.ok(!jobSummary.includes(server.keys.full), 'the key is nowhere in the job summary');
 });

@@ -35,6 +35,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'send generated requests: find the defects only some inputs trigger',
     load: async () => (await import('./commands/fuzz.ts')).command,
   },
+  compare: {
+    summary: 'judge a release candidate against the deployment it replaces (behaviour, noise, latency)',
+    load: async () => (await import('./commands/compare.ts')).command,
+  },
   drift: {
     summary: 'detect drift: live target vs spec, spec vs spec, recorded HAR vs spec',
     load: async () => (await import('./commands/drift.ts')).command,

@@ -4,6 +4,8 @@ export interface HarnessEnv {
   baseUrl?: string;
   /** KGATE_KEY: a subscription key subscribed to every API. */
   key?: string;
+  /** KGATE_AGAINST_KEY: kgate compare's key of the current deployment (default: KGATE_KEY). */
+  againstKey?: string;
   /** KGATE_KEY_UNSUBSCRIBED: a valid key without a subscription to some API. */
   keyUnsubscribed?: string;
   /** KGATE_KEY_EXHAUSTED: a key whose call volume quota is used up. */
@@ -30,6 +32,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
   return {
     baseUrl: nonEmpty(env.KGATE_BASE_URL),
     key: nonEmpty(env.KGATE_KEY),
+    againstKey: nonEmpty(env.KGATE_AGAINST_KEY),
     keyUnsubscribed: nonEmpty(env.KGATE_KEY_UNSUBSCRIBED),
     keyExhausted: nonEmpty(env.KGATE_KEY_EXHAUSTED),
     keyUnsubscribedCovers: nonEmpty(env.KGATE_KEY_UNSUBSCRIBED_COVERS),
@@ -66,4 +69,24 @@ export function readKeys(
     else if (named) unset.push(named);
   }
   return { keys, unset };
+}
+
+/**
+ * The keys of `kgate compare`: the candidate's from KGATE_KEY, else the variable `keyVariables.full`
+ * names; the current deployment's from KGATE_AGAINST_KEY, else the variable `keyVariables.against`
+ * names, else the candidate's. Also says which named variables were empty.
+ */
+export function readCompareKeys(
+  names: { full?: string; against?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): { candidate?: string; current?: string; unset: string[] } {
+  const pick = (own: string, named: string | undefined) =>
+    [env[own], named ? env[named] : undefined].find((value) => value && value.trim() !== '');
+  const candidate = pick(KEY_VARIABLES.full, names.full);
+  const against = pick('KGATE_AGAINST_KEY', names.against);
+  const unset = [
+    ...(candidate === undefined && names.full ? [names.full] : []),
+    ...(against === undefined && names.against ? [names.against] : []),
+  ];
+  return { candidate, current: against ?? candidate, unset };
 }

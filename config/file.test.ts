@@ -24,12 +24,15 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     maxRpsByPath: { '/academic/v1.0/evaluate': 1, '/academic/v1.0/calchistogram': 0.1 },
     baseline: 'kgate.baseline.json',
     strict: true,
+    againstUrl: 'https://prod.example.org/prefix',
+    latencyThreshold: { percent: 15, ms: 8 },
   };
   const cases: { given: unknown; want: object | RegExp }[] = [
     { given: {}, want: {} },
     { given: { unsubscribedKeyCovers: ['academic'] }, want: { unsubscribedKeyCovers: ['academic'] } },
     { given: { $schema: './kgate.config.schema.json' }, want: { $schema: './kgate.config.schema.json' } },
     { given: full, want: { ...full, baseUrl: 'https://api.example.org/prefix' } },
+    { given: { againstUrl: 'https://prod.example.org/' }, want: { againstUrl: 'https://prod.example.org' } },
     {
       given: { unsubscribedKeyCover: ['academic'] },
       want: /^kgate\.config\.json: unknown key 'unsubscribedKeyCover' \(known keys: baseUrl, keyVariables, unsubscribedKeyCovers, checks/,
@@ -42,13 +45,16 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     { given: [], want: /key '\(root\)' must be object/ },
     { given: { baseUrl: 'ftp://x' }, want: /key 'baseUrl' must be an absolute http\(s\) URL/ },
     { given: { baseUrl: 'http://x/?a=1' }, want: /key 'baseUrl' must be a base URL without query or fragment/ },
+    { given: { againstUrl: 'http://x/#f' }, want: /key 'againstUrl' must be a base URL without query or fragment/ },
+    { given: { againstUrl: 'prod' }, want: /key 'againstUrl' must be an absolute http\(s\) URL/ },
+    { given: { latencyThreshold: { percent: -1 } }, want: /key 'latencyThreshold\.percent' must be >= 0/ },
     {
       given: { keyVariables: { full: '3f9a0c1d2e4b5a6978d0c1b2a3f4e5d6' } },
       want: /^kgate\.config\.json: key 'keyVariables\.full' must name an environment variable \(upper-case letters, digits and _\), not hold a key$/,
     },
     {
       given: { keyVariables: { primary: 'KEY' } },
-      want: /unknown key 'keyVariables\.primary' \(known keys: full, unsubscribed, exhausted\)/,
+      want: /unknown key 'keyVariables\.primary' \(known keys: full, unsubscribed, exhausted, against\)/,
     },
     {
       given: { checks: ['paging'] },

@@ -19,12 +19,16 @@ export type ApiName = (typeof APIS)[number];
 export type SeverityOverride = 'fail' | 'warn' | 'off';
 
 /** The key roles whose environment variable a configuration file may name. */
-export type KeyRole = 'full' | 'unsubscribed' | 'exhausted';
+export type KeyRole = 'full' | 'unsubscribed' | 'exhausted' | 'against';
 
 /** What kgate.config.json may hold (config/kgate.config.schema.json describes each key). */
 export interface KgateConfig {
   /** Target base URL, without a trailing slash. */
   baseUrl?: string;
+  /** kgate compare: the deployment the candidate replaces, without a trailing slash. */
+  againstUrl?: string;
+  /** kgate compare --latency: the regression threshold. */
+  latencyThreshold?: { percent?: number; ms?: number };
   /** Names of the environment variables holding the keys (never the keys). */
   keyVariables?: Partial<Record<KeyRole, string>>;
   /** The APIs the unsubscribed key is subscribed to. */
@@ -112,21 +116,22 @@ export function parseConfig(value: unknown, source: string): KgateConfig {
   }
   const config = value as KgateConfig & { $schema?: string };
   if (config.baseUrl !== undefined) config.baseUrl = checkedBaseUrl(config.baseUrl, source);
+  if (config.againstUrl !== undefined) config.againstUrl = checkedBaseUrl(config.againstUrl, source, 'againstUrl');
   return config;
 }
 
 /** Parses a base URL from the file; the rule matches --base-url's. */
-function checkedBaseUrl(raw: string, source: string): string {
+function checkedBaseUrl(raw: string, source: string, key = 'baseUrl'): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new ConfigError(
-      `${source}: key 'baseUrl' must be an absolute http(s) URL such as https://api.example.org/prefix`,
+      `${source}: key '${key}' must be an absolute http(s) URL such as https://api.example.org/prefix`,
     );
   }
   if (url.search || url.hash)
-    throw new ConfigError(`${source}: key 'baseUrl' must be a base URL without query or fragment`);
+    throw new ConfigError(`${source}: key '${key}' must be a base URL without query or fragment`);
   return url.toString().replace(/\/+$/, '');
 }
 

@@ -22,7 +22,7 @@ export interface CatalogueFault {
   name: string;
   group: string;
   operations: string[];
-  deviation: 'forbidden' | 'drift' | 'hostile' | 'real';
+  deviation: 'forbidden' | 'drift' | 'hostile' | 'real' | 'release';
   description: string;
 }
 
@@ -198,7 +198,7 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
     summary !== undefined &&
     errors.length === 0 &&
     (fixed === undefined || fixed.verdict === 'pass') &&
-    (fault.deviation === 'drift' || fault.deviation === 'real'
+    (fault.deviation === 'drift' || fault.deviation === 'real' || fault.deviation === 'release'
       ? passes
       : expected.length > 0 && expected.every((id) => tripped.includes(id)) && cascade.length === 0);
   return {
@@ -362,7 +362,9 @@ export async function runSweep(
 export function renderSweep(result: SweepResult): string {
   const lines = result.faults.map((verdict) => {
     const mark = verdict.caught ? 'caught' : 'MISSED';
-    const want = ['drift', 'real'].includes(verdict.deviation) ? 'conform passes' : verdict.expected.join(', ');
+    const want = ['drift', 'real', 'release'].includes(verdict.deviation)
+      ? 'conform passes'
+      : verdict.expected.join(', ');
     const cascade = verdict.cascade.length
       ? `; CASCADE ${verdict.cascade.map((cell) => `${cell.check} on ${cell.operation}`).join(', ')}`
       : '';

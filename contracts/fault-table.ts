@@ -6,7 +6,7 @@ export interface FaultEntry {
   /**
    * Checks that must report the fault, each on an operation the fault touches and for the fault's
    * own reason (the check's assertion, or the request fixture for a fixture check). Empty for
-   * `drift` and `real` faults: conform must pass them.
+   * `drift`, `real` and `release` faults: conform must pass them.
    */
   catches: readonly string[];
   /** The operations the fault touches (the catalogue says the same; the sweep checks they agree). */
@@ -161,6 +161,8 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'real-headers': { catches: [], touches: ALL },
   'real-exponent-numbers': { catches: [], touches: ACADEMIC_SEARCH },
   'real-profile': { catches: [], touches: ALL },
+  'evaluate-slow-40ms': { catches: [], touches: ['evaluateGet'] },
+  'answersearch-run-to-run-noise': { catches: [], touches: ['answerSearch'] },
   hang: { catches: ['responds-within-timeout'], touches: ALL },
   reset: { catches: ['connection-completes'], touches: ALL },
   'invalid-json': { catches: ['body-is-json'], touches: ALL },

@@ -12,7 +12,7 @@ import { levelOf } from './schema.ts';
 
 interface CatalogueEntry {
   name: string;
-  deviation: 'forbidden' | 'drift' | 'hostile' | 'real';
+  deviation: 'forbidden' | 'drift' | 'hostile' | 'real' | 'release';
   operations: string[];
 }
 

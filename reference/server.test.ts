@@ -547,7 +547,7 @@ describe('routing', () => {
     const faults = reply.json as AnyJson[];
     for (const fault of faults) {
       assert.match(fault.name, /^[a-z0-9]+(-[a-z0-9]+)*$/);
-      assert.ok(['forbidden', 'drift', 'hostile', 'real'].includes(fault.deviation));
+      assert.ok(['forbidden', 'drift', 'hostile', 'real', 'release'].includes(fault.deviation));
       assert.ok(Array.isArray(fault.operations) && typeof fault.description === 'string');
     }
     const calm = faults.find((fault) => fault.deviation !== 'hostile' && fault.group === 'eventKnowledge');

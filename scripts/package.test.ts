@@ -137,7 +137,18 @@ describe('every command, run from the installed package in the project folder', 
     const help = kgate(['--help']);
     assert.equal(help.status, 0, help.stderr);
     const commands = [...help.stdout.matchAll(/^ {2}([a-z0-9-]+) {2,}/gm)].map((match) => match[1]!);
-    for (const expected of ['conform', 'validate', 'serve', 'load', 'probe', 'drift', 'k6', 'report'])
+    for (const expected of [
+      'conform',
+      'validate',
+      'serve',
+      'load',
+      'probe',
+      'fuzz',
+      'compare',
+      'drift',
+      'k6',
+      'report',
+    ])
       assert.ok(commands.includes(expected), `kgate --help lists ${expected}: ${commands.join(', ')}`);
     for (const command of commands) {
       const result = kgate([command, '--help']);
@@ -175,7 +186,7 @@ describe('every command, run from the installed package in the project folder', 
     assert.ok(existsSync(join(project, 'gate', 'junit.xml')), '--report-dir resolves against the project folder');
   });
 
-  test('validate, load, probe, drift and k6 bundle', async () => {
+  test('validate, load, probe, drift, k6 bundle and compare', async () => {
     writeFileSync(join(project, 'evaluate.json'), JSON.stringify({ expr: 'Y>2000', entities: [], aborted: false }));
     const cases: { args: string[]; env?: NodeJS.ProcessEnv; writes?: string }[] = [
       { args: ['validate', '--operation', 'evaluateGet', '--status', '200', 'evaluate.json'] },
@@ -200,6 +211,11 @@ describe('every command, run from the installed package in the project folder', 
         writes: 'drift-history.html',
       },
       { args: ['k6', 'bundle', 'steady', '--out', 'steady.js'], writes: 'steady.js' },
+      {
+        args: ['compare', '--base-url', target.url, '--against-url', target.url, '--requests', '5', '--json'],
+        env: { KGATE_KEY: target.keys.full },
+        writes: 'reports/compare',
+      },
     ];
     for (const { args, env, writes } of cases) {
       const result = kgate(args, env);

@@ -4,7 +4,19 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const ROOTS = ['action', 'config', 'openapi', 'reference', 'contracts', 'load', 'drift', 'cli', 'bench', 'scripts'];
+const ROOTS = [
+  'action',
+  'config',
+  'openapi',
+  'reference',
+  'contracts',
+  'load',
+  'drift',
+  'compare',
+  'cli',
+  'bench',
+  'scripts',
+];
 const root = new URL('..', import.meta.url).pathname;
 
 function findTests(dir: string): string[] {

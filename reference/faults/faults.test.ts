@@ -5,7 +5,7 @@ import { type ReferenceServer, startReferenceServer } from '../index.ts';
 import { ROUTE_BY_ID } from '../routes.ts';
 import { FAULTS } from './index.ts';
 
-// Every forbidden and drift fault is proven over real HTTP: the faulty base_url shows the
+// Every forbidden, drift and release fault is proven over real HTTP: the faulty base_url shows the
 // deviation and the clean one does not. Hostile faults have their own file (hostile.test.ts), and
 // so does the real family (real.test.ts).
 
@@ -729,6 +729,18 @@ const CASES: Case[] = [
     'hotevents-extra-field',
     () => [hot()],
     ([r]) => r!.json.value.some((e: object) => 'hotness' in e),
+  ),
+  seq(
+    'evaluate-slow-40ms',
+    () => [1, 2, 3].map(() => evaluate({ expr: sample.expr, count: '2' })),
+    // The fastest of three answers: a loaded machine slows some answers, never all three by 40 ms.
+    (res) => res.every((r) => r.status === 200) && Math.min(...res.map((r) => r.ms)) >= 40,
+  ),
+  seq(
+    'answersearch-run-to-run-noise',
+    () => [1, 2, 3].map(() => answer({ q: 'jazz history', count: '5' })),
+    (res) =>
+      new Set(res.map((r) => JSON.stringify(r.json.webPages.value.map((page: Json) => page.dateLastCrawled)))).size > 1,
   ),
 ];
 

@@ -6,6 +6,7 @@ import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
 import { inputFaults } from './input.ts';
 import { realFaults } from './real.ts';
+import { releaseFaults } from './release.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
 import { urlPreviewFaults } from './url-preview.ts';
@@ -25,6 +26,7 @@ export function createFaults(): Fault[] {
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),
+    ...releaseFaults(),
     ...hostileFaults(),
   ];
 }

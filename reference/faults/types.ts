@@ -5,9 +5,10 @@ export type Group = 'academic' | 'similarity' | 'answerSearch' | 'urlPreview' | 
 
 /**
  * How a fault deviates: forbidden by the interface, allowed-but-undocumented drift, a broken
- * transport, or real: how the real service answered (conforming, and reported by drift).
+ * transport, real: how the real service answered (conforming, and reported by drift), or release:
+ * a conforming change between releases or from one call to the next (judged by `kgate compare`).
  */
-export type Deviation = 'forbidden' | 'drift' | 'hostile' | 'real';
+export type Deviation = 'forbidden' | 'drift' | 'hostile' | 'real' | 'release';
 
 /** What a handler produced: a JSON body (serialized by the server) or a raw body, plus extra headers. */
 export interface HandlerResult {

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { scanForSecrets } from '../../contracts/secret-scan.ts';
+import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
+import { UsageError } from '../args.ts';
+import { parseCompareArgs } from './compare.ts';
+
+/** A key no real deployment would use, so finding it anywhere is a leak. */
+const DISTINCTIVE = 'kgate-compare-canary-7c2e9a0b4d1f3e58';
+
+let server: ReferenceServer;
+let dir: string;
+before(async () => {
+  server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
+  dir = mkdtempSync(join(tmpdir(), 'kgate-compare-cli-'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `kgate compare` in a child process (the reference server lives in this one). */
+function compare(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<ProcessResult> {
+  return runKgate(['compare', ...args], {
+    env: { KGATE_BASE_URL: '', KGATE_KEY: server.keys.full, KGATE_AGAINST_KEY: '', ...env },
+    ...(cwd ? { cwd } : {}),
+  });
+}
+
+test('bad usage is one line naming the option and the rule', () => {
+  const both = ['--base-url', 'http://127.0.0.1:1', '--against-url', 'http://127.0.0.1:2'];
+  const cases: { given: string[]; want: RegExp }[] = [
+    { given: ['--against-url', 'http://127.0.0.1:2'], want: /^kgate compare: option --base-url is required/ },
+    { given: ['--base-url', 'http://127.0.0.1:1'], want: /^kgate compare: option --against-url is required/ },
+    {
+      given: ['--base-url', 'http://127.0.0.1:1', '--against-url', 'ftp://x'],
+      want: /^option --against-url takes an http or https URL/,
+    },
+    { given: [...both, '--requests', 'x'], want: /^option --requests takes a whole number from 0/ },
+    { given: [...both, '--latency-samples', '30'], want: /^kgate compare: option --latency-samples needs --latency$/ },
+    {
+      given: [...both, '--latency', '--latency-samples', '2'],
+      want: /^option --latency-samples takes a whole number from 5/,
+    },
+    { given: [...both, '--latency', '--regression-percent', 'x'], want: /^option --regression-percent takes a number/ },
+    { given: [...both, '--max-rps', '0'], want: /^option --max-rps takes a number from 0.1/ },
+    { given: [...both, '--report-dir', ''], want: /^option --report-dir takes a folder path/ },
+    { given: [...both, 'extra'], want: /^kgate compare: unexpected argument 'extra'/ },
+    { given: [...both, '--against'], want: /^kgate compare: unknown option --against/ },
+  ];
+  for (const { given, want } of cases) {
+    assert.throws(
+      () => parseCompareArgs(given, undefined, {}),
+      (error: unknown) => error instanceof UsageError && want.test(error.message) && !error.message.includes('\n'),
+      given.join(' '),
+    );
+  }
+});
+
+test('the configuration file and KGATE_BASE_URL supply what the flags leave out; flags win', () => {
+  const config = {
+    baseUrl: 'https://staging.example.org',
+    againstUrl: 'https://prod.example.org',
+    latencyThreshold: { percent: 20 },
+    maxRps: 2,
+  };
+  const fromFile = parseCompareArgs(['--latency'], undefined, config);
+  assert.deepEqual(
+    [fromFile.candidateUrl, fromFile.currentUrl, fromFile.latency?.threshold, fromFile.maxRps, fromFile.seed],
+    ['https://staging.example.org', 'https://prod.example.org', { percent: 20, ms: 5 }, 2, 1],
+  );
+  const flags = parseCompareArgs(
+    ['--against-url', 'http://127.0.0.1:9/x/', '--latency', '--regression-ms', '12', '--max-rps', '5'],
+    'http://127.0.0.1:8',
+    config,
+  );
+  assert.deepEqual(
+    [flags.candidateUrl, flags.currentUrl, flags.latency?.threshold, flags.maxRps],
+    ['http://127.0.0.1:8', 'http://127.0.0.1:9/x', { percent: 20, ms: 12 }, 5],
+  );
+});
+
+test('--json prints the verdict, the differences and the latency; exit 1 on a difference', async () => {
+  const out = join(dir, 'json');
+  const run = await compare([
+    '--base-url',
+    `${server.url}/faults/answersearch-offset-off-by-one`,
+    '--against-url',
+    server.url,
+    '--requests',
+    '10',
+    '--latency',
+    '--latency-samples',
+    '5',
+    '--max-rps',
+    '200',
+    '--json',
+    '--report-dir',
+    out,
+  ]);
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout) as {
+    verdict: string;
+    differences: { operation: string; pointer: string; candidate: unknown; current: unknown }[];
+    latency: {
+      operation: string;
+      candidate: { p50: number };
+      current: { p99: number };
+      ratio: number;
+      interval: number[];
+      regression: boolean;
+    }[];
+  };
+  assert.equal(result.verdict, 'fail');
+  assert.ok(result.differences.length > 0);
+  for (const diff of result.differences) {
+    assert.equal(diff.operation, 'GET /answersearch/v7.0/search');
+    assert.ok('pointer' in diff && 'candidate' in diff && 'current' in diff, JSON.stringify(diff));
+  }
+  assert.equal(result.latency.length, 13);
+  for (const item of result.latency) {
+    assert.match(item.operation, /^(GET|POST) \//);
+    assert.equal(typeof item.candidate.p50, 'number');
+    assert.equal(typeof item.current.p99, 'number');
+    assert.equal(typeof item.ratio, 'number');
+    assert.equal(item.interval.length, 2);
+    assert.equal(typeof item.regression, 'boolean');
+  }
+  for (const file of ['summary.md', 'summary.json', 'junit.xml', 'report.html'])
+    assert.ok(existsSync(join(out, file)), file);
+  assert.match(
+    readFileSync(join(out, 'junit.xml'), 'utf8'),
+    /<testsuite name="GET \/answersearch\/v7\.0\/search" tests="2" failures="1"/,
+  );
+  const html = readFileSync(join(out, 'report.html'), 'utf8');
+  assert.ok(!/(src|href)=["']https?:/.test(html), 'the page loads nothing from the network');
+  assert.equal((html.match(/<svg class="hist"/g) ?? []).length, 26, 'two histograms per operation');
+});
+
+test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a latest link', async () => {
+  const cwd = mkdtempSync(join(dir, 'cwd-'));
+  writeFileSync(join(cwd, 'kgate.config.json'), JSON.stringify({ againstUrl: server.url }));
+  const run = await compare(['--base-url', server.url, '--requests', '5'], {}, cwd);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /Behaviour: alike on every operation\./);
+  assert.match(
+    run.stdout,
+    /kgate compare: PASS: 0 difference\(s\) in \d+ requests; reports in .*reports\/compare\/\d{8}-\d{6}-\d{3}-[0-9a-f]{4}\/: /,
+  );
+  const latest = realpathSync(join(cwd, 'reports', 'compare', 'latest'));
+  assert.match(readFileSync(join(latest, 'summary.md'), 'utf8'), /^# kgate compare: PASS/);
+});
+
+test('an unreachable deployment exits 2 naming its option, and no key appears in output or reports', async () => {
+  const down = await compare(['--base-url', server.url, '--against-url', 'http://127.0.0.1:9', '--requests', '1']);
+  assert.equal(down.code, 2);
+  assert.match(down.stderr, /^kgate compare: option --against-url: cannot reach http:\/\/127\.0\.0\.1:9 /m);
+
+  const reports = join(dir, 'secret');
+  const leaky = await compare(
+    [
+      '--base-url',
+      `${server.url}/faults/answersearch-offset-off-by-one`,
+      '--against-url',
+      server.url,
+      '--requests',
+      '5',
+      '--report-dir',
+      reports,
+    ],
+    { KGATE_KEY: DISTINCTIVE, KGATE_AGAINST_KEY: `${DISTINCTIVE}-2` },
+  );
+  assert.ok(leaky.code === 0 || leaky.code === 1, leaky.stderr);
+  assert.ok(!`${leaky.stdout}${leaky.stderr}`.includes(DISTINCTIVE), 'the keys are not printed');
+  assert.deepEqual(scanForSecrets(reports, [DISTINCTIVE]), [], 'no report holds a key');
+});

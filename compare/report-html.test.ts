@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { chromium } from '@playwright/test';
+import { writeCompareReports } from './report.ts';
+import { CANDIDATE_COLOUR, CURRENT_COLOUR, contrastOnWhite } from './report-html.ts';
+import type { CompareResult, LatencySamples } from './run.ts';
+import { judgeLatency } from './stats.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = mkdtempSync(join(tmpdir(), 'kgate-compare-report-'));
+const htmlPath = join(dir, 'report.html');
+
+/** Latencies around `median`, deterministic. */
+function samples(n: number, median: number, offset: number): number[] {
+  return Array.from({ length: n }, (_, i) => median * (0.8 + 0.4 * (((i * 7 + offset) % n) / n)));
+}
+
+before(() => {
+  const slow: LatencySamples = {
+    operation: 'GET /academic/v1.0/evaluate',
+    candidate: samples(30, 45, 1),
+    current: samples(30, 5, 2),
+  };
+  const alike: LatencySamples = {
+    operation: 'GET /eventknowledge/v1.0/hotevents',
+    candidate: samples(30, 4, 3),
+    current: samples(30, 4, 4),
+  };
+  const latency = [slow, alike].map((entry, i) => ({
+    operation: entry.operation,
+    operationId: i === 0 ? 'evaluateGet' : 'hotEvents',
+    ...judgeLatency(entry.candidate, entry.current),
+    errors: { candidate: 0, current: 0 },
+  }));
+  const result: CompareResult = {
+    command: 'compare',
+    verdict: 'fail',
+    exitCode: 1,
+    candidate: 'http://127.0.0.1:1/faults/x',
+    current: 'http://127.0.0.1:1',
+    seed: 1,
+    requests: { compared: 80, repeated: 30, confirmed: 0, sent: 300 },
+    differences: [
+      {
+        operation: 'GET /answersearch/v7.0/search',
+        operationId: 'answerSearch',
+        pointer: '/webPages/value/*',
+        kind: 'order',
+        candidate: 'https://a.test/1',
+        current: 'https://a.test/2',
+        seenIn: 3,
+        example: {
+          request: 'answerSearch: second page',
+          pointer: '/webPages/value/0',
+          candidateCurl:
+            "curl -sS -H 'Ocp-Apim-Subscription-Key: ***' 'http://127.0.0.1:1/faults/x/answersearch/v7.0/search?q=a'",
+          currentCurl: "curl -sS -H 'Ocp-Apim-Subscription-Key: ***' 'http://127.0.0.1:1/answersearch/v7.0/search?q=a'",
+        },
+      },
+    ],
+    noise: [
+      {
+        operation: 'GET /answersearch/v7.0/search',
+        pointer: '/webPages/value/*/dateLastCrawled',
+        numeric: false,
+        spread: 0,
+        absolute: 0,
+        seen: 4,
+      },
+    ],
+    ignored: 12,
+    latency,
+    threshold: { percent: 10, ms: 5 },
+    operations: [],
+    durationMs: 1000,
+  };
+  Object.defineProperty(result, 'samples', { value: [slow, alike], enumerable: false });
+  writeCompareReports(result, dir);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('report.html of a comparison', () => {
+  test('its colours pass WCAG AA on white', () => {
+    for (const colour of [CANDIDATE_COLOUR, CURRENT_COLOUR])
+      assert.ok(contrastOnWhite(colour) >= 4.5, `${colour}: ${contrastOnWhite(colour)}`);
+  });
+
+  test('is self-contained: no script, no remote resource', () => {
+    const html = readFileSync(htmlPath, 'utf8');
+    assert.doesNotMatch(html, /<script|<link|(src|href)=["']?https?:/i);
+    assert.match(html, /<title>kgate compare: FAIL<\/title>/);
+  });
+
+  test("draws both sides' latency histograms side by side per operation in Chromium, and prints", {
+    skip: !existsSync(CHROMIUM) && 'no /usr/bin/chromium',
+  }, async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(pathToFileURL(htmlPath).href);
+      for (const operation of ['GET /academic/v1.0/evaluate', 'GET /eventknowledge/v1.0/hotevents']) {
+        const section = page.locator(`section[data-operation="${operation}"]`);
+        const candidate = await section.locator('svg[data-side="candidate"]').boundingBox();
+        const current = await section.locator('svg[data-side="current"]').boundingBox();
+        assert.ok(candidate && current && candidate.width > 200 && candidate.height > 80, `${operation}: drawn`);
+        assert.ok(
+          Math.abs(candidate.y - current.y) < 1 && current.x > candidate.x + candidate.width - 1,
+          'side by side',
+        );
+        for (const side of ['candidate', 'current']) {
+          const bars = await section.locator(`svg[data-side="${side}"] rect.bar`).count();
+          assert.ok(bars > 0, `${operation} ${side}: bars drawn`);
+        }
+      }
+      assert.match(
+        (await page.locator('section[data-operation="GET /academic/v1.0/evaluate"]').textContent()) ?? '',
+        /REGRESSION/,
+      );
+      assert.match(
+        (await page.locator('section[data-operation="GET /eventknowledge/v1.0/hotevents"]').textContent()) ?? '',
+        /alike/,
+      );
+      await page.emulateMedia({ media: 'print' });
+      assert.ok(
+        await page.locator('pre', { hasText: 'Ocp-Apim-Subscription-Key: ***' }).first().isVisible(),
+        'the curl lines print',
+      );
+      const pdf = await page.pdf({ format: 'A4' });
+      assert.ok(pdf.length > 10_000, `printed: ${pdf.length} bytes`);
+      assert.deepEqual(
+        requests.filter((url) => !url.startsWith('file:')),
+        [],
+        'the page loads nothing from the network',
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+});
