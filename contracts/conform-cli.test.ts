@@ -251,7 +251,7 @@ test('two runs at once in one folder keep their own reports and verdicts', async
     assert.equal(failing.code, 1, failing.stderr + failing.stdout);
     assert.match(passing.stdout, /kgate conform: PASS/);
     assert.match(failing.stdout, /kgate conform: FAIL/);
-    const folderOf = (stdout: string) => /reports in (\S+)\/:/.exec(stdout)?.[1];
+    const folderOf = (stdout: string) => /open (\S+)\/report\.html/.exec(stdout)?.[1];
     const [passDir, failDir] = [folderOf(passing.stdout), folderOf(failing.stdout)];
     assert.ok(passDir && failDir && passDir !== failDir, `each run writes its own folder: ${passDir}, ${failDir}`);
     assert.ok(passDir.startsWith(join(cwd, 'reports', 'conformance')), 'reports go to the working directory');

@@ -103,7 +103,7 @@ describe('kgate serve', () => {
     for (const line of lines) {
       assert.match(
         line,
-        /^[a-z0-9-]+ +(academic|similarity|answerSearch|urlPreview|eventKnowledge|all) +(forbidden|drift|hostile|real) +\S/,
+        /^[a-z0-9-]+ +(academic|similarity|answerSearch|urlPreview|eventKnowledge|all) +(forbidden|drift|hostile|real|release) +\S/,
         'name, group, deviation, description',
       );
     }
