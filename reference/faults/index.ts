@@ -6,6 +6,7 @@ import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
 import { inputFaults } from './input.ts';
 import { realFaults } from './real.ts';
+import { semanticFaults } from './semantic.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
 import { urlPreviewFaults } from './url-preview.ts';
@@ -22,6 +23,7 @@ export function createFaults(): Fault[] {
     ...urlPreviewFaults(),
     ...eventKnowledgeFaults(),
     ...inputFaults(),
+    ...semanticFaults(),
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),
