@@ -1200,7 +1200,7 @@ export interface components {
         answerCount: number;
         /** @description Zero-based number of results to skip. */
         answerOffset: number;
-        /** @description Adult-content filter. Values beyond Moderate are not stated. */
+        /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
         safesearch: string;
         /**
          * @description The URL to preview. A value that is not a valid URL yields 400.
@@ -1490,7 +1490,7 @@ export interface operations {
                 count?: components["parameters"]["answerCount"];
                 /** @description Zero-based number of results to skip. */
                 offset?: components["parameters"]["answerOffset"];
-                /** @description Adult-content filter. Values beyond Moderate are not stated. */
+                /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
                 safesearch?: components["parameters"]["safesearch"];
             };
             header?: never;
