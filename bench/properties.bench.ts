@@ -51,7 +51,7 @@ const cases = [
   {
     name: 'hotevents',
     operationId: 'hotEvents',
-    params: { date: '2016-01-20', $top: '10' },
+    params: { date: '2026-11-01', $top: '10' },
     body: examples.EventList!.value,
   },
 ];

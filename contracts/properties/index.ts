@@ -2,7 +2,7 @@
 // checks): invariants of one answer, and relations and chains that send related requests.
 import { RELATIONS } from './relations.ts';
 import { RESPONSE_PROPERTIES } from './responses.ts';
-import type { Exchange, Relation, Violation } from './types.ts';
+import type { Exchange, Relation, ResponseProperty, Violation } from './types.ts';
 
 export { RELATIONS } from './relations.ts';
 export { RESPONSE_PROPERTIES } from './responses.ts';
@@ -22,9 +22,24 @@ export function judgeResponse(
   exchange: Exchange,
   enabled: (check: string) => boolean = () => true,
 ): { check: string; violation: Violation }[] {
-  return RESPONSE_PROPERTIES.filter(
-    (property) => enabled(property.check) && property.appliesTo(exchange.operationId),
-  ).flatMap((property) => property.judge(exchange).map((violation) => ({ check: property.check, violation })));
+  const out: { check: string; violation: Violation }[] = [];
+  for (const property of applicable(exchange.operationId)) {
+    if (!enabled(property.check)) continue;
+    for (const violation of property.judge(exchange)) out.push({ check: property.check, violation });
+  }
+  return out;
+}
+
+const APPLICABLE = new Map<string, readonly ResponseProperty[]>();
+
+/** The invariants of an operation, worked out once: every answer of a run is judged by them. */
+function applicable(operationId: string): readonly ResponseProperty[] {
+  let found = APPLICABLE.get(operationId);
+  if (!found) {
+    found = RESPONSE_PROPERTIES.filter((property) => property.appliesTo(operationId));
+    APPLICABLE.set(operationId, found);
+  }
+  return found;
 }
 
 /** The relations the exchange can start, of enabled checks. */

@@ -7,7 +7,21 @@ import type { Exchange, ResponseProperty, Violation } from './types.ts';
 const DAY_MS = 86_400_000;
 
 /** The paper attributes of facts.md as evaluate groups them in an entity (scores are not attributes). */
-export const PAPER_ATTRIBUTES = ['Id', 'Ti', 'W', 'Y', 'D', 'CC', 'ECC', 'AA', 'F', 'J', 'C', 'RId', 'DOI'];
+export const PAPER_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'Id',
+  'Ti',
+  'W',
+  'Y',
+  'D',
+  'CC',
+  'ECC',
+  'AA',
+  'F',
+  'J',
+  'C',
+  'RId',
+  'DOI',
+]);
 
 /** Attributes with one value per paper: the ones an order can be judged on. */
 const SINGLE_VALUED = new Set(['Id', 'Ti', 'Y', 'D', 'CC', 'ECC', 'DOI']);
@@ -25,10 +39,21 @@ export function intParam(params: Record<string, string>, name: string): number |
 
 /** The value at a JSON pointer. */
 export function at(json: unknown, pointer: string): unknown {
+  let keys = POINTERS.get(pointer);
+  if (!keys) {
+    keys = pointer
+      .split('/')
+      .slice(1)
+      .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+    POINTERS.set(pointer, keys);
+  }
   let node = json;
-  for (const key of pointer.split('/').slice(1)) node = field(node, key.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (const key of keys) node = field(node, key);
   return node;
 }
+
+/** Pointers split once: the same few are read from every answer. */
+const POINTERS = new Map<string, string[]>();
 
 /** The first index i > 0 where `ok(values[i - 1], values[i])` fails, or -1. */
 function breaks<T>(values: T[], ok: (before: T, after: T) => boolean): number {
@@ -158,14 +183,13 @@ export const attributesAreHonoured: ResponseProperty = {
   claims: 'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes)',
   appliesTo: (id) => baseOf(id) === 'evaluate',
   judge(x) {
-    const asked = x.params.attributes?.split(',').map((name) => name.trim().split('.')[0]!);
-    if (!ok200(x) || !asked) return [];
+    if (!ok200(x) || x.params.attributes === undefined) return [];
+    const asked = askedAttributes(x.params.attributes);
+    const unasked = (name: string) => PAPER_ATTRIBUTES.has(name) && !asked.has(name);
     const entities = objects(field(x.json, 'entities'));
-    const i = entities.findIndex((entity) =>
-      Object.keys(entity).some((name) => PAPER_ATTRIBUTES.includes(name) && !asked.includes(name)),
-    );
+    const i = entities.findIndex((entity) => Object.keys(entity).some(unasked));
     if (i < 0) return [];
-    const extra = Object.keys(entities[i]!).filter((name) => PAPER_ATTRIBUTES.includes(name) && !asked.includes(name));
+    const extra = Object.keys(entities[i]!).filter(unasked);
     return [
       {
         title: 'attributes not requested were returned',
@@ -176,6 +200,19 @@ export const attributesAreHonoured: ResponseProperty = {
     ];
   },
 };
+
+const ASKED = new Map<string, ReadonlySet<string>>();
+
+/** The paper attributes an `attributes` parameter asks for (`AA.AuN` asks for `AA`), parsed once per value. */
+function askedAttributes(text: string): ReadonlySet<string> {
+  let found = ASKED.get(text);
+  if (!found) {
+    found = new Set(text.split(',').map((name) => name.trim().split('.')[0]!));
+    if (ASKED.size > 1000) ASKED.clear();
+    ASKED.set(text, found);
+  }
+  return found;
+}
 
 export const histogramOrderedByCount: ResponseProperty = {
   check: 'histogram-ordered-by-count',
