@@ -1148,7 +1148,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions.
+         * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions. Not empty or blank (the reference server answers 400).
          * @example papers by jaime teevan after 2012
          */
         query: string;
@@ -1163,7 +1163,7 @@ export interface components {
         /** @description Name of the data model. */
         model: string;
         /**
-         * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+         * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
          * @example Composite(AA.AuN=='jaime teevan')
          */
         expr: string;
@@ -1187,7 +1187,7 @@ export interface components {
         /** @description Second text to compare. */
         s2: string;
         /**
-         * @description The query.
+         * @description The query. Not empty or blank (the reference server answers 400).
          * @example knowledge graph
          */
         q: string;
@@ -1201,7 +1201,7 @@ export interface components {
         /** @description Zero-based number of results to skip. */
         answerOffset: number;
         /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
-        safesearch: string;
+        safesearch: "Off" | "Moderate" | "Strict";
         /**
          * @description The URL to preview. A value that is not a valid URL yields 400.
          * @example https://example.org/articles/knowledge-graphs
@@ -1213,13 +1213,13 @@ export interface components {
          */
         date: string;
         /**
-         * @description Identifier of the Wikipedia entity queried.
+         * @description Identifier of the Wikipedia entity queried. Not empty or blank (the reference server answers 400).
          * @example Barack_Obama
          */
         wikipediaid: string;
-        /** @description Number of items to include in the result. */
+        /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
         top: number;
-        /** @description Number of items to skip. */
+        /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
         skip: number;
         /**
          * @description Event identifier, as returned by hotEvents and relatedEvents.
@@ -1237,7 +1237,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions.
+                 * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions. Not empty or blank (the reference server answers 400).
                  * @example papers by jaime teevan after 2012
                  */
                 query: components["parameters"]["query"];
@@ -1298,7 +1298,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
                  * @example Composite(AA.AuN=='jaime teevan')
                  */
                 expr: components["parameters"]["expr"];
@@ -1365,7 +1365,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
                  * @example Composite(AA.AuN=='jaime teevan')
                  */
                 expr: components["parameters"]["expr"];
@@ -1477,7 +1477,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The query.
+                 * @description The query. Not empty or blank (the reference server answers 400).
                  * @example knowledge graph
                  */
                 q: components["parameters"]["q"];
@@ -1563,9 +1563,9 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 date: components["parameters"]["date"];
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1584,13 +1584,13 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Identifier of the Wikipedia entity queried.
+                 * @description Identifier of the Wikipedia entity queried. Not empty or blank (the reference server answers 400).
                  * @example Barack_Obama
                  */
                 wikipediaid: components["parameters"]["wikipediaid"];
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1608,9 +1608,9 @@ export interface operations {
     eventDocuments: {
         parameters: {
             query?: {
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
