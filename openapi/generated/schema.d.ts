@@ -1154,7 +1154,7 @@ export interface components {
         query: string;
         /** @description 1 generates auto-completion suggestions from grammar and graph data; 0 does not. The default is not stated. */
         complete: 0 | 1;
-        /** @description Maximum number of results to return. Maximum and default are not stated. */
+        /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
         academicCount: number;
         /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
         academicOffset: number;
@@ -1196,7 +1196,7 @@ export interface components {
          * @example en-US
          */
         mkt: string;
-        /** @description Number of results to return; the number delivered may be smaller. */
+        /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
         answerCount: number;
         /** @description Zero-based number of results to skip. */
         answerOffset: number;
@@ -1243,7 +1243,7 @@ export interface operations {
                 query: components["parameters"]["query"];
                 /** @description 1 generates auto-completion suggestions from grammar and graph data; 0 does not. The default is not stated. */
                 complete?: components["parameters"]["complete"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
                 /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
                 offset?: components["parameters"]["academicOffset"];
@@ -1304,7 +1304,7 @@ export interface operations {
                 expr: components["parameters"]["expr"];
                 /** @description Name of the data model. */
                 model?: components["parameters"]["model"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
                 /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
                 offset?: components["parameters"]["academicOffset"];
@@ -1376,7 +1376,7 @@ export interface operations {
                  * @example Y,F.FN
                  */
                 attributes?: components["parameters"]["histogramAttributes"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
                 /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
                 offset?: components["parameters"]["academicOffset"];
@@ -1486,7 +1486,7 @@ export interface operations {
                  * @example en-US
                  */
                 mkt: components["parameters"]["mkt"];
-                /** @description Number of results to return; the number delivered may be smaller. */
+                /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
                 count?: components["parameters"]["answerCount"];
                 /** @description Zero-based number of results to skip. */
                 offset?: components["parameters"]["answerOffset"];
