@@ -60,6 +60,15 @@ test('parseSchemathesis reads each failure with its operation, status, body and 
   );
 });
 
+test('parseSchemathesis names the operation without the path prefix of the target', () => {
+  const report = REPORT.replace(/127\.0\.0\.1:1\//g, '127.0.0.1:1/faults/x/');
+  const { failures } = parseSchemathesis(report, '/faults/x');
+  assert.deepEqual(
+    failures.map((f) => f.operation),
+    ['GET /academic/v1.0/evaluate', 'GET /eventknowledge/v1.0/events/{event_id}/documents'],
+  );
+});
+
 test("excuseOf names why a failure is not the spec's fault, and nothing for one that is", () => {
   const base = { operation: 'GET /academic/v1.0/evaluate', status: 400, curl: '' };
   const cases = [

@@ -41,8 +41,11 @@ export interface PeerRun {
   output: string;
 }
 
-/** Reads the failures of Schemathesis's text report: a section per operation, a `- title` per failure. */
-export function parseSchemathesis(output: string): { failures: PeerFailure[]; cases: number } {
+/**
+ * Reads the failures of Schemathesis's text report: a section per operation, a `- title` per
+ * failure; `basePath` (a target below a path prefix, such as a fault) is cut from the operations.
+ */
+export function parseSchemathesis(output: string, basePath = ''): { failures: PeerFailure[]; cases: number } {
   const failures: PeerFailure[] = [];
   let operation = '';
   let current: PeerFailure | undefined;
@@ -75,7 +78,8 @@ export function parseSchemathesis(output: string): { failures: PeerFailure[]; ca
         failure.curl = line.trim();
         // The request says which operation answered (a stateful link may list it under another).
         const sent = /curl -X (\w+) .*?'?https?:\/\/[^/\s']+(\/[^?\s']*)/.exec(failure.curl);
-        if (sent) failure.operation = `${sent[1]} ${templated(sent[2]!)}`;
+        const path = sent?.[2]?.startsWith(basePath) ? sent[2].slice(basePath.length) : sent?.[2];
+        if (sent && path) failure.operation = `${sent[1]} ${templated(path)}`;
       }
   }
   const cases = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);
@@ -162,7 +166,13 @@ export async function runSchemathesis(settings: {
       { cwd: dir, timeoutMs: settings.timeoutMs ?? 300_000 },
     );
     const output = `${result.stdout}\n${result.stderr}`;
-    return { exitCode: result.code, ...parseSchemathesis(output), durationMs: performance.now() - started, output };
+    const basePath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
+    return {
+      exitCode: result.code,
+      ...parseSchemathesis(output, basePath),
+      durationMs: performance.now() - started,
+      output,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
