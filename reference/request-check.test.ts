@@ -29,7 +29,10 @@ describe('checkRequest', () => {
     // The spec says a required string is not empty or blank: the gate refuses it, naming it.
     { given: ['evaluatePost', 'academic', 'POST', { expr: '' }], want: /^400 Missing or invalid parameter: expr/ },
     { given: ['interpretGet', 'academic', 'GET', { query: '   ' }], want: /^400 Missing or invalid parameter: query/ },
-    { given: ['answerSearch', 'answerSearch', 'GET', { q: 'graph', mkt: 'en-US', safesearch: 'Strict' }], want: 'pass' },
+    {
+      given: ['answerSearch', 'answerSearch', 'GET', { q: 'graph', mkt: 'en-US', safesearch: 'Strict' }],
+      want: 'pass',
+    },
     { given: ['hotEvents', 'eventKnowledge', 'GET', { date: '2026-11-01', $top: '101' }], want: /^400 .*\$top/ },
     { given: ['interpretGet', 'academic', 'GET', { query: 'papers by', complete: 'yes' }], want: /^400 .*complete/ },
     { given: ['similarityPost', 'similarity', 'POST', { s1: 'graph' }], want: /^400 .*s2/ },
