@@ -1156,9 +1156,9 @@ export interface components {
         complete: 0 | 1;
         /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
         academicCount: number;
-        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
         academicOffset: number;
-        /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. */
+        /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
         timeout: number;
         /** @description Name of the data model. */
         model: string;
@@ -1198,7 +1198,7 @@ export interface components {
         mkt: string;
         /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
         answerCount: number;
-        /** @description Zero-based number of results to skip. */
+        /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
         answerOffset: number;
         /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
         safesearch: "Off" | "Moderate" | "Strict";
@@ -1245,9 +1245,9 @@ export interface operations {
                 complete?: components["parameters"]["complete"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
-                /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. */
+                /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
                 timeout?: components["parameters"]["timeout"];
                 /** @description Name of the data model. */
                 model?: components["parameters"]["model"];
@@ -1306,7 +1306,7 @@ export interface operations {
                 model?: components["parameters"]["model"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
                 /**
                  * @description Attribute to sort by, as name, name:asc or name:desc.
@@ -1378,7 +1378,7 @@ export interface operations {
                 attributes?: components["parameters"]["histogramAttributes"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
             };
             header?: never;
@@ -1488,7 +1488,7 @@ export interface operations {
                 mkt: components["parameters"]["mkt"];
                 /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
                 count?: components["parameters"]["answerCount"];
-                /** @description Zero-based number of results to skip. */
+                /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["answerOffset"];
                 /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
                 safesearch?: components["parameters"]["safesearch"];
