@@ -107,12 +107,15 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-const cell = (s: Side, clean: boolean) =>
-  `${clean ? (s.caught ? 'FAILS clean' : 'passes') : s.caught ? 'caught' : 'missed'} ${(s.ms / 1000).toFixed(1)} s ${s.requests} req`;
-console.log(`${'target'.padEnd(36)} ${'kgate conform'.padEnd(30)} schemathesis -n ${EXAMPLES}`);
+/** One side of a row; Schemathesis counts generated test cases (about one request each), kgate the requests it sent. */
+const cell = (s: Side, clean: boolean, unit: string) =>
+  `${clean ? (s.caught ? 'FAILS clean' : 'passes') : s.caught ? 'caught' : 'missed'} ${(s.ms / 1000).toFixed(1)} s ${s.requests} ${unit}`;
+console.log(`${'target'.padEnd(36)} ${'kgate conform'.padEnd(34)} schemathesis -n ${EXAMPLES}`);
 for (const row of rows) {
   const clean = row.target === 'clean';
-  console.log(`${row.target.padEnd(36)} ${cell(row.kgate, clean).padEnd(30)} ${cell(row.schemathesis, clean)}`);
+  console.log(
+    `${row.target.padEnd(36)} ${cell(row.kgate, clean, 'requests').padEnd(34)} ${cell(row.schemathesis, clean, 'cases')}`,
+  );
   if (!clean && row.schemathesis.caught)
     console.log(`${''.padEnd(36)} schemathesis: ${row.schemathesis.found.slice(0, 3).join('; ')}`);
 }
