@@ -24,6 +24,8 @@ export interface HarnessEnv {
   k6Binary?: string;
   /** KGATE_REQUIRE_K6: set in a CI that has k6, so that a missing binary fails the k6 tests instead of skipping them. */
   requireK6: boolean;
+  /** KGATE_SWEEP_FAULTS: the fault sweep test judges only these faults (comma-separated names; the clean run is whole). */
+  sweepFaults?: string[];
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -42,6 +44,10 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     conformOptions: nonEmpty(env.KGATE_CONFORM_OPTIONS),
     k6Binary: nonEmpty(env.KGATE_K6),
     requireK6: Boolean(nonEmpty(env.KGATE_REQUIRE_K6)),
+    sweepFaults: nonEmpty(env.KGATE_SWEEP_FAULTS)
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
   };
 }
 

@@ -2,7 +2,7 @@ import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { Api, type ApiSettings, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
-import { FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
+import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
@@ -183,6 +183,10 @@ export async function runCheck(
       cases: kgate.options.generate,
       seed: kgate.options.seed,
       checks: GENERATIVE_CHECK_IDS.filter(
+        (id) =>
+          (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
+      ),
+      properties: CHECK_IDS.filter(
         (id) =>
           (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),

@@ -26,7 +26,14 @@ describe('checkRequest', () => {
       given: ['evaluateGet', 'academic', 'GET', { count: '10' }],
       want: /^400 Missing or invalid parameter: expr \(is required but missing\)$/,
     },
-    { given: ['evaluatePost', 'academic', 'POST', { expr: '' }], want: 'pass' },
+    // The spec says a required string is not empty or blank: the gate refuses it, naming it.
+    { given: ['evaluatePost', 'academic', 'POST', { expr: '' }], want: /^400 Missing or invalid parameter: expr/ },
+    { given: ['interpretGet', 'academic', 'GET', { query: '   ' }], want: /^400 Missing or invalid parameter: query/ },
+    {
+      given: ['answerSearch', 'answerSearch', 'GET', { q: 'graph', mkt: 'en-US', safesearch: 'Strict' }],
+      want: 'pass',
+    },
+    { given: ['hotEvents', 'eventKnowledge', 'GET', { date: '2026-11-01', $top: '101' }], want: /^400 .*\$top/ },
     { given: ['interpretGet', 'academic', 'GET', { query: 'papers by', complete: 'yes' }], want: /^400 .*complete/ },
     { given: ['similarityPost', 'similarity', 'POST', { s1: 'graph' }], want: /^400 .*s2/ },
     { given: ['answerSearch', 'answerSearch', 'GET', { q: 'graph' }], want: '400 mkt' },

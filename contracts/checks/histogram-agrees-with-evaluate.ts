@@ -9,7 +9,7 @@ export const check = defineCheck({
   id: 'histogram-agrees-with-evaluate',
   severity: 'fail',
   verifies:
-    "for the same expr, num_entities equals the number of entities evaluate returns, and a Y histogram's total_count, distinct_values and counts match those entities",
+    "for the same expr (an author's, and generated ones matching fewer than 1,000 papers), num_entities equals the number of entities evaluate returns, and a Y histogram's total_count, distinct_values and counts match those entities",
   kind: 'test',
   appliesTo: (o) => o.operationId.startsWith('calchistogram'),
   reads: () => ['evaluateGet'],

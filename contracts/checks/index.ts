@@ -6,9 +6,11 @@ import { check as bodyLimitEnforced } from './body-limit-enforced.ts';
 import { check as bodyWithinSizeCap } from './body-within-size-cap.ts';
 import { check as connectionCompletes } from './connection-completes.ts';
 import { check as contentTypeIsJson } from './content-type-is-json.ts';
+import { check as eventDocumentsAgree } from './event-documents-agree.ts';
 import { check as eventIdsAre32Hex } from './event-ids-are-32-hex.ts';
 import { check as getAndPostAgree } from './get-and-post-agree.ts';
 import { check as histogramAgreesWithEvaluate } from './histogram-agrees-with-evaluate.ts';
+import { check as histogramCountsAreBounded } from './histogram-counts-are-bounded.ts';
 import { check as histogramOrderedByCount } from './histogram-ordered-by-count.ts';
 import { check as hotEventsMatchDate } from './hot-events-match-date.ts';
 import { check as interpretTimeoutHonoured } from './interpret-timeout-honoured.ts';
@@ -57,6 +59,7 @@ export const CHECKS: readonly Check[] = [
   relatedEventsOrderedByTime,
   hotEventsMatchDate,
   histogramOrderedByCount,
+  histogramCountsAreBounded,
   requestIsEchoed,
   attributesAreHonoured,
   interpretationsAreEvaluable,
@@ -65,6 +68,7 @@ export const CHECKS: readonly Check[] = [
   similarityOfIdenticalIsOne,
   getAndPostAgree,
   rankingReferencesResolve,
+  eventDocumentsAgree,
   eventIdsAre32Hex,
   interpretTimeoutHonoured,
   bodyLimitEnforced,

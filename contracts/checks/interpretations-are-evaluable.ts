@@ -8,7 +8,8 @@ import { body, validRequest } from './support.ts';
 export const check = defineCheck({
   id: 'interpretations-are-evaluable',
   severity: 'fail',
-  verifies: "every interpretation's rules[0].output.value is accepted (200) by evaluate and calchistogram",
+  verifies:
+    "every interpretation's rules[0].output.value is accepted (200) by evaluate and calchistogram (for generated queries: the most likely interpretation's)",
   kind: 'test',
   appliesTo: (o) => o.operationId.startsWith('interpret'),
   reads: () => ['evaluateGet', 'calchistogramGet'],

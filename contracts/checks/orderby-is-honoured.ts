@@ -7,7 +7,8 @@ import { body } from './support.ts';
 export const check = defineCheck({
   id: 'orderby-is-honoured',
   severity: 'fail',
-  verifies: 'evaluate with orderby=Y:asc returns years in ascending order, Y:desc in descending order',
+  verifies:
+    'evaluate with orderby=Y:asc returns years in ascending order, Y:desc in descending order; generated requests: every attribute with one value per paper (Y, D, CC, ECC), either direction, and none (one direction throughout)',
   kind: 'test',
   appliesTo: (op) => op.operationId.startsWith('evaluate'),
   async run(ctx) {

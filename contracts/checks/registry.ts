@@ -52,8 +52,11 @@ export interface CheckContext {
    * finding reported (on its own check and operation; level `fail` unless it says otherwise).
    */
   report(finding: Failure): void;
-  /** The generative phase of the run: cases in all (0: off), the seed they are drawn from, the checks that judge them. */
-  generate: { cases: number; seed: number; checks: string[] };
+  /**
+   * The generative phase of the run: cases in all (0: off), the seed they are drawn from, the
+   * checks that judge them, and the checks whose properties judge its valid requests.
+   */
+  generate: { cases: number; seed: number; checks: string[]; properties: string[] };
   /**
    * A value computed once per worker for `key` and shared by every test that asks for it (the
    * generated requests of an operation, sent once for its three generative tests).

@@ -5,7 +5,8 @@ import { similarity } from './similarity.ts';
 export const check = defineCheck({
   id: 'similarity-is-symmetric',
   severity: 'fail',
-  verifies: 'similarity(s1, s2) equals similarity(s2, s1) (cosine similarity is symmetric)',
+  verifies:
+    'similarity(s1, s2) equals similarity(s2, s1) (cosine similarity is symmetric), for chosen titles and generated texts, long ones included',
   kind: 'test',
   appliesTo: (op) => op.group === 'similarity',
   async run(ctx) {

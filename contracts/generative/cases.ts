@@ -87,6 +87,8 @@ const PAGE_STARTS = ['0', '1', '2', '5', '10', '50'];
 const WRONG_TYPE = ['ten', 'abc', 'true', 'null', 'x1'];
 const FRACTIONAL = ['1.5', '2.5', '0.5', '3.25'];
 const NEGATIVE = ['-1', '-2', '-10', '-100'];
+/** The values of safesearch the real service accepted (facts.md). */
+const SAFE_SEARCH = ['Off', 'Moderate', 'Strict'];
 
 /** Draws the parts of requests from one random stream. */
 class Builder {
@@ -143,8 +145,13 @@ class Builder {
     if (base === 'evaluate') {
       if (rng.chance(0.5)) out.push({ name: 'attributes', value: this.attributes(EVALUATE_ATTRIBUTES, 1, 6) });
       if (rng.chance(0.3)) {
-        const attr = rng.pick(['Y', 'CC', 'D', 'ECC']);
+        const attr = rng.pick(ORDERABLE);
         out.push({ name: 'orderby', value: `${attr}${rng.pick(['', ':asc', ':desc'])}` });
+        // The attribute sorted by is returned, so that orderby-is-honoured can judge the order.
+        const attributes = out.find((param) => param.name === 'attributes');
+        if (attributes && !String(attributes.value).split(',').includes(attr))
+          attributes.value = `${attributes.value},${attr}`;
+        else if (!attributes) out.push({ name: 'attributes', value: `Id,${attr}` });
       }
     } else if (base === 'calchistogram') {
       if (rng.chance(0.8)) out.push({ name: 'attributes', value: this.attributes(HISTOGRAM_ATTRIBUTES, 1, 3) });
@@ -193,7 +200,7 @@ class Builder {
           { name: 'q', value: rng.chance(0.5) ? rng.pick(pools.answerQueries) : this.words(1, 4) },
           { name: 'mkt', value: 'en-US' },
           ...(extras ? this.paging() : []),
-          ...(extras && rng.chance(0.2) ? [{ name: 'safesearch', value: 'Moderate' }] : []),
+          ...(extras && rng.chance(0.2) ? [{ name: 'safesearch', value: rng.pick(SAFE_SEARCH) }] : []),
         ];
       case 'urlPreview':
         return [{ name: 'q', value: this.url() }];
@@ -239,6 +246,8 @@ const EVALUATE_ATTRIBUTES = [
   'W',
   'RId',
 ];
+/** Attributes with one value per paper that orderby may sort by. */
+const ORDERABLE = ['Y', 'CC', 'D', 'ECC'];
 const HISTOGRAM_ATTRIBUTES = ['Y', 'F.FN', 'AA.AuN', 'CC', 'J.JN', 'C.CN', 'AA.AfN'];
 
 /** interpret, evaluate... without the GET/POST suffix. */
@@ -405,6 +414,19 @@ function expressionKinds(op: OperationInfo): Kind[] {
   );
   if (baseOf(op) === 'evaluate') {
     kinds.push(
+      positive('orderby:attribute', (b) => {
+        const attr = b.rng.pick(ORDERABLE);
+        const direction = b.rng.pick(['', ':asc', ':desc']);
+        return {
+          params: [
+            { name: 'expr', value: b.expressions.simple() },
+            { name: 'attributes', value: `Id,${attr}` },
+            { name: 'orderby', value: `${attr}${direction}`, focus: true },
+            ...b.paging(),
+          ],
+          note: 'orderby names an attribute with one value per paper, in either direction or none',
+        };
+      }),
       negative('orderby:malformed', (b) => ({
         params: set(b.valid(), 'orderby', b.rng.pick(['Y:up', 'Y desc', ':asc', 'Y:', '1Y', 'Y:asc:desc'])),
         note: 'orderby has the form name, name:asc or name:desc (the spec pattern)',
@@ -507,6 +529,14 @@ function similarityKinds(op: OperationInfo): Kind[] {
     pair('long', 'long texts (the GET input is bounded by the URL length only)', (b) =>
       op.method === 'post' ? [b.long(2000, 100_000), b.long(600, 4000)] : [b.long(600, 3000), b.text()],
     ),
+    ...(op.method === 'post'
+      ? [
+          pair('long-get-safe', 'long texts a GET can carry too (get-and-post-agree sends the GET twin)', (b) => [
+            b.long(2000, 6000),
+            b.long(600, 3000),
+          ]),
+        ]
+      : []),
     missing('s1'),
     missing('s2'),
     ...textEdges('s1', [600, 3000]),
@@ -526,10 +556,13 @@ function answerSearchKinds(): Kind[] {
       params: set(b.valid(), 'q', b.rng.pick(b.pools.entityNames)),
       note: 'q names an entity',
     })),
-    positive('safesearch:moderate', (b) => ({
-      params: set(b.valid(), 'safesearch', 'Moderate'),
-      note: 'safesearch is the documented Moderate',
-    })),
+    // Every value the real service accepted (facts.md), each a kind of its own so that one round sends each.
+    ...SAFE_SEARCH.map((value) =>
+      positive(`safesearch:${value.toLowerCase()}`, (b) => ({
+        params: set(b.valid(), 'safesearch', value),
+        note: `safesearch ${value}: the real service accepted Off, Moderate and Strict (facts.md)`,
+      })),
+    ),
     missing('q'),
     missing('mkt'),
     negative('mkt:malformed', (b) => ({
@@ -542,8 +575,8 @@ function answerSearchKinds(): Kind[] {
       note: 'a market other than en-US (the supported markets are not shown)',
     })),
     edge('edge:other-safesearch', (b) => ({
-      params: set(b.valid(), 'safesearch', b.rng.pick(['Off', 'Strict', 'strict', 'none'])),
-      note: 'safesearch other than Moderate (other values are not shown)',
+      params: set(b.valid(), 'safesearch', b.rng.pick(['strict', 'OFF', 'none', 'Safe'])),
+      note: 'safesearch other than Off, Moderate and Strict as written (other values and spellings are not shown)',
     })),
   ];
 }
@@ -641,6 +674,13 @@ function hotEventsKinds(): Kind[] {
     }));
   return [
     date('with-events', 'a date yyyy-mm-dd with events', (b) => b.rng.pick(b.pools.eventDates)),
+    positive('date:with-events-page', (b) => ({
+      params: [
+        { name: 'date', value: b.rng.pick(b.pools.eventDates) },
+        { name: '$top', value: String(b.rng.int(3, 20)), focus: true },
+      ],
+      note: 'a date with events and a page of several (event-documents-agree follows the last event of the page)',
+    })),
     date('any', 'a date yyyy-mm-dd', (b) => randomDate(b.rng, 2019, 2026), [404]),
     date('far', 'a date yyyy-mm-dd (likely without events)', (b) => randomDate(b.rng, 1900, 2100), [404]),
     date('leap-day', 'a leap day', (b) => b.rng.pick(['2020-02-29', '2024-02-29', '2000-02-29']), [404]),

@@ -21,6 +21,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The URL of a curl line (its last argument, single-quoted, with quotes written '\\''). */
+function urlOfCurl(curl: string | undefined): string {
+  return /'(http.+)'$/.exec(curl ?? '')![1]!.replace(/'\\''/g, "'");
+}
+
 let runs = 0;
 function settings(overrides: Partial<FuzzSettings> = {}): FuzzSettings {
   return {
@@ -58,7 +63,7 @@ test('a 500 only wide Or expressions trigger is found and shrunk to an Or of fou
   );
   const finding = result.findings.find((candidate) => candidate.check === 'no-server-error');
   assert.ok(finding, `no-server-error reported: ${result.findings.map((f) => f.title).join('; ')}`);
-  const url = new URL(/'(http[^']+)'$/.exec(finding.curl ?? '')![1]!);
+  const url = new URL(urlOfCurl(finding.curl));
   const expr = url.searchParams.get('expr') ?? '';
   const parsed = parseExpression(expr);
   assert.ok(parsed.ok && parsed.tree.kind === 'bool', `the shrunk expr is still valid: ${expr}`);
@@ -108,7 +113,8 @@ test('the pacer spaces requests to the rate asked for', async () => {
 
 test('a finding reproduces from its seed line and from its curl line', async () => {
   const base = `${server.url}/faults/answersearch-fractional-count-accepted`;
-  const first = await runFuzz(settings({ baseUrl: base, budget: 400 }));
+  // A whole round: every kind of case of every operation once.
+  const first = await runFuzz(settings({ baseUrl: base, budget: 480 }));
   const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
   assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
   const [, seed, operation, budget] = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed)!;
@@ -119,8 +125,34 @@ test('a finding reproduces from its seed line and from its curl line', async () 
     again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
     'the seed line finds it again',
   );
-  const url = /'(http[^']+)'$/.exec(finding.curl ?? '')![1]!;
+  const url = urlOfCurl(finding.curl);
   const response = await fetch(url, { headers: { 'Ocp-Apim-Subscription-Key': server.keys.full } });
   assert.equal(response.status, 200, `the curl line shows it: the invalid count is accepted (${url})`);
   assert.match(new URL(url).searchParams.get('count') ?? '', /^\d+\.\d+$/, 'a fractional count');
+});
+
+test('a property broken for some inputs is reported under its own check id, shrunk, with its seed and curl lines', async () => {
+  const cases = [
+    { fault: 'evaluate-orderby-cc-ignored', operation: 'evaluateGet', check: 'orderby-is-honoured', budget: 67 },
+    { fault: 'similarity-post-long-differs', operation: 'similarityPost', check: 'get-and-post-agree', budget: 18 },
+    { fault: 'hotevents-top-document-foreign', operation: 'hotEvents', check: 'event-documents-agree', budget: 28 },
+  ];
+  for (const { fault, operation, check, budget } of cases) {
+    const result = await runFuzz(
+      settings({ baseUrl: `${server.url}/faults/${fault}`, operations: [operation as OperationId], budget, seed: 1 }),
+    );
+    const finding = result.findings.find((candidate) => candidate.check === check);
+    assert.ok(finding, `${fault}: ${check} reported (found: ${result.findings.map((f) => f.check).join(', ')})`);
+    assert.ok(
+      !result.findings.some((candidate) => candidate.check === 'positive-input-accepted'),
+      `${fault}: a 200 that breaks a property is not a rejected valid request`,
+    );
+    assert.match(
+      finding.seed ?? '',
+      new RegExp(`^1, ${operation} case \\d+ .*kgate fuzz --seed 1`),
+      `${fault}: seed line`,
+    );
+    assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/, `${fault}: curl line, key masked`);
+    assert.ok(!JSON.stringify(finding).includes(server.keys.full), `${fault}: no key anywhere in the finding`);
+  }
 });

@@ -5,6 +5,18 @@ import { getOperation, type OperationInfo } from '../../openapi/spec.ts';
 import { type Api, type ApiResponse, type CallOptions, ResponseUnusable, TargetBroken } from '../api.ts';
 import type { Failure } from '../failure.ts';
 import { field, objects } from '../json.ts';
+import {
+  type Exchange,
+  exchangeOf,
+  judgeResponse,
+  type Relation,
+  type RelationViolation,
+  type Reply,
+  relationsFor,
+  type Send,
+  type Violation,
+  WARN_PROPERTIES,
+} from '../properties/index.ts';
 import { findingKey } from '../summary.ts';
 import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.ts';
 import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
@@ -27,6 +39,15 @@ export interface EngineSettings {
   shrinkMs: number;
   /** Checks switched off (--exclude-checks): their findings are dropped. */
   disabledChecks?: ReadonlySet<string>;
+  /** The only checks whose properties judge valid requests (--checks); undefined: every one. */
+  propertyChecks?: ReadonlySet<string>;
+  /**
+   * Relations (and chains) started per operation and relation, from the valid requests that rank
+   * highest for it (the longest inputs for GET/POST, the largest offsets for paging...); 0: none.
+   */
+  relationsPerOperation?: number;
+  /** --strict: a property's warning fails. */
+  strict?: boolean;
   /** Called about once a second. */
   onProgress?(progress: EngineProgress): void;
 }
@@ -104,6 +125,17 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
 interface Sent {
   response?: ApiResponse;
   findings: Failure[];
+  /** The relations the answer can start (valid requests answered 200). */
+  relations: { relation: Relation; exchange: Exchange }[];
+}
+
+/** A relation waiting for its turn: started from the answer of a case. */
+interface Pending {
+  rank: number;
+  relation: Relation;
+  exchange: Exchange;
+  case: GeneratedCase;
+  response: ApiResponse;
 }
 
 /** A value from another answer that is safe to send as an id: printable, not too long. */
@@ -122,8 +154,57 @@ export class GenerativeEngine {
   private notSent = 0;
   private readonly cases: Record<Intent, number> = { positive: 0, negative: 0, edge: 0 };
   private targetDown: string | undefined;
+  private readonly pending = new Map<string, Pending[]>();
 
   constructor(private readonly settings: EngineSettings) {}
+
+  /** Whether a property of `check` judges this run's answers. */
+  private readonly enabled = (check: string): boolean =>
+    !this.settings.disabledChecks?.has(check) && (this.settings.propertyChecks?.has(check) ?? true);
+
+  /** A property's violation as a finding on the case's operation, with the case's request (curl, excerpt). */
+  private propertyFinding(check: string, violation: Violation, response: ApiResponse, c: GeneratedCase): Failure {
+    const warn = violation.warn || WARN_PROPERTIES.has(check);
+    return {
+      check,
+      operation: response.operation,
+      title: violation.title,
+      received: violation.received,
+      documented: violation.documented,
+      ...(violation.pointer !== undefined ? { pointer: violation.pointer } : {}),
+      excerpt: response.excerpt,
+      curl: response.curl,
+      seed: seedLine(c),
+      origin: 'check',
+      ...(warn && !this.settings.strict ? { level: 'warn' as const } : {}),
+    };
+  }
+
+  /** Sends a relation's request, judged by nobody (the relation judges it); undefined when no usable answer came. */
+  private readonly relationSend: Send = async (operationId, request) => {
+    const api = this.settings.newApi(false);
+    try {
+      const response = await this.call(api, requireOperation(operationId), {
+        params: request.params,
+        ...(request.pathParams && Object.keys(request.pathParams).length > 0 ? { pathParams: request.pathParams } : {}),
+      });
+      return { operationId, status: response.status, json: response.json, curl: response.curl } satisfies Reply;
+    } catch (error) {
+      if (error instanceof ResponseUnusable) return undefined;
+      throw error;
+    }
+  };
+
+  /** Runs one relation from a case's answer; its violations as findings on the case's operation. */
+  private async relate(
+    relation: Relation,
+    exchange: Exchange,
+    c: GeneratedCase,
+    response: ApiResponse,
+  ): Promise<Failure[]> {
+    const violations: RelationViolation[] = await relation.run(exchange, this.relationSend);
+    return violations.map((violation) => this.propertyFinding(relation.check, violation, response, c));
+  }
 
   private async call(api: Api, op: OperationInfo, options: CallOptions): Promise<ApiResponse> {
     await this.settings.pace?.();
@@ -192,8 +273,12 @@ export class GenerativeEngine {
     }
   }
 
-  /** Sends one case and judges the answer (the fixture's findings and the generative checks'). */
-  private async send(c: GeneratedCase): Promise<Sent> {
+  /**
+   * Sends one case and judges the answer (the fixture's findings, the generative checks', and for
+   * a valid request every property that applies). `relationCheck` (while shrinking) runs that
+   * check's relations at once; otherwise they are returned, to be run within the budget.
+   */
+  private async send(c: GeneratedCase, relationCheck?: string): Promise<Sent> {
     const op = requireOperation(c.operationId);
     const api = this.settings.newApi();
     let response: ApiResponse | undefined;
@@ -209,18 +294,72 @@ export class GenerativeEngine {
       (finding) => !(response && response.status >= 500 && finding.title === UNDOCUMENTED_STATUS),
     );
     const findings = [...fixture, ...own].filter((finding) => !disabled?.has(finding.check));
-    return { response, findings };
+    const relations: Sent['relations'] = [];
+    if (response && c.intent === 'positive' && c.body === undefined && response.status === 200) {
+      const exchange = exchangeOf(c.operationId, pairsOf(c.params), c.pathParams, response.status, response.json);
+      for (const { check, violation } of judgeResponse(exchange, this.enabled))
+        findings.push(this.propertyFinding(check, violation, response, c));
+      for (const relation of relationsFor(exchange, this.enabled)) {
+        if (relationCheck === undefined) relations.push({ relation, exchange });
+        else if (relation.check === relationCheck)
+          findings.push(...(await this.relate(relation, exchange, c, response)));
+      }
+    }
+    return { response, findings, relations };
+  }
+
+  /** Keeps a finding of a case (the first case to show it is the one shrunk). */
+  private keep(findings: Failure[], c: GeneratedCase, elapsedMs: number): void {
+    for (const finding of findings) {
+      const key = findingKey(finding);
+      this.seenIn[key] = (this.seenIn[key] ?? 0) + 1;
+      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: c, elapsedMs });
+    }
+  }
+
+  /**
+   * Runs the relations the cases' answers can start: per operation and relation, those of the
+   * highest-ranking answers (ties: the earlier case), at most relationsPerOperation of them.
+   */
+  private async runRelations(): Promise<void> {
+    const limit = this.settings.relationsPerOperation ?? 0;
+    const chosen = [...this.pending.values()].flatMap((list) => list.slice(0, limit));
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < chosen.length; i = next++) {
+        if (this.targetDown) return;
+        if (this.settings.deadlineAt !== undefined && performance.now() >= this.settings.deadlineAt) return;
+        const { relation, exchange, case: c, response } = chosen[i]!;
+        try {
+          this.keep(await this.relate(relation, exchange, c, response), c, response.elapsedMs);
+        } catch (error) {
+          if (!(error instanceof TargetBroken)) throw error;
+          if (/target stopped answering|requests to this target failed/.test(error.message))
+            this.targetDown = error.message;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, worker));
   }
 
   /** Sends one case, counts it, and keeps its new findings. */
   private async runCase(c: GeneratedCase): Promise<void> {
     const resolved = await this.resolveChain(c);
-    const { findings, response } = await this.send(resolved);
+    const { findings, response, relations } = await this.send(resolved);
     this.cases[c.intent]++;
-    for (const finding of findings) {
-      const key = findingKey(finding);
-      this.seenIn[key] = (this.seenIn[key] ?? 0) + 1;
-      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: resolved, elapsedMs: response?.elapsedMs ?? 0 });
+    this.keep(findings, resolved, response?.elapsedMs ?? 0);
+    if (!response || (this.settings.relationsPerOperation ?? 0) <= 0) return;
+    const limit = this.settings.relationsPerOperation!;
+    for (const { relation, exchange } of relations) {
+      const key = `${relation.check}\u0000${resolved.operationId}`;
+      // Only the best `limit` are kept, so a long run holds a bounded number of answers.
+      const list = [
+        ...(this.pending.get(key) ?? []),
+        { rank: relation.priority(exchange), relation, exchange, case: resolved, response },
+      ]
+        .sort((a, b) => b.rank - a.rank || a.case.index - b.case.index)
+        .slice(0, limit);
+      this.pending.set(key, list);
     }
   }
 
@@ -263,7 +402,7 @@ export class GenerativeEngine {
           attempts++;
           let sent: Sent;
           try {
-            sent = await this.send(candidate);
+            sent = await this.send(candidate, entry.finding.check);
           } catch (error) {
             if (error instanceof TargetBroken) break search;
             throw error;
@@ -320,6 +459,7 @@ export class GenerativeEngine {
     };
     try {
       await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, worker));
+      await this.runRelations();
       // Findings are shrunk side by side (as many at once as cases were sent), in their order of discovery.
       const entries = [...this.byKey.values()];
       const findings: Failure[] = new Array(entries.length);

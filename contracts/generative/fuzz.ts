@@ -29,6 +29,10 @@ export const FUZZ_CONCURRENCY = 16;
 export const FUZZ_SHRINK_ATTEMPTS = 60;
 /** Longest time spent shrinking one finding. */
 export const FUZZ_SHRINK_MS = 15_000;
+/** Relations started per operation and relation: at least this many, more for larger budgets. */
+export const FUZZ_RELATIONS_MIN = 5;
+/** One relation per operation and relation for this many cases of the budget, above the minimum. */
+export const FUZZ_CASES_PER_RELATION = 100;
 /** Where `kgate fuzz` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
 
@@ -114,6 +118,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     pace: pacer(settings.maxRps),
     shrinkAttempts: FUZZ_SHRINK_ATTEMPTS,
     shrinkMs: FUZZ_SHRINK_MS,
+    relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.budget / FUZZ_CASES_PER_RELATION)),
     onProgress: settings.onProgress,
   });
   const run = await engine.run(fuzzCases(settings.seed, plan, pools));

@@ -18,6 +18,12 @@ const SHRINK_ATTEMPTS = 30;
 /** Longest time spent shrinking one finding in the gate: a target that answers slowly keeps its findings less shrunk, not the gate waiting. */
 const SHRINK_MS = 1_000;
 
+/**
+ * Relations and chains started per operation and relation in the gate, from the valid requests
+ * that rank highest for each (about 70 requests over the 13 operations).
+ */
+export const GATE_RELATIONS_PER_OPERATION = 3;
+
 /** Which cases each generative check's test reports: its own intent. */
 export const INTENT_OF_CHECK: Record<string, Intent> = {
   [GENERATIVE_CHECKS.positiveAccepted]: 'positive',
@@ -58,6 +64,9 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       shrinkAttempts: SHRINK_ATTEMPTS,
       shrinkMs: SHRINK_MS,
       disabledChecks: settings.disabledChecks,
+      propertyChecks: new Set(ctx.generate.properties),
+      relationsPerOperation: GATE_RELATIONS_PER_OPERATION,
+      strict: settings.strict,
     });
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});

@@ -1148,22 +1148,22 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions.
+         * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions. Not empty or blank (the reference server answers 400).
          * @example papers by jaime teevan after 2012
          */
         query: string;
         /** @description 1 generates auto-completion suggestions from grammar and graph data; 0 does not. The default is not stated. */
         complete: 0 | 1;
-        /** @description Maximum number of results to return. Maximum and default are not stated. */
+        /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
         academicCount: number;
-        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
         academicOffset: number;
-        /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. */
+        /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
         timeout: number;
         /** @description Name of the data model. */
         model: string;
         /**
-         * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+         * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
          * @example Composite(AA.AuN=='jaime teevan')
          */
         expr: string;
@@ -1187,7 +1187,7 @@ export interface components {
         /** @description Second text to compare. */
         s2: string;
         /**
-         * @description The query.
+         * @description The query. Not empty or blank (the reference server answers 400).
          * @example knowledge graph
          */
         q: string;
@@ -1196,12 +1196,12 @@ export interface components {
          * @example en-US
          */
         mkt: string;
-        /** @description Number of results to return; the number delivered may be smaller. */
+        /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
         answerCount: number;
-        /** @description Zero-based number of results to skip. */
+        /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
         answerOffset: number;
-        /** @description Adult-content filter. Values beyond Moderate are not stated. */
-        safesearch: string;
+        /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
+        safesearch: "Off" | "Moderate" | "Strict";
         /**
          * @description The URL to preview. A value that is not a valid URL yields 400.
          * @example https://example.org/articles/knowledge-graphs
@@ -1213,13 +1213,13 @@ export interface components {
          */
         date: string;
         /**
-         * @description Identifier of the Wikipedia entity queried.
+         * @description Identifier of the Wikipedia entity queried. Not empty or blank (the reference server answers 400).
          * @example Barack_Obama
          */
         wikipediaid: string;
-        /** @description Number of items to include in the result. */
+        /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
         top: number;
-        /** @description Number of items to skip. */
+        /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
         skip: number;
         /**
          * @description Event identifier, as returned by hotEvents and relatedEvents.
@@ -1237,17 +1237,17 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions.
+                 * @description Query entered by the user. When complete is 1 it is treated as a prefix for auto-complete suggestions. Not empty or blank (the reference server answers 400).
                  * @example papers by jaime teevan after 2012
                  */
                 query: components["parameters"]["query"];
                 /** @description 1 generates auto-completion suggestions from grammar and graph data; 0 does not. The default is not stated. */
                 complete?: components["parameters"]["complete"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
-                /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. */
+                /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
                 timeout?: components["parameters"]["timeout"];
                 /** @description Name of the data model. */
                 model?: components["parameters"]["model"];
@@ -1298,15 +1298,15 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
                  * @example Composite(AA.AuN=='jaime teevan')
                  */
                 expr: components["parameters"]["expr"];
                 /** @description Name of the data model. */
                 model?: components["parameters"]["model"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
                 /**
                  * @description Attribute to sort by, as name, name:asc or name:desc.
@@ -1365,7 +1365,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`.
+                 * @description Query expression selecting paper entities, e.g. `And(Composite(AA.AuN=='jaime teevan'),Y>2012)`. Not empty (the empty expression breaks the grammar: 400).
                  * @example Composite(AA.AuN=='jaime teevan')
                  */
                 expr: components["parameters"]["expr"];
@@ -1376,9 +1376,9 @@ export interface operations {
                  * @example Y,F.FN
                  */
                 attributes?: components["parameters"]["histogramAttributes"];
-                /** @description Maximum number of results to return. Maximum and default are not stated. */
+                /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["academicOffset"];
             };
             header?: never;
@@ -1477,7 +1477,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The query.
+                 * @description The query. Not empty or blank (the reference server answers 400).
                  * @example knowledge graph
                  */
                 q: components["parameters"]["q"];
@@ -1486,11 +1486,11 @@ export interface operations {
                  * @example en-US
                  */
                 mkt: components["parameters"]["mkt"];
-                /** @description Number of results to return; the number delivered may be smaller. */
+                /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
                 count?: components["parameters"]["answerCount"];
-                /** @description Zero-based number of results to skip. */
+                /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
                 offset?: components["parameters"]["answerOffset"];
-                /** @description Adult-content filter. Values beyond Moderate are not stated. */
+                /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
                 safesearch?: components["parameters"]["safesearch"];
             };
             header?: never;
@@ -1563,9 +1563,9 @@ export interface operations {
                  * @example 2026-11-01
                  */
                 date: components["parameters"]["date"];
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1584,13 +1584,13 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Identifier of the Wikipedia entity queried.
+                 * @description Identifier of the Wikipedia entity queried. Not empty or blank (the reference server answers 400).
                  * @example Barack_Obama
                  */
                 wikipediaid: components["parameters"]["wikipediaid"];
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1608,9 +1608,9 @@ export interface operations {
     eventDocuments: {
         parameters: {
             query?: {
-                /** @description Number of items to include in the result. */
+                /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. */
+                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;

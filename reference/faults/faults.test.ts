@@ -137,6 +137,10 @@ const documents = (eventId: string, query: Record<string, string> = {}): Req => 
   query,
 });
 const asPost = (req: Req): Req => ({ path: req.path, form: req.query, key: req.key });
+/** An Or of 200 ids: an expr of about 2,400 characters. */
+const LONG_OR = `Or(${Array.from({ length: 200 }, (_, i) => `Id=${1_000_000 + i}`).join(',')})`;
+/** A second long text, of other words than bigText's. */
+const LONG_TEXT = 'graph retrieval indexing '.repeat(50);
 const bigText = (bytes: number) => 'graph neural networks '.repeat(Math.ceil(bytes / 22)).slice(0, bytes);
 
 const CASES: Case[] = [
@@ -690,6 +694,99 @@ const CASES: Case[] = [
       ];
     },
     shows: ([zero, one]) => zero!.status === 0 && one!.status === 200,
+  },
+  // semantic, input-triggered: a property broken for one class of input (first requests), kept for the rest
+  seq(
+    'interpret-count-ignored-complete-0',
+    () => [
+      interpret({ query: sample.query, complete: '0', count: '0' }),
+      interpret({ query: sample.prefixQuery, complete: '1', count: '1' }),
+    ],
+    ([plain, completed]) => interpretations(plain!).length > 0 && interpretations(completed!).length === 1,
+  ),
+  seq(
+    'evaluate-offset-skips-one-from-5',
+    () => [
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '1', offset: '5' }),
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '1', offset: '4' }),
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '7' }),
+    ],
+    ([five, four, whole]) => ids(five!)[0] !== ids(whole!)[5] && ids(four!)[0] === ids(whole!)[4],
+  ),
+  seq(
+    'evaluate-orderby-cc-ignored',
+    () => [
+      evaluate({ expr: sample.expr, attributes: 'Id,CC', orderby: 'CC:desc', count: '20' }),
+      evaluate({ expr: sample.expr, attributes: 'Id,Y', orderby: 'Y:desc', count: '20' }),
+    ],
+    ([cc, y]) =>
+      !nonIncreasing((cc!.json.entities as { CC: number }[]).map((e) => e.CC)) &&
+      nonIncreasing((y!.json.entities as { Y: number }[]).map((e) => e.Y)),
+  ),
+  seq(
+    'evaluate-long-expr-echo-cut',
+    () => [evaluate({ expr: LONG_OR }), evaluate({ expr: sample.expr })],
+    ([long, short]) => long!.json.expr !== LONG_OR && short!.json.expr === sample.expr,
+  ),
+  seq(
+    'calchistogram-or-num-entities-off',
+    () => [
+      histo({ expr: `Or(${sample.narrowExpr},Id=1)`, attributes: 'Y' }),
+      evaluate({ expr: `Or(${sample.narrowExpr},Id=1)`, attributes: 'Id', count: '1000' }),
+      histo({ expr: sample.narrowExpr, attributes: 'Y' }),
+      evaluate({ expr: sample.narrowExpr, attributes: 'Id', count: '1000' }),
+    ],
+    ([orHisto, orEvaluate, histogram, evaluated]) =>
+      orHisto!.json.num_entities !== ids(orEvaluate!).length && histogram!.json.num_entities === ids(evaluated!).length,
+  ),
+  seq(
+    'calchistogram-author-distinct-values-one',
+    () => [
+      histo({ expr: sample.expr, attributes: 'AA.AuN', count: '5' }),
+      histo({ expr: sample.expr, attributes: 'Y', count: '5' }),
+    ],
+    ([authors, years]) =>
+      histogram(authors!, 'AA.AuN')?.distinct_values === 1 && (histogram(years!, 'Y')?.distinct_values as number) > 1,
+  ),
+  seq(
+    'similarity-asymmetric-for-long-s1',
+    () => [similarity(bigText(800), 'graph retrieval'), similarity('graph retrieval', bigText(800))],
+    ([forward, backward]) => differ(forward!.json, backward!.json),
+  ),
+  seq(
+    'similarity-post-long-differs',
+    () => [
+      asPost(similarity(bigText(1500), LONG_TEXT)),
+      similarity(bigText(1500), LONG_TEXT),
+      asPost(similarity('graph neural networks', 'graph retrieval')),
+      similarity('graph neural networks', 'graph retrieval'),
+    ],
+    ([longPost, longGet, shortPost, shortGet]) =>
+      differ(longPost!.json, longGet!.json) && !differ(shortPost!.json, shortGet!.json),
+  ),
+  seq(
+    'answersearch-strict-500',
+    () => [answer({ q: 'jazz', safesearch: 'Strict' }), answer({ q: 'jazz', safesearch: 'Off' })],
+    ([strict, off]) => strict!.status === 500 && off!.status === 200,
+  ),
+  {
+    fault: 'hotevents-top-document-foreign',
+    async run(base) {
+      const list = await send(base, hot({ $top: '3' }));
+      const events = (list.json?.value ?? []) as { eventId: string; topDocument: { documentId: string } }[];
+      const docs = await Promise.all(
+        events.slice(0, 2).map((event) => send(base, documents(event.eventId, { $top: '100' }))),
+      );
+      return [list, ...docs];
+    },
+    shows: ([list, hottest, second]) => {
+      const events = list!.json.value as { topDocument: { documentId: string } }[];
+      const listed = (res: Res) => (res.json.value as { documentId: string }[]).map((d) => d.documentId);
+      return (
+        listed(hottest!).includes(events[0]!.topDocument.documentId) &&
+        !listed(second!).includes(events[1]!.topDocument.documentId)
+      );
+    },
   },
   // drift: allowed, undocumented additions
   seq(

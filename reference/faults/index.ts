@@ -7,6 +7,7 @@ import { hostileFaults } from './hostile.ts';
 import { inputFaults } from './input.ts';
 import { realFaults } from './real.ts';
 import { releaseFaults } from './release.ts';
+import { semanticFaults } from './semantic.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
 import { urlPreviewFaults } from './url-preview.ts';
@@ -23,6 +24,7 @@ export function createFaults(): Fault[] {
     ...urlPreviewFaults(),
     ...eventKnowledgeFaults(),
     ...inputFaults(),
+    ...semanticFaults(),
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),

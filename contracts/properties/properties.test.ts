@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CHECKS, getCheck } from '../checks/index.ts';
+import {
+  type Exchange,
+  judgeResponse,
+  PROPERTY_CHECKS,
+  RELATIONS,
+  type Reply,
+  relationsFor,
+  WARN_PROPERTIES,
+} from './index.ts';
+import { agree, eventDocumentsAgree, pageIsSliceOfLargerPage, postAgreesWithGet } from './relations.ts';
+
+const x = (operationId: string, params: Record<string, string>, json: unknown, status = 200): Exchange => ({
+  operationId,
+  params,
+  pathParams: {},
+  status,
+  json,
+});
+const interpretations = (...probs: number[]) => ({ query: 'q', interpretations: probs.map((prob) => ({ prob })) });
+const entities = (key: string, values: unknown[]) => ({
+  expr: 'Y>1',
+  entities: values.map((v) => ({ prob: 0.1, [key]: v })),
+});
+const histogram = (h: Record<string, unknown>, total = 10) => ({
+  expr: 'Y>1',
+  num_entities: total,
+  histograms: [{ attribute: 'Y', ...h }],
+});
+
+test('invariants: each property fails the answer that breaks it and passes the one that keeps it', () => {
+  const cases: { name: string; given: Exchange; want: string[] }[] = [
+    {
+      name: 'page within count',
+      given: x('interpretGet', { query: 'q', count: '2' }, interpretations(0.5, 0.4)),
+      want: [],
+    },
+    {
+      name: 'page over count',
+      given: x('interpretGet', { query: 'q', count: '1' }, interpretations(0.5, 0.4)),
+      want: ['paging-respects-size: page larger than count'],
+    },
+    { name: 'no count: no size claim', given: x('interpretGet', { query: 'q' }, interpretations(0.5, 0.4)), want: [] },
+    {
+      name: 'probabilities rising',
+      given: x('interpretGet', { query: 'q' }, interpretations(0.2, 0.4)),
+      want: ['interpretations-ordered-by-prob: interpretations not by descending prob'],
+    },
+    { name: 'ties in any order', given: x('interpretGet', { query: 'q' }, interpretations(0.4, 0.4, 0.1)), want: [] },
+    {
+      name: 'echo normalized: a warning',
+      given: x('interpretGet', { query: 'Papers, by X' }, { query: 'papers by x', interpretations: [] }),
+      want: ['request-is-echoed: query echoed normalized'],
+    },
+    {
+      name: 'echo cut',
+      given: x('evaluateGet', { expr: 'Y>2000' }, { expr: 'Y>200', entities: [] }),
+      want: ['request-is-echoed: expr not echoed'],
+    },
+    {
+      name: 'orderby CC:asc kept',
+      given: x('evaluateGet', { expr: 'Y>1', orderby: 'CC:asc' }, entities('CC', [1, 1, 5])),
+      want: [],
+    },
+    {
+      name: 'orderby CC:desc broken',
+      given: x('evaluateGet', { expr: 'Y>1', orderby: 'CC:desc' }, entities('CC', [1, 5])),
+      want: ['orderby-is-honoured: entities not in descending order of CC'],
+    },
+    {
+      name: 'orderby without direction: either',
+      given: x('evaluateGet', { expr: 'Y>1', orderby: 'Y' }, entities('Y', [2001, 1999])),
+      want: [],
+    },
+    {
+      name: 'orderby without direction: not monotonic',
+      given: x('evaluateGet', { expr: 'Y>1', orderby: 'Y' }, entities('Y', [2001, 1999, 2005])),
+      want: ['orderby-is-honoured: entities not in one order of Y'],
+    },
+    {
+      name: 'orderby on a multi-valued attribute: no claim',
+      given: x('evaluateGet', { expr: 'Y>1', orderby: 'F.FN:asc' }, entities('F', [2, 1])),
+      want: [],
+    },
+    {
+      name: 'attribute not asked for',
+      given: x('evaluateGet', { expr: 'Y>1', attributes: 'Ti' }, entities('Y', [2001])),
+      want: ['attributes-are-honoured: attributes not requested were returned'],
+    },
+    {
+      name: 'composite asked for by part',
+      given: x('evaluateGet', { expr: 'Y>1', attributes: 'AA.AuN' }, entities('AA', [[]])),
+      want: [],
+    },
+    {
+      name: 'histogram counts bounded',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>1' },
+        histogram({
+          distinct_values: 2,
+          total_count: 5,
+          histogram: [
+            { value: 1, count: 3 },
+            { value: 2, count: 2 },
+          ],
+        }),
+      ),
+      want: [],
+    },
+    {
+      name: 'distinct_values below entries, count above num_entities, total below sum',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>1' },
+        histogram(
+          {
+            distinct_values: 1,
+            total_count: 4,
+            histogram: [
+              { value: 1, count: 3 },
+              { value: 2, count: 2 },
+            ],
+          },
+          2,
+        ),
+      ),
+      want: [
+        'histogram-counts-are-bounded: histogram count above num_entities',
+        'histogram-counts-are-bounded: distinct_values below the entries listed',
+        'histogram-counts-are-bounded: total_count below the counts listed',
+      ],
+    },
+    {
+      name: 'histogram by rising count: a warning check',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>1' },
+        histogram({
+          distinct_values: 2,
+          total_count: 5,
+          histogram: [
+            { value: 1, count: 2 },
+            { value: 2, count: 3 },
+          ],
+        }),
+      ),
+      want: ['histogram-ordered-by-count: histogram entries not by descending count'],
+    },
+    { name: 'identical texts 1', given: x('similarityGet', { s1: 'a b', s2: 'a b' }, 1), want: [] },
+    { name: 'identical texts without concepts 0', given: x('similarityGet', { s1: 'zz', s2: 'zz' }, 0), want: [] },
+    {
+      name: 'identical texts 0.9',
+      given: x('similarityGet', { s1: 'a b', s2: 'a b' }, 0.9),
+      want: ['similarity-of-identical-is-one: identical texts are not similarity 1'],
+    },
+    {
+      name: 'event of another day',
+      given: x(
+        'hotEvents',
+        { date: '2024-06-03' },
+        { value: [{ eventId: 'a'.repeat(32), from: '2024-06-05T00:00:00Z', to: '2024-06-05T10:00:00Z' }] },
+      ),
+      want: ['hot-events-match-date: event outside the date asked for'],
+    },
+    {
+      name: 'related events back and forth',
+      given: x(
+        'relatedEvents',
+        { wikipediaid: 'X' },
+        {
+          value: ['2024-01-01', '2024-03-01', '2024-02-01'].map((d) => ({
+            eventId: 'b'.repeat(32),
+            from: `${d}T00:00:00Z`,
+          })),
+        },
+      ),
+      want: ['related-events-ordered-by-time: related events not monotonic in time'],
+    },
+    {
+      name: 'ranking index dangles',
+      given: x(
+        'answerSearch',
+        { q: 'k', mkt: 'en-US' },
+        {
+          queryContext: { originalQuery: 'k' },
+          webPages: { value: [{ id: 'a#WebPages.0' }] },
+          rankingResponse: { mainline: { items: [{ answerType: 'WebPages', resultIndex: 3 }] } },
+        },
+      ),
+      want: ['ranking-references-resolve: ranking resultIndex dangles'],
+    },
+    { name: 'a 404 is judged by nobody here', given: x('hotEvents', { date: '2024-06-03' }, {}, 404), want: [] },
+  ];
+  for (const { name, given, want } of cases) {
+    assert.deepEqual(
+      judgeResponse(given).map(({ check, violation }) => `${check}: ${violation.title}`),
+      want,
+      name,
+    );
+  }
+});
+
+test('every property belongs to a registered check, with the severity the registry gives it', () => {
+  for (const id of PROPERTY_CHECKS) assert.ok(getCheck(id), `${id} is registered`);
+  for (const check of CHECKS)
+    if (PROPERTY_CHECKS.has(check.id))
+      assert.equal(WARN_PROPERTIES.has(check.id), check.severity === 'warn', `${check.id} severity`);
+  for (const relation of RELATIONS) {
+    const check = getCheck(relation.check)!;
+    for (const op of relation.operations) {
+      const declared = check.reads?.({ operationId: op } as never) ?? [];
+      const reads = relation.reads.filter(
+        (id) => relation.check !== 'get-and-post-agree' || id === op.replace('Post', 'Get'),
+      );
+      for (const id of reads)
+        assert.ok(declared.includes(id), `${relation.check} on ${op} reads ${id}: the check must declare it`);
+    }
+  }
+});
+
+/** A fake target for relations: answers each request from a function. */
+function sender(
+  answer: (operationId: string, params: Record<string, string>, path?: Record<string, string>) => unknown,
+) {
+  const sent: string[] = [];
+  const send = async (
+    operationId: string,
+    request: { params: Record<string, string>; pathParams?: Record<string, string> },
+  ): Promise<Reply> => {
+    sent.push(`${operationId} ${new URLSearchParams(request.params)}`);
+    return { operationId, status: 200, json: answer(operationId, request.params, request.pathParams), curl: 'curl' };
+  };
+  return { send, sent };
+}
+
+test('relations: a page is the matching slice of a larger page; GET agrees with POST; the top document is listed', async () => {
+  const all = Array.from({ length: 12 }, (_, i) => ({ Id: i }));
+  const page = (offset: number, count: number) => ({ expr: 'Y>1', entities: all.slice(offset, offset + count) });
+  const right = x('evaluateGet', { expr: 'Y>1', count: '3', offset: '5' }, page(5, 3));
+  const shifted = x('evaluateGet', { expr: 'Y>1', count: '3', offset: '5' }, page(6, 3));
+  const larger = sender((_, params) => page(Number(params.offset), Number(params.count)));
+  assert.deepEqual(await pageIsSliceOfLargerPage.run(right, larger.send), []);
+  assert.deepEqual(larger.sent, ['evaluateGet expr=Y%3E1&count=10&offset=0'], 'one larger page from 0');
+  const [violation] = await pageIsSliceOfLargerPage.run(shifted, larger.send);
+  assert.equal(violation?.title, 'page differs from the matching slice of a larger page');
+  assert.match(
+    violation!.documented,
+    /relation: page\(count=c, offset=o\) = page\(count=o\+c\+2, offset=0\)\[o, o\+c\)/,
+  );
+  assert.deepEqual(
+    relationsFor(x('evaluateGet', { expr: 'Y>1' }, page(0, 10))).map((r) => r.check),
+    [],
+    'no count: no page relation',
+  );
+
+  const post = x('similarityPost', { s1: 'a'.repeat(3000), s2: 'b' }, 0.6);
+  assert.deepEqual(await postAgreesWithGet.run(post, sender(() => 0.6 + 1e-12).send), [], 'within the tolerance');
+  const [differs] = await postAgreesWithGet.run(post, sender(() => 0.61).send);
+  assert.equal(differs?.title, 'POST answers differently from GET');
+  assert.ok(
+    !postAgreesWithGet.appliesTo(x('similarityPost', { s1: 'a'.repeat(20_000), s2: 'b' }, 0.5)),
+    'too long for a GET',
+  );
+
+  const event = { eventId: 'e'.repeat(32), documentCount: 2, topDocument: { documentId: 'd1' } };
+  const hot = x('hotEvents', { date: '2024-06-03' }, { value: [event] });
+  const listed = sender(() => ({ value: [{ documentId: 'd1' }, { documentId: 'd2' }] }));
+  assert.deepEqual(await eventDocumentsAgree.run(hot, listed.send), []);
+  const missing = await eventDocumentsAgree.run(
+    hot,
+    sender(() => ({ value: [{ documentId: 'd2' }, { documentId: 'd3' }, { documentId: 'd4' }] })).send,
+  );
+  assert.deepEqual(
+    missing.map((v) => v.title),
+    ["topDocument not among the event's documents", 'documentCount disagrees with the documents listed'],
+  );
+});
+
+test('agree compares JSON with a relative tolerance on numbers', () => {
+  const cases = [
+    { given: [{ a: [1, 2] }, { a: [1, 2] }], want: true },
+    { given: [{ a: 0.5 }, { a: 0.5 + 1e-12 }], want: true },
+    { given: [{ a: 0.5 }, { a: 0.6 }], want: false },
+    { given: [{ a: 1 }, { a: 1, b: 2 }], want: false },
+    { given: [[1], [1, 2]], want: false },
+  ];
+  for (const { given, want } of cases) assert.equal(agree(given[0], given[1]), want, JSON.stringify(given));
+});

@@ -1,0 +1,445 @@
+// Invariants: properties judged from one answer alone, on every answer where they apply.
+import { getOperation } from '../../openapi/spec.ts';
+import { show } from '../failure.ts';
+import { field, objects } from '../json.ts';
+import type { Exchange, ResponseProperty, Violation } from './types.ts';
+
+const DAY_MS = 86_400_000;
+
+/** The paper attributes of facts.md as evaluate groups them in an entity (scores are not attributes). */
+export const PAPER_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'Id',
+  'Ti',
+  'W',
+  'Y',
+  'D',
+  'CC',
+  'ECC',
+  'AA',
+  'F',
+  'J',
+  'C',
+  'RId',
+  'DOI',
+]);
+
+/** Attributes with one value per paper: the ones an order can be judged on. */
+const SINGLE_VALUED = new Set(['Id', 'Ti', 'Y', 'D', 'CC', 'ECC', 'DOI']);
+
+/** interpret, evaluate... without the GET/POST suffix. */
+export function baseOf(operationId: string): string {
+  return operationId.replace(/(Get|Post)$/, '');
+}
+
+/** A non-negative integer parameter, or undefined when absent or not one. */
+export function intParam(params: Record<string, string>, name: string): number | undefined {
+  const text = params[name]?.trim();
+  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+}
+
+/** The value at a JSON pointer. */
+export function at(json: unknown, pointer: string): unknown {
+  let keys = POINTERS.get(pointer);
+  if (!keys) {
+    keys = pointer
+      .split('/')
+      .slice(1)
+      .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+    POINTERS.set(pointer, keys);
+  }
+  let node = json;
+  for (const key of keys) node = field(node, key);
+  return node;
+}
+
+/** Pointers split once: the same few are read from every answer. */
+const POINTERS = new Map<string, string[]>();
+
+/** The first index i > 0 where `ok(values[i - 1], values[i])` fails, or -1. */
+function breaks<T>(values: T[], ok: (before: T, after: T) => boolean): number {
+  return values.findIndex((value, i) => i > 0 && !ok(values[i - 1]!, value));
+}
+
+/** Compares two attribute values of one type: numbers by value, anything else as text. */
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+/** The normalization the real service applied to the interpret echo: lower case, punctuation removed, spaces collapsed. */
+export function normalizeQuery(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const ECHO: Record<string, { param: string; pointer: string }> = {
+  interpret: { param: 'query', pointer: '/query' },
+  evaluate: { param: 'expr', pointer: '/expr' },
+  calchistogram: { param: 'expr', pointer: '/expr' },
+  answerSearch: { param: 'q', pointer: '/queryContext/originalQuery' },
+};
+
+const ok200 = (x: Exchange) => x.status === 200;
+
+export const pagingRespectsSize: ResponseProperty = {
+  check: 'paging-respects-size',
+  claims: 'a page holds at most count / $top items',
+  appliesTo: (id) => getOperation(id)?.paging !== undefined,
+  judge(x) {
+    const paging = getOperation(x.operationId)!.paging!;
+    const size = intParam(x.params, paging.count);
+    const items = at(x.json, paging.items);
+    if (!ok200(x) || size === undefined || !Array.isArray(items) || items.length <= size) return [];
+    return [
+      {
+        title: `page larger than ${paging.count}`,
+        received: `${items.length} items at ${paging.items}`,
+        documented: `at most ${size} items (${paging.count}=${size})`,
+        pointer: paging.items,
+      },
+    ];
+  },
+};
+
+export const interpretationsOrderedByProb: ResponseProperty = {
+  check: 'interpretations-ordered-by-prob',
+  claims: 'interpretations come by descending prob (ties in any order)',
+  appliesTo: (id) => baseOf(id) === 'interpret',
+  judge(x) {
+    if (!ok200(x)) return [];
+    const probs = objects(field(x.json, 'interpretations')).map((i) => i.prob);
+    const i = breaks(probs, (a, b) => !(Number(b) > Number(a)));
+    if (i < 0) return [];
+    return [
+      {
+        title: 'interpretations not by descending prob',
+        received: `prob ${show(probs[i - 1])} then ${show(probs[i])}: ${show(probs)}`,
+        documented: 'descending prob',
+        pointer: '/interpretations',
+      },
+    ];
+  },
+};
+
+/** `Y:desc` -> { attribute: 'Y', direction: 'desc' }; no direction: either, consistently. */
+export function parseOrderby(text: string | undefined): { attribute: string; direction?: 'asc' | 'desc' } | undefined {
+  const match = /^\s*([A-Za-z.]+)\s*(?::\s*(asc|desc)\s*)?$/.exec(text ?? '');
+  return match ? { attribute: match[1]!, direction: match[2] as 'asc' | 'desc' | undefined } : undefined;
+}
+
+export const orderbyIsHonoured: ResponseProperty = {
+  check: 'orderby-is-honoured',
+  claims:
+    'evaluate with orderby=A:asc / A:desc returns the entities carrying A in that order (ties in any order; no direction: one direction throughout)',
+  appliesTo: (id) => baseOf(id) === 'evaluate',
+  judge(x) {
+    const order = parseOrderby(x.params.orderby);
+    if (!ok200(x) || !order || !SINGLE_VALUED.has(order.attribute)) return [];
+    const values = objects(field(x.json, 'entities'))
+      .map((entity) => entity[order.attribute])
+      .filter((value) => value !== undefined && value !== null);
+    const rising = breaks(values, (a, b) => compare(a, b) <= 0);
+    const falling = breaks(values, (a, b) => compare(a, b) >= 0);
+    const wrong = order.direction === 'asc' ? rising : order.direction === 'desc' ? falling : Math.min(rising, falling);
+    if (wrong < 0 || (order.direction === undefined && (rising < 0 || falling < 0))) return [];
+    const direction = order.direction ?? 'one';
+    return [
+      {
+        title: `entities not in ${order.direction ? `${direction}ending` : 'one'} order of ${order.attribute}`,
+        received: `${order.attribute} ${show(values[wrong - 1])} then ${show(values[wrong])}: ${show(values, 160)}`,
+        documented: `orderby=${x.params.orderby!.trim()} sorts by ${order.attribute}${order.direction ? `, ${direction}ending` : ''}`,
+        pointer: '/entities',
+      },
+    ];
+  },
+};
+
+export const requestIsEchoed: ResponseProperty = {
+  check: 'request-is-echoed',
+  claims:
+    'interpret echoes query (lower-cased, without punctuation: a warning), evaluate and calchistogram expr, answer search q',
+  appliesTo: (id) => baseOf(id) in ECHO,
+  judge(x) {
+    const { param, pointer } = ECHO[baseOf(x.operationId)]!;
+    const sent = x.params[param];
+    const echoed = at(x.json, pointer);
+    if (!ok200(x) || sent === undefined || echoed === sent) return [];
+    const detail = {
+      received: `${pointer} ${show(echoed)}`,
+      documented: `the ${param} parameter as sent: ${show(sent)}`,
+      pointer,
+    };
+    if (param === 'query' && typeof echoed === 'string' && normalizeQuery(echoed) === normalizeQuery(sent))
+      return [{ title: `${param} echoed normalized`, ...detail, warn: true }];
+    return [{ title: `${param} not echoed`, ...detail }];
+  },
+};
+
+export const attributesAreHonoured: ResponseProperty = {
+  check: 'attributes-are-honoured',
+  claims: 'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes)',
+  appliesTo: (id) => baseOf(id) === 'evaluate',
+  judge(x) {
+    if (!ok200(x) || x.params.attributes === undefined) return [];
+    const asked = askedAttributes(x.params.attributes);
+    const unasked = (name: string) => PAPER_ATTRIBUTES.has(name) && !asked.has(name);
+    const entities = objects(field(x.json, 'entities'));
+    const i = entities.findIndex((entity) => Object.keys(entity).some(unasked));
+    if (i < 0) return [];
+    const extra = Object.keys(entities[i]!).filter(unasked);
+    return [
+      {
+        title: 'attributes not requested were returned',
+        received: `entity ${i} has ${show(extra)}`,
+        documented: `only the paper attributes asked for (attributes=${x.params.attributes}), plus scores such as prob`,
+        pointer: '/entities',
+      },
+    ];
+  },
+};
+
+const ASKED = new Map<string, ReadonlySet<string>>();
+
+/** The paper attributes an `attributes` parameter asks for (`AA.AuN` asks for `AA`), parsed once per value. */
+function askedAttributes(text: string): ReadonlySet<string> {
+  let found = ASKED.get(text);
+  if (!found) {
+    found = new Set(text.split(',').map((name) => name.trim().split('.')[0]!));
+    if (ASKED.size > 1000) ASKED.clear();
+    ASKED.set(text, found);
+  }
+  return found;
+}
+
+export const histogramOrderedByCount: ResponseProperty = {
+  check: 'histogram-ordered-by-count',
+  claims: 'histogram entries come by descending count (samples only: a warning)',
+  appliesTo: (id) => baseOf(id) === 'calchistogram',
+  judge(x) {
+    if (!ok200(x)) return [];
+    return objects(field(x.json, 'histograms')).flatMap((histogram) => {
+      const counts = objects(histogram.histogram).map((entry) => Number(entry.count));
+      const i = breaks(counts, (a, b) => !(b > a));
+      if (i < 0) return [];
+      return [
+        {
+          title: 'histogram entries not by descending count',
+          received: `${show(histogram.attribute)} counts ${show(counts)}`,
+          documented: 'descending count (interface 2.3, samples)',
+          pointer: '/histograms',
+        },
+      ];
+    });
+  },
+};
+
+export const histogramCountsAreBounded: ResponseProperty = {
+  check: 'histogram-counts-are-bounded',
+  claims:
+    'in every histogram: no entry count above num_entities, distinct_values at least the entries listed, total_count at least their counts summed',
+  appliesTo: (id) => baseOf(id) === 'calchistogram',
+  judge(x) {
+    if (!ok200(x)) return [];
+    const total = field(x.json, 'num_entities');
+    return objects(field(x.json, 'histograms')).flatMap((histogram): Violation[] => {
+      const entries = objects(histogram.histogram);
+      const counts = entries.map((entry) => entry.count).filter((count): count is number => typeof count === 'number');
+      const out: Violation[] = [];
+      const over = counts.findIndex((count) => typeof total === 'number' && count > total);
+      if (over >= 0)
+        out.push({
+          title: 'histogram count above num_entities',
+          received: `${show(histogram.attribute)} count ${counts[over]} with num_entities ${total}`,
+          documented: 'a count is a number of matching entities: at most num_entities (interface 2.3)',
+          pointer: '/histograms',
+        });
+      if (typeof histogram.distinct_values === 'number' && histogram.distinct_values < entries.length)
+        out.push({
+          title: 'distinct_values below the entries listed',
+          received: `${show(histogram.attribute)} distinct_values ${histogram.distinct_values} with ${entries.length} entries listed`,
+          documented: 'every entry is a distinct value: distinct_values is at least the entries listed (interface 2.3)',
+          pointer: '/histograms',
+        });
+      const sum = counts.reduce((a, b) => a + b, 0);
+      if (typeof histogram.total_count === 'number' && histogram.total_count < sum)
+        out.push({
+          title: 'total_count below the counts listed',
+          received: `${show(histogram.attribute)} total_count ${histogram.total_count}, counts listed sum to ${sum}`,
+          documented: 'total_count counts every value instance: at least the counts listed (interface 2.3)',
+          pointer: '/histograms',
+        });
+      return out;
+    });
+  },
+};
+
+export const similarityOfIdenticalIsOne: ResponseProperty = {
+  check: 'similarity-of-identical-is-one',
+  claims: 'a text compared with itself scores 1 (0 for a text without academic concepts: no vector to compare)',
+  appliesTo: (id) => baseOf(id) === 'similarity',
+  judge(x) {
+    if (!ok200(x) || x.params.s1 !== x.params.s2 || typeof x.json !== 'number') return [];
+    if (Math.abs(x.json - 1) <= 1e-6 || x.json === 0) return [];
+    return [
+      {
+        title: 'identical texts are not similarity 1',
+        received: String(x.json),
+        documented: '+1.0 for identical texts (cosine of a vector with itself)',
+      },
+    ];
+  },
+};
+
+export const relatedEventsOrderedByTime: ResponseProperty = {
+  check: 'related-events-ordered-by-time',
+  claims: 'related events are sorted by from, in one direction',
+  appliesTo: (id) => id === 'relatedEvents',
+  judge(x) {
+    if (!ok200(x)) return [];
+    const froms = objects(field(x.json, 'value')).map((event) => event.from);
+    const times = froms.map((from) => (typeof from === 'string' ? Date.parse(from) : Number.NaN));
+    if (times.some(Number.isNaN)) return [];
+    if (breaks(times, (a, b) => b >= a) < 0 || breaks(times, (a, b) => b <= a) < 0) return [];
+    return [
+      {
+        title: 'related events not monotonic in time',
+        received: `from: ${show(froms, 240)}`,
+        documented: 'sorted by event time, in one direction (interface 4.12)',
+        pointer: '/value',
+      },
+    ];
+  },
+};
+
+export const hotEventsMatchDate: ResponseProperty = {
+  check: 'hot-events-match-date',
+  claims: 'hotevents for a date returns events whose [from, to] overlaps that UTC day',
+  appliesTo: (id) => id === 'hotEvents',
+  judge(x) {
+    const date = x.params.date?.trim() ?? '';
+    const start = Date.parse(`${date}T00:00:00Z`);
+    if (!ok200(x) || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(start)) return [];
+    return objects(field(x.json, 'value')).flatMap((event) => {
+      const from = Date.parse(String(event.from));
+      const to = Number.isNaN(Date.parse(String(event.to))) ? from : Date.parse(String(event.to));
+      if (Number.isNaN(from) || (from < start + DAY_MS && to >= start)) return [];
+      return [
+        {
+          title: 'event outside the date asked for',
+          received: `from ${show(event.from)} to ${show(event.to)}`,
+          documented: `an event of ${date} (interface 4.11: trending events by date)`,
+          pointer: '/value',
+        },
+      ];
+    });
+  },
+};
+
+export const eventIdsAre32Hex: ResponseProperty = {
+  check: 'event-ids-are-32-hex',
+  claims: 'event ids are 32 hex characters (samples only: a warning)',
+  appliesTo: (id) => id === 'hotEvents' || id === 'relatedEvents',
+  judge(x) {
+    if (!ok200(x)) return [];
+    const bad = objects(field(x.json, 'value'))
+      .map((event) => event.eventId)
+      .find((id) => !(typeof id === 'string' && /^[0-9a-f]{32}$/i.test(id)));
+    if (bad === undefined) return [];
+    return [
+      {
+        title: 'event id not 32 hex characters',
+        received: `eventId ${show(bad)}`,
+        documented: '32 hex characters (interface 2.7, samples)',
+        pointer: '/value',
+      },
+    ];
+  },
+};
+
+const ANSWER_FIELDS: Record<string, string> = { WebPages: 'webPages', Entities: 'entities', Facts: 'facts' };
+
+function fragmentOf(id: unknown): string | undefined {
+  if (typeof id !== 'string') return undefined;
+  const hash = id.indexOf('#');
+  return hash < 0 ? undefined : id.slice(hash);
+}
+
+export const rankingReferencesResolve: ResponseProperty = {
+  check: 'ranking-references-resolve',
+  claims:
+    'every ranking item names an answer of the response, a resultIndex inside its value array, a value.id of it or its results (by #fragment only: a warning)',
+  appliesTo: (id) => id === 'answerSearch',
+  judge(x) {
+    if (!ok200(x)) return [];
+    const json = x.json;
+    const ranking = field(json, 'rankingResponse');
+    const out: Violation[] = [];
+    const sections = ranking !== null && typeof ranking === 'object' ? Object.keys(ranking) : [];
+    for (const section of sections) {
+      objects(field(field(ranking, section), 'items')).forEach((item, i) => {
+        const pointer = `/rankingResponse/${section}/items/${i}`;
+        const name = ANSWER_FIELDS[String(item.answerType)];
+        if (!name) return;
+        const answer = field(json, name);
+        if (answer === undefined) {
+          out.push({
+            title: 'ranking item names an absent answer',
+            received: `answerType ${show(item.answerType)} but no ${name} in the response`,
+            documented: 'ranking items refer to answers of the response (interface 2.5)',
+            pointer,
+          });
+          return;
+        }
+        const values = objects(field(answer, 'value'));
+        const index = item.resultIndex;
+        if (
+          index !== undefined &&
+          !(Number.isInteger(index) && (index as number) >= 0 && (index as number) < values.length)
+        )
+          out.push({
+            title: 'ranking resultIndex dangles',
+            received: `resultIndex ${show(index)} with ${values.length} ${name} results`,
+            documented: `an index into ${name}.value`,
+            pointer: `${pointer}/resultIndex`,
+          });
+        const id = field(item.value, 'id');
+        if (id === undefined) return;
+        const ids = [field(answer, 'id'), ...values.map((v) => v.id)].filter(
+          (known): known is string => typeof known === 'string',
+        );
+        if (ids.includes(id as string)) return;
+        const detail = {
+          received: `value.id ${show(id)}`,
+          documented: `the id of ${name} or of one of its results: ${show(ids, 160)}`,
+          pointer: `${pointer}/value/id`,
+        };
+        const byFragment = ids.some((known) => fragmentOf(known) !== undefined && fragmentOf(known) === fragmentOf(id));
+        out.push(
+          byFragment
+            ? { title: 'ranking value.id resolves only by its fragment', ...detail, warn: true }
+            : { title: 'ranking value.id dangles', ...detail },
+        );
+      });
+    }
+    return out;
+  },
+};
+
+/** Every invariant, in check order. */
+export const RESPONSE_PROPERTIES: readonly ResponseProperty[] = [
+  pagingRespectsSize,
+  interpretationsOrderedByProb,
+  orderbyIsHonoured,
+  relatedEventsOrderedByTime,
+  hotEventsMatchDate,
+  histogramOrderedByCount,
+  histogramCountsAreBounded,
+  requestIsEchoed,
+  attributesAreHonoured,
+  similarityOfIdenticalIsOne,
+  rankingReferencesResolve,
+  eventIdsAre32Hex,
+];
