@@ -5,6 +5,7 @@ import { getOperation, type OperationInfo, operationLabel } from '../openapi/spe
 import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
 import { sendHttp, TransportError } from './http.ts';
+import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 
 /** One operation of the spec, as the suite walks them. */
@@ -84,6 +85,12 @@ export interface ApiSettings {
   judge?: boolean;
   /** --max-rps: every request (probes and retries too) waits for its slot, shared by all workers. */
   pace?: RequestPace;
+  /** --max-duration: when the run must end (epoch ms); no request is sent after it, none outlives it. */
+  deadlineAt?: number;
+  /** latency-within-budget: per path of the spec, the longest an answer may take (default: LATENCY_SHARE of the deadline). */
+  latencyBudgetMs?: Record<string, number>;
+  /** Severity overrides of the configuration file (latency-within-budget is a warning unless set to fail). */
+  severity?: Record<string, 'fail' | 'warn'>;
 }
 
 /**
@@ -95,6 +102,19 @@ export interface ApiSettings {
  * hang for some inputs never silence the ones that answer.
  */
 export const BROKEN_OPERATION_LIMIT = 2;
+/**
+ * A timeout breaks its operation at once: a hang costs one deadline, not one per request. Requests
+ * already waiting on it, in every worker, read the breaker every BREAKER_POLL_MS and give up.
+ */
+export const BREAKER_POLL_MS = 500;
+/**
+ * An operation whose answers took longer than their latency budget this many times is given up on
+ * like a broken one (its remaining tests are skipped naming the cause), so a target answering in 8 s
+ * of a 10 s deadline is judged in about the time of a clean one, with the operation named.
+ */
+export const SLOW_OPERATION_LIMIT = 3;
+/** Share of the per-request deadline an answer may take before latency-within-budget names it. */
+export const LATENCY_SHARE = 0.75;
 /** Prefix of the files that count transport failures. */
 export const BREAKER_FILE_PREFIX = '.transport-failures-';
 /** Breaker file names by folder and scope. */
@@ -119,6 +139,14 @@ export class TargetBroken extends Error {
   override name = 'TargetBroken';
 }
 
+/** A request not sent, or cut short, because the run reached its --max-duration; its test is reported as not run. */
+export class DeadlineReached extends Error {
+  override name = 'DeadlineReached';
+}
+
+/** The title of the finding of a test that the run's --max-duration ended. */
+export const NOT_RUN_DEADLINE = 'not run: deadline';
+
 /**
  * A response the request fixture could not use: no complete answer (timeout, reset, oversized)
  * or a body that is not JSON. The finding it carries is reported on the response's operation
@@ -129,6 +157,18 @@ export class ResponseUnusable extends Error {
   constructor(readonly finding: Failure) {
     super(`${finding.operation} ${finding.title}: ${finding.received} (reported under ${finding.check})`);
   }
+}
+
+/** The failure of a test the run's --max-duration ended: it fails the gate, so a slow target cannot pass by running out the clock. */
+export function notRunDeadline(check: string, operation: string): Failure {
+  return {
+    check,
+    operation,
+    title: NOT_RUN_DEADLINE,
+    received: 'the run reached its --max-duration before this test finished',
+    documented: 'every selected test runs within the run time limit (--max-duration, maxDuration)',
+    origin: 'error',
+  };
 }
 
 /** Forgets the transport failures counted by an earlier run. */
@@ -249,16 +289,35 @@ export class Api {
     const down = this.breakerLines(`${this.settings.baseUrl} down`);
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
     const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
-    if (own.length >= BROKEN_OPERATION_LIMIT) {
+    const slow = own.filter((line) => line.startsWith('latency-within-budget'));
+    const broken = own.filter((line) => !line.startsWith('latency-within-budget'));
+    if (broken.length >= BROKEN_OPERATION_LIMIT || broken.some((line) => line.startsWith('responds-within-timeout'))) {
       throw new TargetBroken(
-        `not run: ${own.length} earlier requests to ${labelOf(op)} failed at the transport level (${describeLines(own)})`,
+        `not run: ${broken.length} earlier request(s) to ${labelOf(op)} failed at the transport level (${describeLines(broken)})`,
+      );
+    }
+    if (slow.length >= SLOW_OPERATION_LIMIT) {
+      throw new TargetBroken(
+        `not run: ${slow.length} earlier answers of ${labelOf(op)} took longer than its latency budget (latency-within-budget)`,
       );
     }
   }
 
+  /** Throws DeadlineReached once the run's --max-duration has passed. */
+  private checkDeadline(): void {
+    const at = this.settings.deadlineAt;
+    if (at !== undefined && Date.now() >= at)
+      throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration`);
+  }
+
+  /** The longest an answer of `op` may take before latency-within-budget names it. */
+  latencyBudgetOf(op: Operation, timeoutMs: number): number {
+    return this.settings.latencyBudgetMs?.[op.path] ?? Math.round(timeoutMs * LATENCY_SHARE);
+  }
+
   /** Counts a transport-level failure for the breaker. */
   private countBroken(op: Operation, check: string): void {
-    if (!TRANSPORT_CHECKS.has(check)) return;
+    if (!TRANSPORT_CHECKS.has(check) && check !== 'latency-within-budget') return;
     const file = this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`);
     if (!file) return;
     mkdirSync(dirname(file), { recursive: true });
@@ -308,12 +367,19 @@ export class Api {
     const request = this.build(op, options);
     const curl = curlLine(request);
     const operation = labelOf(op);
+    this.checkDeadline();
     this.checkBreaker(op);
     this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
-    const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
+    const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     await this.settings.pace?.wait(op.path);
+    this.checkDeadline();
+    this.checkBreaker(op);
+    // No request outlives the run: its deadline is cut to the time the run has left.
+    const left =
+      this.settings.deadlineAt === undefined ? Number.POSITIVE_INFINITY : this.settings.deadlineAt - Date.now();
+    const timeoutMs = Math.max(1, Math.min(ownTimeoutMs, left));
     this.requestCount++;
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
@@ -328,6 +394,18 @@ export class Api {
             });
           }, PROBE_AFTER_MS)
         : undefined;
+    // Another request (in any worker) may find this operation hung or the target down meanwhile,
+    // or the run may reach its deadline: each ends this wait within BREAKER_POLL_MS.
+    let givenUp: Error | undefined;
+    const watch = setInterval(() => {
+      try {
+        this.checkDeadline();
+        this.checkBreaker(op);
+      } catch (error) {
+        givenUp = error as Error;
+        controller.abort(givenUp);
+      }
+    }, BREAKER_POLL_MS);
     try {
       raw = await sendHttp({
         method: request.method,
@@ -341,6 +419,10 @@ export class Api {
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
+      if (givenUp) throw givenUp;
+      if (error.problem === 'timeout' && timeoutMs < ownTimeoutMs) {
+        throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration during a request`);
+      }
       const finding = transportFailure(error, operation, curl);
       if (!probed && WHOLE_TARGET_CHECKS.has(finding.check)) {
         await this.probeTarget(
@@ -351,6 +433,36 @@ export class Api {
       this.unusable(op, finding);
     } finally {
       clearTimeout(watchdog);
+      clearInterval(watch);
+    }
+    const judged = this.settings.judge !== false;
+    const budget = this.latencyBudgetOf(op, ownTimeoutMs);
+    if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
+      this.countBroken(op, 'latency-within-budget');
+      if (judged)
+        this.record({
+          check: 'latency-within-budget',
+          operation,
+          title: 'answer took longer than the latency budget',
+          received: `status ${raw.status} after ${Math.round(raw.elapsedMs)} ms`,
+          documented: `an answer within ${budget} ms (${this.settings.latencyBudgetMs?.[op.path] !== undefined ? 'latencyBudgetMs of the configuration file' : `${LATENCY_SHARE * 100} % of the ${ownTimeoutMs} ms deadline`}); slower answers come close to failing responds-within-timeout`,
+          curl,
+          origin: 'fixture',
+          level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
+        });
+    }
+    const beyond = beyondJsonLimits(raw.body);
+    if (beyond !== undefined) {
+      this.unusable(op, {
+        check: 'body-within-size-cap',
+        operation,
+        title: 'response body nested deeper than the limit',
+        received: `status ${raw.status}, ${beyond}`,
+        documented: 'a response body within the harness limits (8 MiB, nesting depth 128)',
+        excerpt: excerpt(raw.body.subarray(0, 400).toString('utf8')),
+        curl,
+        origin: 'fixture',
+      });
     }
     const text = raw.body.toString('utf8');
     const contentType = raw.headers['content-type'];
@@ -366,7 +478,6 @@ export class Api {
       curl,
       excerpt: excerpt(text),
     };
-    const judged = this.settings.judge !== false;
     if (judged && !this.settings.disabledChecks.has('content-type-is-json') && !isJsonMediaType(contentType)) {
       this.countBroken(op, 'content-type-is-json');
       this.record({

@@ -1,7 +1,15 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
-import { Api, type ApiSettings, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
+import {
+  Api,
+  type ApiSettings,
+  DeadlineReached,
+  notRunDeadline,
+  type Operation,
+  ResponseUnusable,
+  TargetBroken,
+} from './api.ts';
 import { FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
@@ -82,6 +90,9 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           breakerDir: options.reportDir,
           strict: options.strict,
           pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath),
+          deadlineAt: options.deadlineAt,
+          latencyBudgetMs: options.latencyBudgetMs,
+          severity: options.severity,
         },
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);
@@ -189,6 +200,8 @@ export async function runCheck(
     if (error instanceof CheckFailure) {
       const severity = severityOf(check, kgate.options.severity);
       own.push({ ...error.failure, level: severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
+    } else if (error instanceof DeadlineReached) {
+      own.push(notRunDeadline(check.id, op.label));
     } else if (error instanceof SkipCheck || error instanceof TargetBroken) {
       skipped = error.message;
     } else if (error instanceof DataUnavailable) {

@@ -60,6 +60,12 @@ export interface ConformOptions {
   generate: number;
   /** Seed of the generated requests. */
   seed: number;
+  /** --max-duration: the whole run's time limit, in milliseconds. */
+  maxDurationMs?: number;
+  /** When the run must end (epoch ms, from maxDurationMs at the CLI's start): later tests are reported as not run. */
+  deadlineAt?: number;
+  /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
+  latencyBudgetMs?: Record<string, number>;
 }
 
 /** Generated requests in the gate unless --generate says otherwise: one round, every kind of case once on every operation. */
@@ -73,6 +79,9 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Where `kgate conform` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_REPORT_DIR = 'reports/conformance';
+
+/** File in the report folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
+export const PROGRESS_FILE = '.progress.json';
 
 /** The reference server's academic-only key is not subscribed to these groups. */
 export const REFERENCE_UNSUBSCRIBED_GROUPS = ['answerSearch', 'urlPreview', 'eventKnowledge'];
@@ -107,5 +116,8 @@ export function readConformOptions(
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
+    maxDurationMs: given.maxDurationMs,
+    deadlineAt: given.deadlineAt,
+    latencyBudgetMs: given.latencyBudgetMs,
   };
 }

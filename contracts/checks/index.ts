@@ -15,6 +15,7 @@ import { check as interpretTimeoutHonoured } from './interpret-timeout-honoured.
 import { check as interpretationsAreEvaluable } from './interpretations-are-evaluable.ts';
 import { check as interpretationsOrderedByProb } from './interpretations-ordered-by-prob.ts';
 import { check as invalidParameterRejected } from './invalid-parameter-rejected.ts';
+import { check as latencyWithinBudget } from './latency-within-budget.ts';
 import { check as missingParameterRejected } from './missing-parameter-rejected.ts';
 import { check as negativeInputRejected } from './negative-input-rejected.ts';
 import { check as noServerError } from './no-server-error.ts';
@@ -43,6 +44,7 @@ export const CHECKS: readonly Check[] = [
   respondsWithinTimeout,
   connectionCompletes,
   bodyWithinSizeCap,
+  latencyWithinBudget,
   authRequired,
   authRequiresSubscription,
   quotaExhaustedIs403,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
-import { HUGE_BODY_BYTES, SLOW_BODY } from './hostile.ts';
+import { HUGE_BODY_BYTES, SLOW_ANSWER_MS, SLOW_BODY } from './hostile.ts';
 
 // Hostile faults break the transport, so they are probed with node:http directly: what arrives,
 // how fast, and that the server still closes promptly while one of them holds a connection.
@@ -114,6 +114,18 @@ describe('hostile faults', () => {
       want(await probe(`${server.url}/faults/${given}${PATH}`, options));
     });
   }
+
+  test('evaluate-slow-answers answers evaluate correctly, but only after SLOW_ANSWER_MS', async () => {
+    const evaluate = `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>2012')}&count=1`;
+    const clean = await probe(server.url + evaluate, { timeoutMs: 2000, keepBody: true });
+    const slow = await probe(`${server.url}/faults/evaluate-slow-answers${evaluate}`, {
+      timeoutMs: 4000,
+      keepBody: true,
+    });
+    assert.deepEqual([slow.status, slow.outcome, slow.body], [clean.status, clean.outcome, clean.body]);
+    assert.ok(clean.ms < SLOW_ANSWER_MS / 2, `clean answer in ${clean.ms} ms`);
+    assert.ok(slow.ms >= SLOW_ANSWER_MS, `slow answer in ${slow.ms} ms`);
+  });
 
   test('huge-body ends after 100 MB when read to the end', async () => {
     const res = await probe(`${server.url}/faults/huge-body${PATH}`, { timeoutMs: 20_000 });

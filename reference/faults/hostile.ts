@@ -156,7 +156,24 @@ function slowBody(): Fault {
   };
 }
 
-/** Transport-level faults for the harness's robustness tests, the same on every operation. */
+/** How long the slow-answers fault holds back each evaluate answer: most of the 2 s deadline the sweep gives hostile faults. */
+export const SLOW_ANSWER_MS = 1_700;
+
+function evaluateSlowAnswers(): Fault {
+  return {
+    name: 'evaluate-slow-answers',
+    group: 'academic',
+    operations: ['evaluateGet', 'evaluatePost'],
+    deviation: 'hostile',
+    description: `answers evaluate correctly, but only after ${SLOW_ANSWER_MS} ms each (close to a 2 s deadline)`,
+    async response(_ctx, result) {
+      await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+      return result;
+    },
+  };
+}
+
+/** Transport-level faults for the harness's robustness tests (every operation, or evaluate for the slow answers). */
 export function hostileFaults(): Fault[] {
-  return [hang(), reset(), invalidJson(), hugeBody(), slowBody()];
+  return [hang(), reset(), invalidJson(), hugeBody(), slowBody(), evaluateSlowAnswers()];
 }
