@@ -206,6 +206,8 @@ export class Api {
   requestCount = 0;
   /** Test data items (discovery) the test used. */
   readonly dataUsed = new Set<string>();
+  /** Requests sent again on a fresh connection (a kept-alive one lost before any byte of the answer), by operation label. */
+  readonly retries: Record<string, number> = {};
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -228,6 +230,26 @@ export class Api {
         return response;
       }
       await new Promise((resolve) => setTimeout(resolve, retryWaitMs(response)));
+    }
+  }
+
+  /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */
+  private countRetry(operation: string): void {
+    this.requestCount++;
+    this.retries[operation] = (this.retries[operation] ?? 0) + 1;
+  }
+
+  /**
+   * Takes over the stray bytes that arrived on connections to this target after an exchange had
+   * ended (the exchange's own test may be over by then): each is reported on the operation whose
+   * answer it followed, whichever test is running now.
+   */
+  private takeStray(): void {
+    if (this.settings.judge === false || this.settings.disabledChecks.has('response-is-framed')) return;
+    for (let i = LATE_STRAY.length - 1; i >= 0; i--) {
+      if (LATE_STRAY[i]!.baseUrl !== this.settings.baseUrl) continue;
+      this.record(LATE_STRAY[i]!.finding);
+      LATE_STRAY.splice(i, 1);
     }
   }
 
@@ -335,7 +357,7 @@ export class Api {
     await this.settings.pace?.wait(other.path);
     this.requestCount++;
     try {
-      await sendHttp({
+      const answer = await sendHttp({
         method: 'GET',
         url: `${this.settings.baseUrl}${other.path}`,
         headers: {},
@@ -343,6 +365,7 @@ export class Api {
         maxBytes: 64 * 1024,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(other.path)),
       });
+      if (answer.retried) this.countRetry(labelOf(other));
       return undefined;
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
@@ -364,6 +387,7 @@ export class Api {
   }
 
   private async once(op: Operation, options: CallOptions): Promise<ApiResponse> {
+    this.takeStray();
     const request = this.build(op, options);
     const curl = curlLine(request);
     const operation = labelOf(op);
@@ -416,9 +440,12 @@ export class Api {
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(op.path)),
+        onStray: (detail) =>
+          LATE_STRAY.push({ baseUrl: this.settings.baseUrl, finding: strayFinding(operation, curl, detail) }),
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
+      if (error.retried) this.countRetry(operation);
       if (givenUp) throw givenUp;
       if (error.problem === 'timeout' && timeoutMs < ownTimeoutMs) {
         throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration during a request`);
@@ -436,6 +463,10 @@ export class Api {
       clearInterval(watch);
     }
     const judged = this.settings.judge !== false;
+    if (raw.retried) this.countRetry(operation);
+    this.takeStray();
+    if (raw.stray !== undefined && judged && !this.settings.disabledChecks.has('response-is-framed'))
+      this.record(strayFinding(operation, curl, raw.stray));
     const budget = this.latencyBudgetOf(op, ownTimeoutMs);
     if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
       this.countBroken(op, 'latency-within-budget');
@@ -554,6 +585,22 @@ export class Api {
       });
     }
   }
+}
+
+/** Stray bytes reported after their exchange ended, waiting for the next request to the same target. */
+const LATE_STRAY: { baseUrl: string; finding: Failure }[] = [];
+
+/** The response-is-framed finding for bytes that followed an answer of `operation`. */
+function strayFinding(operation: string, curl: string, detail: string): Failure {
+  return {
+    check: 'response-is-framed',
+    operation,
+    title: 'bytes after the end of an answer',
+    received: `${detail}; kgate closed the connection instead of reading them as the next answer`,
+    documented: 'each answer ends where its Content-Length or chunked framing says, and nothing follows it unasked',
+    curl,
+    origin: 'fixture',
+  };
 }
 
 /** Renders breaker lines (`check operationId`) as a short list of distinct causes. */

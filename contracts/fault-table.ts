@@ -167,6 +167,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'huge-body': { catches: ['body-within-size-cap'], touches: ALL },
   'slow-body': { catches: ['responds-within-timeout'], touches: ALL },
   'evaluate-slow-answers': { catches: ['latency-within-budget'], touches: EVALUATE },
+  'evaluate-stray-response': { catches: ['response-is-framed'], touches: EVALUATE },
 };
 
 /** One cell of the operation x check matrix. */

@@ -61,7 +61,7 @@ export interface TestOutcome {
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
    */
-  requests?: { test: number; discovery: number; data: string[] };
+  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
 }
 
 /**
@@ -223,6 +223,7 @@ export async function runCheck(
     test: api.requestCount,
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
+    ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
   };
   const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests };
   await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });

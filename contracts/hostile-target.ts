@@ -21,7 +21,22 @@ export type HostileBehaviour =
   | 'huge-headers'
   | 'redirect-loop'
   | 'html-login'
-  | 'many-entities';
+  | 'many-entities'
+  | 'close-after-answer'
+  | 'close-between-answers'
+  | 'stray-response'
+  | 'keep-alive-then-close';
+
+/** The behaviours that abuse the connection rather than the answer (the answers are the reference server's). */
+export const CONNECTION_BEHAVIOURS: readonly HostileBehaviour[] = [
+  'close-after-answer',
+  'close-between-answers',
+  'stray-response',
+  'keep-alive-then-close',
+];
+
+/** The unrequested response stray-response writes after each answer. */
+export const STRAY = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
 
 /** Nesting of the deep-nesting body: 400,000 arrays in under 1 MB. */
 export const DEEP_NESTING = 400_000;
@@ -63,7 +78,13 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
     timers.add(timer);
   };
   const upstream = new URL(options.upstream);
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, delayMs = 0) => {
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    delayMs = 0,
+    afterAnswer?: (socket: Socket) => void,
+  ) => {
     const out = request(
       {
         host: upstream.hostname,
@@ -78,8 +99,9 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
         answer.on('end', () =>
           later(delayMs, () => {
             if (res.destroyed) return;
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            res.end(Buffer.concat(chunks));
+            const socket = req.socket;
+            res.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'keep-alive' });
+            res.end(Buffer.concat(chunks), () => afterAnswer?.(socket));
           }),
         );
       },
@@ -97,6 +119,21 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
       }
       case 'slow-answer':
         forward(req, res, body, options.delayMs ?? 8_000);
+        return;
+      // A kept-alive connection closed 1 to 5 ms after the answer: HTTP/1.1 allows it at any moment.
+      case 'close-after-answer':
+        forward(req, res, body, 0, (socket) => later(1 + Math.random() * 4, () => socket.destroy()));
+        return;
+      // Closed at a random moment before the next answer (or never, when the next request comes first).
+      case 'close-between-answers':
+        forward(req, res, body, 0, (socket) => later(Math.random() * 30, () => socket.destroy()));
+        return;
+      case 'stray-response':
+        forward(req, res, body, 0, (socket) => socket.write(STRAY));
+        return;
+      // Says keep-alive, then closes at once.
+      case 'keep-alive-then-close':
+        forward(req, res, body, 0, (socket) => socket.destroy());
         return;
       case 'trickle': {
         res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': 200 });

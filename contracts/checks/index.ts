@@ -31,6 +31,7 @@ import type { Check } from './registry.ts';
 import { check as relatedEventsOrderedByTime } from './related-events-ordered-by-time.ts';
 import { check as requestIsEchoed } from './request-is-echoed.ts';
 import { check as respondsWithinTimeout } from './responds-within-timeout.ts';
+import { check as responseIsFramed } from './response-is-framed.ts';
 import { check as responseMatchesSpec } from './response-matches-spec.ts';
 import { check as similarityIsSymmetric } from './similarity-is-symmetric.ts';
 import { check as similarityOfIdenticalIsOne } from './similarity-of-identical-is-one.ts';
@@ -45,6 +46,7 @@ export const CHECKS: readonly Check[] = [
   connectionCompletes,
   bodyWithinSizeCap,
   latencyWithinBudget,
+  responseIsFramed,
   authRequired,
   authRequiresSubscription,
   quotaExhaustedIs403,

@@ -173,7 +173,29 @@ function evaluateSlowAnswers(): Fault {
   };
 }
 
-/** Transport-level faults for the harness's robustness tests (every operation, or evaluate for the slow answers). */
+/** The unrequested answer evaluate-stray-response sends after each real one, on the same connection. */
+export const STRAY_RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+
+function evaluateStrayResponse(): Fault {
+  return {
+    name: 'evaluate-stray-response',
+    group: 'academic',
+    operations: ['evaluateGet', 'evaluatePost'],
+    deviation: 'hostile',
+    description: 'answers evaluate correctly, then writes a second, unrequested response on the same connection',
+    response(_ctx, result) {
+      // Content-Length declares the real answer; the stray one follows it on the wire.
+      const payload = result.rawBody !== undefined ? String(result.rawBody) : JSON.stringify(result.body ?? '');
+      return {
+        ...result,
+        rawBody: `${payload}${STRAY_RESPONSE}`,
+        headers: { ...result.headers, 'content-length': String(Buffer.byteLength(payload)) },
+      };
+    },
+  };
+}
+
+/** Transport-level faults for the harness's robustness tests (every operation, or evaluate for the last two). */
 export function hostileFaults(): Fault[] {
-  return [hang(), reset(), invalidJson(), hugeBody(), slowBody(), evaluateSlowAnswers()];
+  return [hang(), reset(), invalidJson(), hugeBody(), slowBody(), evaluateSlowAnswers(), evaluateStrayResponse()];
 }
