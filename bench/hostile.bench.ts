@@ -4,6 +4,9 @@
 // Memory is read from /proc for every process of the run (the CLI, Playwright, its workers).
 // Target: no process of a run above 400 MB, whatever the target sends; memory against a hostile
 // body within 1.5 x a clean run's.
+// Then the gate's wall time against a target that closes every connection after each answer (on
+// every operation; kgate opens a new connection per request), as a ratio to the clean run.
+// Target: within 1.2 x.
 // KGATE_BENCH_HOSTILE (comma-separated behaviours) picks the behaviours; default all of them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { type HostileBehaviour, startHostileTarget } from '../contracts/hostile-target.ts';
@@ -12,6 +15,7 @@ import { watchMemory } from '../scripts/process-memory.ts';
 import { runKgate } from '../scripts/run-process.ts';
 
 const MEMORY_LIMIT_MB = 400;
+const CLOSING_RATIO_TARGET = 1.2;
 const BODIES: HostileBehaviour[] = ['deep-nesting', 'huge-body', 'gzip-bomb', 'many-entities'];
 const chosen = process.env.KGATE_BENCH_HOSTILE?.split(',').filter(Boolean) as HostileBehaviour[] | undefined;
 
@@ -26,8 +30,8 @@ interface Measured {
 const reference = await startReferenceServer({ quiet: true });
 const MB = 1024 * 1024;
 
-async function measure(behaviour: HostileBehaviour): Promise<Measured> {
-  const target = await startHostileTarget({ upstream: reference.url, behaviour });
+async function measure(behaviour: HostileBehaviour, path?: string): Promise<Measured> {
+  const target = await startHostileTarget({ upstream: reference.url, behaviour, path });
   let watch: ReturnType<typeof watchMemory> | undefined;
   const started = performance.now();
   const run = await runKgate(['conform', '--base-url', target.url, '--timeout', '2000', '--generate', '0', '--json'], {
@@ -60,6 +64,7 @@ async function measure(behaviour: HostileBehaviour): Promise<Measured> {
 const clean = await measure('none');
 const rows = [clean];
 for (const behaviour of chosen ?? BODIES) rows.push(await measure(behaviour));
+const closing = await measure('keep-alive-then-close', '*');
 await reference.close();
 
 console.log('behaviour             exit  seconds  x clean  peak/process  x clean  peak/tree');
@@ -69,8 +74,16 @@ for (const row of rows) {
   );
 }
 const worst = Math.max(...rows.map((row) => row.peakProcessMb));
-const met = worst < MEMORY_LIMIT_MB;
-console.log(`worst process peak ${worst} MB (target < ${MEMORY_LIMIT_MB} MB): ${met ? 'met' : 'MISSED'}`);
+const memoryMet = worst < MEMORY_LIMIT_MB;
+console.log(`worst process peak ${worst} MB (target < ${MEMORY_LIMIT_MB} MB): ${memoryMet ? 'met' : 'MISSED'}`);
+const closingRatio = closing.seconds / clean.seconds;
+const closingMet = closing.exitCode === 0 && closingRatio <= CLOSING_RATIO_TARGET;
+console.log(
+  `every connection closed after each answer: exit ${closing.exitCode}, ${closing.seconds} s, x${closingRatio.toFixed(2)} a clean run (target <= ${CLOSING_RATIO_TARGET}, gate passing): ${closingMet ? 'met' : 'MISSED'}`,
+);
 mkdirSync('reports/bench', { recursive: true });
-writeFileSync('reports/bench/hostile.json', `${JSON.stringify({ rows, worstProcessMb: worst, met }, null, 2)}\n`);
-process.exit(met ? 0 : 1);
+writeFileSync(
+  'reports/bench/hostile.json',
+  `${JSON.stringify({ rows, worstProcessMb: worst, memoryMet, closing, closingRatio, closingMet }, null, 2)}\n`,
+);
+process.exit(memoryMet && closingMet ? 0 : 1);

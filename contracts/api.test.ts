@@ -57,8 +57,8 @@ before(async () => {
       );
     }
     if (path.startsWith('/hang-one/') && path.endsWith('/hotevents')) return;
-    if (path.startsWith('/slow-one/') && path.endsWith('/urlpreview/v7.0/search')) {
-      setTimeout(() => json(200, PREVIEW), 250);
+    if (path.startsWith('/slow-') && path.endsWith('/urlpreview/v7.0/search')) {
+      setTimeout(() => json(200, PREVIEW), path.startsWith('/slow-long/') ? 1_600 : 250);
       return;
     }
     if (path.startsWith('/deep')) return json(200, `{"value":${'['.repeat(400_000)}${']'.repeat(400_000)}}`);
@@ -213,15 +213,38 @@ test('a request waiting on an operation that timed out elsewhere stops waiting w
 });
 
 test('latency-within-budget names a slow answer, and three of them give the operation up', async () => {
-  const cases: { given: Partial<ApiSettings>; want: { findings: number; level?: string; givenUp: boolean } }[] = [
-    // 250 ms answers with a 300 ms deadline: over three quarters of it.
-    { given: {}, want: { findings: 1, level: 'warn', givenUp: true } },
-    { given: { severity: { 'latency-within-budget': 'fail' } }, want: { findings: 1, level: 'fail', givenUp: true } },
-    { given: { latencyBudgetMs: { '/urlpreview/v7.0/search': 1_000 } }, want: { findings: 0, givenUp: false } },
-    { given: { disabledChecks: new Set(['latency-within-budget']) }, want: { findings: 0, givenUp: false } },
+  const cases: {
+    given: Partial<ApiSettings> & { prefix: string };
+    want: { findings: number; level?: string; givenUp: boolean };
+  }[] = [
+    // 1.6 s answers with a 2 s deadline: over three quarters of it.
+    { given: { prefix: '/slow-long', timeoutMs: 2_000 }, want: { findings: 1, level: 'warn', givenUp: true } },
+    {
+      given: {
+        prefix: '/slow-short',
+        timeoutMs: 2_000,
+        latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
+        severity: { 'latency-within-budget': 'fail' },
+      },
+      want: { findings: 1, level: 'fail', givenUp: true },
+    },
+    {
+      given: { prefix: '/slow-short', timeoutMs: 2_000, latencyBudgetMs: { '/urlpreview/v7.0/search': 1_000 } },
+      want: { findings: 0, givenUp: false },
+    },
+    {
+      given: {
+        prefix: '/slow-short',
+        timeoutMs: 2_000,
+        latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
+        disabledChecks: new Set(['latency-within-budget']),
+      },
+      want: { findings: 0, givenUp: false },
+    },
   ];
   for (const [index, { given, want }] of cases.entries()) {
-    const client = api('/slow-one', { breakerDir: join(breakerDir, `slow-${index}`), ...given });
+    const { prefix, ...settings } = given;
+    const client = api(prefix, { breakerDir: join(breakerDir, `slow-${index}`), ...settings });
     for (let i = 0; i < SLOW_OPERATION_LIMIT; i++)
       await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
     const latency = client.findings.filter((finding) => finding.check === 'latency-within-budget');

@@ -49,7 +49,7 @@ export interface HostileTargetOptions {
   /** The base URL every request is forwarded to (the reference server). */
   upstream: string;
   behaviour: HostileBehaviour;
-  /** The path that misbehaves; the others are forwarded untouched. */
+  /** The path that misbehaves, or `*` for every path; the others are forwarded untouched. */
   path?: string;
   /** slow-answer: how long each answer is held back, in milliseconds. */
   delayMs?: number;
@@ -220,7 +220,7 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const target = (req.url ?? '').split('?')[0] === path;
+      const target = path === '*' || (req.url ?? '').split('?')[0] === path;
       if (target && options.behaviour !== 'none') misbehave(req, res, body);
       else forward(req, res, body);
     });

@@ -383,14 +383,9 @@ class ResponseParser {
 /** The request's bytes on the wire. */
 function serialize(url: URL, request: HttpRequest): Buffer {
   const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
-  const names = new Set<string>();
-  for (const [name, value] of Object.entries(request.headers)) {
-    names.add(name.toLowerCase());
-    lines.push(`${name}: ${value}`);
-  }
+  for (const [name, value] of Object.entries(request.headers)) lines.push(`${name}: ${value}`);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   if (body !== undefined) lines.push(`Content-Length: ${body.length}`);
-  if (!names.has('accept')) lines.push('Accept: application/json');
   // No Accept-Encoding: kgate never inflates a body, so a compressed one stays the bytes it is.
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), ...(body ? [body] : [])]);
 }
@@ -514,6 +509,12 @@ function attempt(
  */
 export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
   const url = new URL(request.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url.protocol}`);
+  for (const [name, value] of Object.entries(request.headers)) {
+    // As node:http refuses them: a line break in a header would write a header of its own choosing.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
+      throw new TypeError(`invalid header ${JSON.stringify(name)}`);
+  }
   const started = performance.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(`within ${request.timeoutMs} ms`), request.timeoutMs);
