@@ -202,7 +202,7 @@ test('the action runs the gate with the keys of the named secrets and sets its o
   assert.equal(code, 1, 'the fault fails the gate');
   assert.deepEqual(
     { verdict: outputs.verdict, exit: outputs['exit-code'], failed: outputs.failed, passed: outputs.passed },
-    { verdict: 'fail', exit: '1', failed: '1', passed: '8' },
+    { verdict: 'fail', exit: '1', failed: '1', passed: '9' },
     JSON.stringify(outputs),
   );
   assert.equal(outputs['report-dir'], join(project, 'kgate-reports'), 'reports in the working directory');
