@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { SETTLE_MS, sendHttp, TransportError } from './http.ts';
+import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './http.ts';
 
 /** Tiny hostile servers, one per path, so the client is proven without the reference server. */
 const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
@@ -233,5 +238,56 @@ test('sendHttp reads chunked bodies and bodies framed by the end of the connecti
     } finally {
       server.close();
     }
+  }
+});
+
+test('sendHttp speaks HTTPS, reuses the connection and verifies the certificate', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-tls-'));
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ],
+    { stdio: 'ignore' },
+  );
+  if (made.status !== 0) return t.skip('openssl is not available to make a certificate');
+  const tls = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => res.end(JSON.stringify({ url: req.url, port: req.socket.remotePort })),
+  );
+  await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+  const url = `https://localhost:${(tls.address() as AddressInfo).port}/x?a=1`;
+  try {
+    await assert.rejects(
+      get(url),
+      (error: unknown) => error instanceof TransportError && /SELF_SIGNED/.test(error.message),
+    );
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    const first = await get(url);
+    await rest();
+    const second = await get(url);
+    assert.equal(JSON.parse(first.body.toString()).url, '/x?a=1');
+    assert.equal(
+      JSON.parse(second.body.toString()).port,
+      JSON.parse(first.body.toString()).port,
+      'the same connection',
+    );
+  } finally {
+    delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    closeIdleSockets();
+    tls.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
