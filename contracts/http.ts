@@ -49,14 +49,16 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer;
-  /** Deadline for the whole exchange (connect, headers, body, and a retry), in milliseconds. */
+  /** Deadline for the whole exchange (connect, headers, body), in milliseconds; a retry gets one of its own. */
   timeoutMs: number;
   /** Largest body read; a longer body is abandoned and reported. */
   maxBytes: number;
   /** Ends the exchange early as a timeout, with the abort reason as its message. */
   signal?: AbortSignal;
-  /** Called once the request has been handed to the socket in full (what --max-rps paces by). */
+  /** Called once the request has been handed to the socket in full (what --max-rps paces by); again for a retry. */
   onSent?: () => void;
+  /** Awaited before a retry is sent (a paced run waits for the retry's slot, as for any request). */
+  beforeRetry?: () => Promise<unknown>;
   /**
    * Called when bytes arrive on the connection after this exchange's answer was complete, while
    * no other exchange uses it (the connection is then closed). Bytes after the declared end that
@@ -504,7 +506,7 @@ function attempt(
 /**
  * Sends one request; resolves with the whole response or rejects with a TransportError. A request
  * that a kept-alive connection lost before any byte of its answer arrived is sent again once, on a
- * fresh connection, within the same deadline (RawResponse.retried says so); a fresh connection that
+ * fresh connection (RawResponse.retried says so); a fresh connection that
  * fails, or one that fails after part of an answer, is the exchange's failure.
  */
 export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
@@ -515,34 +517,40 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
       throw new TypeError(`invalid header ${JSON.stringify(name)}`);
   }
-  const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(`within ${request.timeoutMs} ms`), request.timeoutMs);
-  const onAbort = () => controller.abort(request.signal!.reason ?? new Error('aborted'));
-  if (request.signal?.aborted) onAbort();
-  request.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const first = await attempt(url, request, false, started, controller);
-    if (!first.reusedBeforeAnyByte && !first.ambiguous) return first;
+  // Each attempt has the whole deadline: a retry only follows a connection lost before any byte of
+  // an answer (at once, never after a wait), and may first wait for its slot under a pace.
+  const deadlined = async (fresh: boolean) => {
+    const started = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(`within ${request.timeoutMs} ms`), request.timeoutMs);
+    const onAbort = () => controller.abort(request.signal!.reason ?? new Error('aborted'));
+    if (request.signal?.aborted) onAbort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const second = await attempt(url, request, true, started, controller);
-      if (second.reusedBeforeAnyByte) throw second.reusedBeforeAnyByte;
-      // Which exchange the extra answer belonged to is known only when the fresh connection shows it
-      // again (second.stray names this request's operation); otherwise nobody is blamed on a guess.
-      return { ...second, retried: true };
-    } catch (error) {
-      if (!(error instanceof TransportError)) throw error;
-      throw new TransportError(
-        error.problem,
-        `${error.message} (sent again on a fresh connection after ${first.reusedBeforeAnyByte ? `a kept-alive one was lost before any byte of the answer: ${first.reusedBeforeAnyByte.message}` : `two answers came back on a kept-alive one: ${first.ambiguous}`})`,
-        error.bytesRead,
-        error.status,
-        true,
-      );
+      return await attempt(url, request, fresh, started, controller);
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
     }
-  } finally {
-    clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onAbort);
+  };
+  const first = await deadlined(false);
+  if (!first.reusedBeforeAnyByte && !first.ambiguous) return first;
+  try {
+    await request.beforeRetry?.();
+    const second = await deadlined(true);
+    if (second.reusedBeforeAnyByte) throw second.reusedBeforeAnyByte;
+    // Which exchange the extra answer belonged to is known only when the fresh connection shows it
+    // again (second.stray names this request's operation); otherwise nobody is blamed on a guess.
+    return { ...second, retried: true };
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    throw new TransportError(
+      error.problem,
+      `${error.message} (sent again on a fresh connection after ${first.reusedBeforeAnyByte ? `a kept-alive one was lost before any byte of the answer: ${first.reusedBeforeAnyByte.message}` : `two answers came back on a kept-alive one: ${first.ambiguous}`})`,
+      error.bytesRead,
+      error.status,
+      true,
+    );
   }
 }
 

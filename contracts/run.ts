@@ -144,6 +144,7 @@ export async function keyRefusedEverywhere(
           // Short: a target that does not answer here is judged (quickly) by the suite itself.
           timeoutMs: 2_000,
           onSent: pace && (() => pace.sent(paced)),
+          beforeRetry: pace && (() => pace.wait(paced)),
           maxBytes: 1024 * 1024,
         });
         return response.status;
