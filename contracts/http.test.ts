@@ -217,6 +217,22 @@ test('bytes after the end of an answer close the connection and are reported, ne
   }
 });
 
+test('a 408 on an idle connection is the server closing it, not stray bytes', async () => {
+  const server = await rawServer((socket) => {
+    socket.write(answer('{"n":1}'));
+    setTimeout(() => socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'), 5);
+  });
+  try {
+    const reported: string[] = [];
+    await get(`${server.url}/a`, { onStray: (detail) => reported.push(detail) });
+    await rest();
+    assert.equal((await get(`${server.url}/b`)).status, 200);
+    assert.deepEqual(reported, []);
+  } finally {
+    server.close();
+  }
+});
+
 test('sendHttp reads chunked bodies and bodies framed by the end of the connection', async () => {
   const cases = [
     {

@@ -144,6 +144,9 @@ function release(connection: Connection): void {
   connection.idleData = (chunk: Buffer) => {
     const tell = connection.onStray;
     retire(connection);
+    // Some servers and proxies say why they close an idle connection with a 408 first (RFC 9110
+    // allows it): that is a close, not bytes of another exchange.
+    if (/^HTTP\/1\.[01] 408 /.test(chunk.subarray(0, 13).toString('latin1'))) return;
     tell?.(`${chunk.length} byte(s) arrived on the connection after the answer was complete: ${preview(chunk)}`);
   };
   connection.idleEnd = () => retire(connection);
