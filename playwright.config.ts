@@ -27,6 +27,8 @@ export default defineConfig({
   // Under --max-rps a test waits for its requests' slots: its time limit grows with the pace.
   timeout: testTimeoutMs(options, workers),
   forbidOnly: env.ci,
+  // The workers stop sending at --max-duration; this only catches a test that does not notice.
+  ...(options.deadlineAt ? { globalTimeout: Math.max(options.deadlineAt - Date.now(), 1_000) + 30_000 } : {}),
   globalSetup: `./contracts/global-setup${MODULE_EXT}`,
   outputDir: `${reportDir}/test-results`,
   // Requests go through the suite's own client (contracts/http.ts), never the browser or

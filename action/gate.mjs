@@ -25,6 +25,7 @@ export const INPUTS = {
   baseline: '',
   'max-rps': '',
   'max-rps-by-path': '',
+  'max-duration': '',
   config: '',
   'report-dir': 'kgate-reports',
   shard: '',
@@ -97,6 +98,7 @@ export function conformArgs(inputs) {
     ['baseline', '--baseline'],
     ['max-rps', '--max-rps'],
     ['max-rps-by-path', '--max-rps-by-path'],
+    ['max-duration', '--max-duration'],
     ['config', '--config'],
   ];
   for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);

@@ -62,6 +62,7 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         baseline: 'gate/kgate.baseline.json',
         'max-rps': '1',
         'max-rps-by-path': '/academic/v1.0/calchistogram=0.1',
+        'max-duration': '20m',
         config: 'gate/kgate.config.json',
         args: '--grep  evaluate --timeout 20000',
       },
@@ -81,6 +82,8 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         '1',
         '--max-rps-by-path',
         '/academic/v1.0/calchistogram=0.1',
+        '--max-duration',
+        '20m',
         '--config',
         'gate/kgate.config.json',
         '--strict',
@@ -302,7 +305,7 @@ test('the action runs the gate with the keys of the named secrets and sets its o
   assert.equal(code, 1, 'the fault fails the gate');
   assert.deepEqual(
     { verdict: outputs.verdict, exit: outputs['exit-code'], failed: outputs.failed, passed: outputs.passed },
-    { verdict: 'fail', exit: '1', failed: '1', passed: '7' },
+    { verdict: 'fail', exit: '1', failed: '1', passed: '9' },
     JSON.stringify(outputs),
   );
   assert.equal(outputs['report-dir'], join(project, 'kgate-reports'), 'reports in the working directory');

@@ -22,6 +22,8 @@ const FILE: KgateConfig = {
   maxRpsByPath: { '/academic/v1.0/calchistogram': 0.1 },
   baseline: '/work/gate/known.json',
   strict: true,
+  maxDuration: 1200,
+  latencyBudgetMs: { '/academic/v1.0/evaluate': 3_000 },
 };
 
 test('flags win over the environment, which wins over the configuration file', () => {
@@ -47,6 +49,8 @@ test('flags win over the environment, which wins over the configuration file', (
         maxRpsByPath: { '/academic/v1.0/calchistogram': 0.1 },
         baseline: '/work/gate/known.json',
         strict: true,
+        maxDurationMs: 1_200_000,
+        latencyBudgetMs: { '/academic/v1.0/evaluate': 3_000 },
       },
     },
     {
@@ -74,6 +78,8 @@ test('flags win over the environment, which wins over the configuration file', (
           '/academic/v1.0/evaluate=1, /eventknowledge/v1.0/events/{event_id}/documents=0.5',
           '--baseline',
           'other.json',
+          '--max-duration',
+          '15m',
         ],
         env: { KGATE_BASE_URL: 'http://env.example.org' },
         config: FILE,
@@ -86,9 +92,13 @@ test('flags win over the environment, which wins over the configuration file', (
         maxRps: 0.2,
         maxRpsByPath: { '/academic/v1.0/evaluate': 1, '/eventknowledge/v1.0/events/{event_id}/documents': 0.5 },
         baseline: '/work/gate/other.json',
+        maxDurationMs: 900_000,
       },
     },
-    { given: { argv: ['--strict'], env: {}, config: {} }, want: { strict: true, timeoutMs: 10_000 } },
+    {
+      given: { argv: ['--strict'], env: {}, config: {} },
+      want: { strict: true, timeoutMs: 10_000, maxDurationMs: undefined, latencyBudgetMs: undefined },
+    },
     {
       given: { argv: [], env: {}, config: { keyVariables: { full: 'PROD_KEY', exhausted: 'SPENT' } } },
       want: { keys: {}, unsetKeyVariables: ['PROD_KEY', 'SPENT'] },
@@ -122,6 +132,8 @@ test('bad values are one line naming the option and the rule', () => {
       want: /^option --max-rps-by-path: path '\/academic\/v1\.0\/evaluate' is given twice$/,
     },
     { given: ['--update-baseline'], want: /^option --update-baseline needs --baseline FILE/ },
+    { given: ['--max-duration', 'soon'], want: /^option --max-duration takes a duration such as 500ms, 30s or 2m/ },
+    { given: ['--max-duration', '0s'], want: /^option --max-duration takes a duration .* between 1000 ms and/ },
     { given: ['--baseline', ''], want: /^option --baseline takes a file path/ },
   ];
   for (const { given, want } of cases) {

@@ -6,6 +6,7 @@ import { CHECK_IDS } from '../contracts/checks/index.ts';
 import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import {
+  durationOption,
   intOption,
   listOption,
   numberOption,
@@ -28,6 +29,7 @@ export const CONFORM_OPTIONS = {
   timeout: { type: 'string' },
   'max-rps': { type: 'string' },
   'max-rps-by-path': { type: 'string' },
+  'max-duration': { type: 'string' },
   workers: { type: 'string' },
   'with-rate-limit': { type: 'boolean' },
   shard: { type: 'string' },
@@ -66,7 +68,14 @@ export interface ConformSettings {
   /** Absolute path of the baseline file. */
   baseline?: string;
   updateBaseline: boolean;
+  /** --max-duration or maxDuration, in milliseconds; undefined: the default derived from the estimate. */
+  maxDurationMs?: number;
+  /** latencyBudgetMs of the configuration file. */
+  latencyBudgetMs?: Record<string, number>;
 }
+
+/** Longest --max-duration accepted. */
+export const MAX_DURATION_LIMIT_MS = 24 * 3_600_000;
 
 /** Validates check ids against the registry; an unknown one is a usage error listing the valid ids. */
 export function validateCheckIds(ids: string[] | undefined, option: string): string[] | undefined {
@@ -160,5 +169,10 @@ export function resolveConformSettings(
       (config.maxRpsByPath && Object.keys(config.maxRpsByPath).length > 0 ? config.maxRpsByPath : undefined),
     baseline,
     updateBaseline,
+    maxDurationMs:
+      durationOption(values, 'max-duration', { minMs: 1_000, maxMs: MAX_DURATION_LIMIT_MS }) ??
+      (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
+    latencyBudgetMs:
+      config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
   };
 }

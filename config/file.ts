@@ -49,6 +49,10 @@ export interface KgateConfig {
   baseline?: string;
   /** Warnings fail the gate. */
   strict?: boolean;
+  /** The whole run's time limit, in seconds. */
+  maxDuration?: number;
+  /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
+  latencyBudgetMs?: Record<string, number>;
 }
 
 /** A configuration file that cannot be used: the message names the file, the key and the rule. */

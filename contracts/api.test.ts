@@ -5,7 +5,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Api, type ApiSettings, isJsonMediaType, ResponseUnusable, retryWaitMs, TargetBroken } from './api.ts';
+import {
+  Api,
+  type ApiSettings,
+  BREAKER_POLL_MS,
+  DeadlineReached,
+  isJsonMediaType,
+  ResponseUnusable,
+  retryWaitMs,
+  SLOW_OPERATION_LIMIT,
+  TargetBroken,
+} from './api.ts';
 import { op } from './discovery.ts';
 
 const PREVIEW = {
@@ -47,6 +57,11 @@ before(async () => {
       );
     }
     if (path.startsWith('/hang-one/') && path.endsWith('/hotevents')) return;
+    if (path.startsWith('/slow-') && path.endsWith('/urlpreview/v7.0/search')) {
+      setTimeout(() => json(200, PREVIEW), path.startsWith('/slow-long/') ? 1_600 : 250);
+      return;
+    }
+    if (path.startsWith('/deep')) return json(200, `{"value":${'['.repeat(400_000)}${']'.repeat(400_000)}}`);
     if (path.startsWith('/hang/')) return;
     if (path.startsWith('/no-aborted')) return json(200, { query: 'q', interpretations: [] });
     return json(200, PREVIEW);
@@ -164,20 +179,106 @@ test('with a long deadline, a silent target is given up on after the probe, not 
 test('one operation that hangs breaks only that operation', async () => {
   const dir = join(breakerDir, 'one');
   const client = api('/hang-one', { breakerDir: dir });
-  for (let i = 0; i < 2; i++) {
-    await assert.rejects(
-      client.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
-      ResponseUnusable,
-      'times out',
-    );
-  }
+  await assert.rejects(client.call(op('hotEvents'), { params: { date: '2024-01-01' } }), ResponseUnusable, 'times out');
   await assert.rejects(
     client.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
     TargetBroken,
-    'after two timeouts the operation is given up on',
+    'after a timeout the operation is given up on: a hang costs one deadline',
   );
   const other = await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
   assert.equal(other.status, 200, 'the other operations are still asked');
+});
+
+test('a request waiting on an operation that timed out elsewhere stops waiting within one poll of the breaker', async () => {
+  const dir = join(breakerDir, 'shared');
+  // Two workers: one with a short deadline times out first; the other, with a long one, learns from the breaker file.
+  const first = api('/hang-one', { breakerDir: dir, timeoutMs: 300 });
+  const second = api('/hang-one', { breakerDir: dir, timeoutMs: 20_000 });
+  const started = performance.now();
+  const [a, b] = await Promise.allSettled([
+    first.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
+    second.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
+  ]);
+  const waited = performance.now() - started;
+  assert.ok(a.status === 'rejected' && a.reason instanceof ResponseUnusable, 'the first times out');
+  assert.ok(
+    b.status === 'rejected' && b.reason instanceof TargetBroken,
+    `the second is given up: ${String(b.status === 'rejected' && b.reason)}`,
+  );
+  assert.deepEqual(second.findings, [], 'the request given up on is not a finding of its own');
+  assert.ok(
+    waited < 300 + 6 * BREAKER_POLL_MS,
+    `the second stopped after ${Math.round(waited)} ms, not its 20 s deadline`,
+  );
+});
+
+test('latency-within-budget names a slow answer, and three of them give the operation up', async () => {
+  const cases: {
+    given: Partial<ApiSettings> & { prefix: string };
+    want: { findings: number; level?: string; givenUp: boolean };
+  }[] = [
+    // 1.6 s answers with a 2 s deadline: over three quarters of it.
+    { given: { prefix: '/slow-long', timeoutMs: 2_000 }, want: { findings: 1, level: 'warn', givenUp: true } },
+    {
+      given: {
+        prefix: '/slow-short',
+        timeoutMs: 2_000,
+        latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
+        severity: { 'latency-within-budget': 'fail' },
+      },
+      want: { findings: 1, level: 'fail', givenUp: true },
+    },
+    {
+      given: { prefix: '/slow-short', timeoutMs: 2_000, latencyBudgetMs: { '/urlpreview/v7.0/search': 1_000 } },
+      want: { findings: 0, givenUp: false },
+    },
+    {
+      given: {
+        prefix: '/slow-short',
+        timeoutMs: 2_000,
+        latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
+        disabledChecks: new Set(['latency-within-budget']),
+      },
+      want: { findings: 0, givenUp: false },
+    },
+  ];
+  for (const [index, { given, want }] of cases.entries()) {
+    const { prefix, ...settings } = given;
+    const client = api(prefix, { breakerDir: join(breakerDir, `slow-${index}`), ...settings });
+    for (let i = 0; i < SLOW_OPERATION_LIMIT; i++)
+      await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+    const latency = client.findings.filter((finding) => finding.check === 'latency-within-budget');
+    assert.equal(latency.length, want.findings, JSON.stringify(given));
+    if (want.level) assert.equal(latency[0]!.level, want.level);
+    const next = client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+    if (want.givenUp) await assert.rejects(next, TargetBroken, 'given up after three slow answers');
+    else assert.equal((await next).status, 200);
+    assert.equal(
+      (await client.call(op('hotEvents'), { params: { date: '2024-01-01' } })).status,
+      200,
+      'others still asked',
+    );
+  }
+});
+
+test('a body nested past the limit is refused before parsing, as body-within-size-cap', async () => {
+  const client = api('/deep', { maxBytes: 2_000_000 });
+  await assert.rejects(client.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), ResponseUnusable);
+  assert.deepEqual(
+    client.findings.map((finding) => [finding.check, finding.title]),
+    [['body-within-size-cap', 'response body nested deeper than the limit']],
+  );
+});
+
+test('no request is sent after the run deadline, and one in flight is cut short at it', async () => {
+  const past = api('', { deadlineAt: Date.now() - 1 });
+  await assert.rejects(past.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), DeadlineReached);
+  assert.equal(past.requestCount, 0);
+  const soon = api('/hang', { deadlineAt: Date.now() + 200, timeoutMs: 20_000 });
+  const started = performance.now();
+  await assert.rejects(soon.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), DeadlineReached);
+  assert.ok(performance.now() - started < 2_000, 'cut at the run deadline, not the request deadline');
+  assert.deepEqual(soon.findings, [], 'not a finding about the target');
 });
 
 test('isJsonMediaType accepts JSON media types only', () => {

@@ -5,6 +5,7 @@ import { getOperation, type OperationInfo, operationLabel } from '../openapi/spe
 import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
 import { sendHttp, TransportError } from './http.ts';
+import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
@@ -85,6 +86,12 @@ export interface ApiSettings {
   judge?: boolean;
   /** --max-rps: every request (probes and retries too) waits for its slot, shared by all workers. */
   pace?: RequestPace;
+  /** --max-duration: when the run must end (epoch ms); no request is sent after it, none outlives it. */
+  deadlineAt?: number;
+  /** latency-within-budget: per path of the spec, the longest an answer may take (default: LATENCY_SHARE of the deadline). */
+  latencyBudgetMs?: Record<string, number>;
+  /** Severity overrides of the configuration file (latency-within-budget is a warning unless set to fail). */
+  severity?: Record<string, 'fail' | 'warn'>;
 }
 
 /**
@@ -96,6 +103,19 @@ export interface ApiSettings {
  * hang for some inputs never silence the ones that answer.
  */
 export const BROKEN_OPERATION_LIMIT = 2;
+/**
+ * A timeout breaks its operation at once: a hang costs one deadline, not one per request. Requests
+ * already waiting on it, in every worker, read the breaker every BREAKER_POLL_MS and give up.
+ */
+export const BREAKER_POLL_MS = 500;
+/**
+ * An operation whose answers took longer than their latency budget this many times is given up on
+ * like a broken one (its remaining tests are skipped naming the cause), so a target answering in 8 s
+ * of a 10 s deadline is judged in about the time of a clean one, with the operation named.
+ */
+export const SLOW_OPERATION_LIMIT = 3;
+/** Share of the per-request deadline an answer may take before latency-within-budget names it. */
+export const LATENCY_SHARE = 0.75;
 /** Prefix of the files that count transport failures. */
 export const BREAKER_FILE_PREFIX = '.transport-failures-';
 /** Breaker file names by folder and scope. */
@@ -120,6 +140,14 @@ export class TargetBroken extends Error {
   override name = 'TargetBroken';
 }
 
+/** A request not sent, or cut short, because the run reached its --max-duration; its test is reported as not run. */
+export class DeadlineReached extends Error {
+  override name = 'DeadlineReached';
+}
+
+/** The title of the finding of a test that the run's --max-duration ended. */
+export const NOT_RUN_DEADLINE = 'not run: deadline';
+
 /**
  * A response the request fixture could not use: no complete answer (timeout, reset, oversized)
  * or a body that is not JSON. The finding it carries is reported on the response's operation
@@ -130,6 +158,18 @@ export class ResponseUnusable extends Error {
   constructor(readonly finding: Failure) {
     super(`${finding.operation} ${finding.title}: ${finding.received} (reported under ${finding.check})`);
   }
+}
+
+/** The failure of a test the run's --max-duration ended: it fails the gate, so a slow target cannot pass by running out the clock. */
+export function notRunDeadline(check: string, operation: string): Failure {
+  return {
+    check,
+    operation,
+    title: NOT_RUN_DEADLINE,
+    received: 'the run reached its --max-duration before this test finished',
+    documented: 'every selected test runs within the run time limit (--max-duration, maxDuration)',
+    origin: 'error',
+  };
 }
 
 /** Forgets the transport failures counted by an earlier run. */
@@ -169,6 +209,8 @@ export class Api {
   readonly dataUsed = new Set<string>();
   /** Requests and their latencies per operation label, counted where requestCount is. */
   readonly timings: OperationTimings = {};
+  /** Requests sent again on a fresh connection (a kept-alive one lost before any byte of the answer), by operation label. */
+  readonly retries: Record<string, number> = {};
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -191,6 +233,28 @@ export class Api {
         return response;
       }
       await new Promise((resolve) => setTimeout(resolve, retryWaitMs(response)));
+    }
+  }
+
+  /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */
+  private countRetry(operation: string): void {
+    this.requestCount++;
+    // The lost attempt ended before any byte of an answer: a request of (about) no time.
+    recordTiming(this.timings, operation, 0);
+    this.retries[operation] = (this.retries[operation] ?? 0) + 1;
+  }
+
+  /**
+   * Takes over the stray bytes that arrived on connections to this target after an exchange had
+   * ended (the exchange's own test may be over by then): each is reported on the operation whose
+   * answer it followed, whichever test is running now.
+   */
+  private takeStray(): void {
+    if (this.settings.judge === false || this.settings.disabledChecks.has('response-is-framed')) return;
+    for (let i = LATE_STRAY.length - 1; i >= 0; i--) {
+      if (LATE_STRAY[i]!.baseUrl !== this.settings.baseUrl) continue;
+      this.record(LATE_STRAY[i]!.finding);
+      LATE_STRAY.splice(i, 1);
     }
   }
 
@@ -252,16 +316,35 @@ export class Api {
     const down = this.breakerLines(`${this.settings.baseUrl} down`);
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
     const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
-    if (own.length >= BROKEN_OPERATION_LIMIT) {
+    const slow = own.filter((line) => line.startsWith('latency-within-budget'));
+    const broken = own.filter((line) => !line.startsWith('latency-within-budget'));
+    if (broken.length >= BROKEN_OPERATION_LIMIT || broken.some((line) => line.startsWith('responds-within-timeout'))) {
       throw new TargetBroken(
-        `not run: ${own.length} earlier requests to ${labelOf(op)} failed at the transport level (${describeLines(own)})`,
+        `not run: ${broken.length} earlier request(s) to ${labelOf(op)} failed at the transport level (${describeLines(broken)})`,
+      );
+    }
+    if (slow.length >= SLOW_OPERATION_LIMIT) {
+      throw new TargetBroken(
+        `not run: ${slow.length} earlier answers of ${labelOf(op)} took longer than its latency budget (latency-within-budget)`,
       );
     }
   }
 
+  /** Throws DeadlineReached once the run's --max-duration has passed. */
+  private checkDeadline(): void {
+    const at = this.settings.deadlineAt;
+    if (at !== undefined && Date.now() >= at)
+      throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration`);
+  }
+
+  /** The longest an answer of `op` may take before latency-within-budget names it. */
+  latencyBudgetOf(op: Operation, timeoutMs: number): number {
+    return this.settings.latencyBudgetMs?.[op.path] ?? Math.round(timeoutMs * LATENCY_SHARE);
+  }
+
   /** Counts a transport-level failure for the breaker. */
   private countBroken(op: Operation, check: string): void {
-    if (!TRANSPORT_CHECKS.has(check)) return;
+    if (!TRANSPORT_CHECKS.has(check) && check !== 'latency-within-budget') return;
     const file = this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`);
     if (!file) return;
     mkdirSync(dirname(file), { recursive: true });
@@ -280,14 +363,16 @@ export class Api {
     this.requestCount++;
     const started = performance.now();
     try {
-      await sendHttp({
+      const answer = await sendHttp({
         method: 'GET',
         url: `${this.settings.baseUrl}${other.path}`,
         headers: {},
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(other.path)),
+        beforeRetry: this.settings.pace && (() => this.settings.pace!.wait(other.path)),
       });
+      if (answer.retried) this.countRetry(labelOf(other));
       return undefined;
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
@@ -311,15 +396,23 @@ export class Api {
   }
 
   private async once(op: Operation, options: CallOptions): Promise<ApiResponse> {
+    this.takeStray();
     const request = this.build(op, options);
     const curl = curlLine(request);
     const operation = labelOf(op);
+    this.checkDeadline();
     this.checkBreaker(op);
     this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
-    const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
+    const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     await this.settings.pace?.wait(op.path);
+    this.checkDeadline();
+    this.checkBreaker(op);
+    // No request outlives the run: its deadline is cut to the time the run has left.
+    const left =
+      this.settings.deadlineAt === undefined ? Number.POSITIVE_INFINITY : this.settings.deadlineAt - Date.now();
+    const timeoutMs = Math.max(1, Math.min(ownTimeoutMs, left));
     this.requestCount++;
     const started = performance.now();
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
@@ -335,6 +428,18 @@ export class Api {
             });
           }, PROBE_AFTER_MS)
         : undefined;
+    // Another request (in any worker) may find this operation hung or the target down meanwhile,
+    // or the run may reach its deadline: each ends this wait within BREAKER_POLL_MS.
+    let givenUp: Error | undefined;
+    const watch = setInterval(() => {
+      try {
+        this.checkDeadline();
+        this.checkBreaker(op);
+      } catch (error) {
+        givenUp = error as Error;
+        controller.abort(givenUp);
+      }
+    }, BREAKER_POLL_MS);
     try {
       raw = await sendHttp({
         method: request.method,
@@ -345,9 +450,20 @@ export class Api {
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(op.path)),
+        beforeRetry: this.settings.pace && (() => this.settings.pace!.wait(op.path)),
+        onStray: (detail) => {
+          // Bounded: a target that sends stray bytes after every answer needs only a few reports.
+          if (LATE_STRAY.length < 100)
+            LATE_STRAY.push({ baseUrl: this.settings.baseUrl, finding: strayFinding(operation, curl, detail) });
+        },
       });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
+      if (error.retried) this.countRetry(operation);
+      if (givenUp) throw givenUp;
+      if (error.problem === 'timeout' && timeoutMs < ownTimeoutMs) {
+        throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration during a request`);
+      }
       const finding = transportFailure(error, operation, curl);
       if (!probed && WHOLE_TARGET_CHECKS.has(finding.check)) {
         await this.probeTarget(
@@ -358,7 +474,41 @@ export class Api {
       this.unusable(op, finding);
     } finally {
       clearTimeout(watchdog);
+      clearInterval(watch);
       recordTiming(this.timings, operation, performance.now() - started);
+    }
+    const judged = this.settings.judge !== false;
+    if (raw.retried) this.countRetry(operation);
+    this.takeStray();
+    if (raw.stray !== undefined && judged && !this.settings.disabledChecks.has('response-is-framed'))
+      this.record(strayFinding(operation, curl, raw.stray));
+    const budget = this.latencyBudgetOf(op, ownTimeoutMs);
+    if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
+      this.countBroken(op, 'latency-within-budget');
+      if (judged)
+        this.record({
+          check: 'latency-within-budget',
+          operation,
+          title: 'answer took longer than the latency budget',
+          received: `status ${raw.status} after ${Math.round(raw.elapsedMs)} ms`,
+          documented: `an answer within ${budget} ms (${this.settings.latencyBudgetMs?.[op.path] !== undefined ? 'latencyBudgetMs of the configuration file' : `${LATENCY_SHARE * 100} % of the ${ownTimeoutMs} ms deadline`}); slower answers come close to failing responds-within-timeout`,
+          curl,
+          origin: 'fixture',
+          level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
+        });
+    }
+    const beyond = beyondJsonLimits(raw.body);
+    if (beyond !== undefined) {
+      this.unusable(op, {
+        check: 'body-within-size-cap',
+        operation,
+        title: 'response body nested deeper than the limit',
+        received: `status ${raw.status}, ${beyond}`,
+        documented: 'a response body within the harness limits (8 MiB, nesting depth 128)',
+        excerpt: excerpt(raw.body.subarray(0, 400).toString('utf8')),
+        curl,
+        origin: 'fixture',
+      });
     }
     const text = raw.body.toString('utf8');
     const contentType = raw.headers['content-type'];
@@ -374,7 +524,6 @@ export class Api {
       curl,
       excerpt: excerpt(text),
     };
-    const judged = this.settings.judge !== false;
     if (judged && !this.settings.disabledChecks.has('content-type-is-json') && !isJsonMediaType(contentType)) {
       this.countBroken(op, 'content-type-is-json');
       this.record({
@@ -451,6 +600,22 @@ export class Api {
       });
     }
   }
+}
+
+/** Stray bytes reported after their exchange ended, waiting for the next request to the same target. */
+const LATE_STRAY: { baseUrl: string; finding: Failure }[] = [];
+
+/** The response-is-framed finding for bytes that followed an answer of `operation`. */
+function strayFinding(operation: string, curl: string, detail: string): Failure {
+  return {
+    check: 'response-is-framed',
+    operation,
+    title: 'bytes after the end of an answer',
+    received: `${detail}; kgate closed the connection instead of reading them as the next answer`,
+    documented: 'each answer ends where its Content-Length or chunked framing says, and nothing follows it unasked',
+    curl,
+    origin: 'fixture',
+  };
 }
 
 /** Renders breaker lines (`check operationId`) as a short list of distinct causes. */

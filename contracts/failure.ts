@@ -6,7 +6,7 @@ export type Severity = 'fail' | 'warn';
 /**
  * Where a finding comes from: `check` (a check's own assertion), `fixture` (the request fixture
  * judging a response: schema, content type, JSON, transport) or `error` (the harness itself could
- * not run the check: an exception or a test timeout). Only `check` and `fixture` findings prove
+ * not run the check: an exception, a test timeout, or the run's --max-duration). Only `check` and `fixture` findings prove
  * anything about the target; `error` findings are defects of kgate.
  */
 export type Origin = 'check' | 'fixture' | 'error';

@@ -186,6 +186,8 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'invalid-json': { catches: ['body-is-json'], touches: ALL },
   'huge-body': { catches: ['body-within-size-cap'], touches: ALL },
   'slow-body': { catches: ['responds-within-timeout'], touches: ALL },
+  'evaluate-slow-answers': { catches: ['latency-within-budget'], touches: EVALUATE },
+  'evaluate-stray-response': { catches: ['response-is-framed'], touches: EVALUATE },
 };
 
 /** One cell of the operation x check matrix. */

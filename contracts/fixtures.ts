@@ -1,7 +1,15 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
-import { Api, type ApiSettings, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
+import {
+  Api,
+  type ApiSettings,
+  DeadlineReached,
+  notRunDeadline,
+  type Operation,
+  ResponseUnusable,
+  TargetBroken,
+} from './api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
@@ -56,7 +64,7 @@ export interface TestOutcome {
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
    */
-  requests?: { test: number; discovery: number; data: string[] };
+  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
 }
@@ -87,6 +95,9 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           breakerDir: options.reportDir,
           strict: options.strict,
           pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath),
+          deadlineAt: options.deadlineAt,
+          latencyBudgetMs: options.latencyBudgetMs,
+          severity: options.severity,
         },
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);
@@ -206,6 +217,8 @@ export async function runCheck(
     if (error instanceof CheckFailure) {
       const severity = severityOf(check, kgate.options.severity);
       own.push({ ...error.failure, level: severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
+    } else if (error instanceof DeadlineReached) {
+      own.push(notRunDeadline(check.id, op.label));
     } else if (error instanceof SkipCheck || error instanceof TargetBroken) {
       skipped = error.message;
     } else if (error instanceof DataUnavailable) {
@@ -227,6 +240,7 @@ export async function runCheck(
     test: api.requestCount,
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
+    ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests, timings };

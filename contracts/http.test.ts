@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { sendHttp, TransportError } from './http.ts';
+import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './http.ts';
 
 /** Tiny hostile servers, one per path, so the client is proven without the reference server. */
 const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
@@ -54,7 +59,7 @@ test('sendHttp turns every broken transport into a named problem within the dead
     const started = performance.now();
     await assert.rejects(
       sendHttp({ method: 'GET', url: `${base}${given}`, headers: {}, timeoutMs: 500, maxBytes: 2 * 1024 * 1024 }),
-      (error: unknown) => error instanceof TransportError && error.problem === want,
+      (error: unknown) => error instanceof TransportError && error.problem === want && !error.retried,
       `${given} should fail as ${want}`,
     );
     assert.ok(performance.now() - started < 2_000, `${given} must fail within bounded time`);
@@ -65,4 +70,240 @@ test('sendHttp reads a whole response', async () => {
   const response = await sendHttp({ method: 'GET', url: `${base}/ok`, headers: {}, timeoutMs: 2_000, maxBytes: 1_000 });
   assert.equal(response.status, 200);
   assert.equal(response.body.toString(), '{"ok":true}');
+});
+
+/** A raw TCP server whose `onRequest(socket, n)` answers the n-th request (1-based) of each connection; counts every request. */
+async function rawServer(onRequest: (socket: Socket, n: number) => void) {
+  let requests = 0;
+  const sockets = new Set<Socket>();
+  const raw = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    let n = 0;
+    let pending = '';
+    socket.on('data', (chunk) => {
+      pending += chunk.toString('latin1');
+      while (pending.includes('\r\n\r\n')) {
+        pending = pending.slice(pending.indexOf('\r\n\r\n') + 4);
+        requests++;
+        onRequest(socket, ++n);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      raw.close();
+    },
+  };
+}
+
+const answer = (body: string, extra = '') =>
+  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+const get = (url: string, extra: Partial<Parameters<typeof sendHttp>[0]> = {}) =>
+  sendHttp({ method: 'GET', url, headers: {}, timeoutMs: 2_000, maxBytes: 10_000, ...extra });
+const rest = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 20));
+
+test('a request a kept-alive connection lost before any byte of its answer is sent again, once, on a fresh connection', async () => {
+  // Answers the first request of each connection; closes a connection when a second request comes on it.
+  const server = await rawServer((socket, n) => (n === 1 ? socket.write(answer('{"n":1}')) : socket.destroy()));
+  try {
+    assert.equal((await get(`${server.url}/a`)).retried, undefined, 'a fresh connection needs no retry');
+    await rest();
+    const again = await get(`${server.url}/b`);
+    assert.deepEqual([again.status, again.body.toString(), again.retried], [200, '{"n":1}', true]);
+    assert.equal(server.requests(), 3, 'one request, then one lost on the reused connection and its one retry');
+  } finally {
+    server.close();
+  }
+});
+
+test('a reset on a fresh connection, a reset after part of an answer, and a retry that fails again are failures', async () => {
+  const cases: {
+    given: string;
+    server: (socket: Socket, n: number) => void;
+    warm: boolean;
+    want: { retried: boolean; requests: number };
+  }[] = [
+    {
+      given: 'reset on a fresh connection',
+      server: (socket) => socket.resetAndDestroy(),
+      warm: false,
+      want: { retried: false, requests: 1 },
+    },
+    {
+      given: 'reset after part of an answer on a reused connection',
+      server: (socket, n) => {
+        if (n === 1) socket.write(answer('{"n":1}'));
+        else {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial":');
+          setTimeout(() => socket.resetAndDestroy(), 20);
+        }
+      },
+      warm: true,
+      want: { retried: false, requests: 2 },
+    },
+  ];
+  for (const { given, server: behaviour, warm, want } of cases) {
+    const server = await rawServer(behaviour);
+    try {
+      if (warm) {
+        await get(`${server.url}/warm`);
+        await rest();
+      }
+      await assert.rejects(
+        get(`${server.url}/x`),
+        (error: unknown) =>
+          error instanceof TransportError && error.problem === 'connection' && error.retried === want.retried,
+        given,
+      );
+      assert.equal(server.requests(), want.requests, `${given}: requests the server saw`);
+    } finally {
+      server.close();
+    }
+  }
+  // The retry fails too: the first connection answers once, every later request is refused by a reset.
+  let connections = 0;
+  const server = await rawServer((socket, n) => {
+    if (n === 1 && ++connections === 1) socket.write(answer('{"n":1}'));
+    else socket.resetAndDestroy();
+  });
+  try {
+    await get(`${server.url}/warm`);
+    await rest();
+    await assert.rejects(
+      get(`${server.url}/x`),
+      (error: unknown) => error instanceof TransportError && error.problem === 'connection' && error.retried,
+    );
+    assert.equal(server.requests(), 3, 'the warm-up, the lost request and exactly one retry');
+  } finally {
+    server.close();
+  }
+});
+
+test('bytes after the end of an answer close the connection and are reported, never read as the next answer', async () => {
+  const stray = answer('{"stray":true}');
+  const cases = [
+    { given: 'in the same write as the answer', later: false },
+    { given: 'a moment after the answer', later: true },
+  ];
+  for (const { given, later } of cases) {
+    const server = await rawServer((socket, n) => {
+      if (later) {
+        socket.write(answer(`{"n":${n}}`));
+        setTimeout(() => socket.write(stray), 5);
+      } else socket.write(answer(`{"n":${n}}`) + stray);
+    });
+    try {
+      const reported: string[] = [];
+      const first = await get(`${server.url}/a`, { onStray: (detail) => reported.push(detail) });
+      await rest();
+      const second = await get(`${server.url}/b`);
+      assert.equal(first.body.toString(), '{"n":1}', given);
+      assert.equal(
+        second.body.toString(),
+        '{"n":1}',
+        `${given}: the next request has its own answer, on a new connection`,
+      );
+      const seen = later ? reported : [first.stray];
+      assert.equal(seen.length, 1, `${given}: reported once`);
+      assert.match(seen[0] ?? '', /byte\(s\).*HTTP\/1\.1 200 OK/, given);
+    } finally {
+      server.close();
+    }
+  }
+});
+
+test('a 408 on an idle connection is the server closing it, not stray bytes', async () => {
+  const server = await rawServer((socket) => {
+    socket.write(answer('{"n":1}'));
+    setTimeout(() => socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'), 5);
+  });
+  try {
+    const reported: string[] = [];
+    await get(`${server.url}/a`, { onStray: (detail) => reported.push(detail) });
+    await rest();
+    assert.equal((await get(`${server.url}/b`)).status, 200);
+    assert.deepEqual(reported, []);
+  } finally {
+    server.close();
+  }
+});
+
+test('sendHttp reads chunked bodies and bodies framed by the end of the connection', async () => {
+  const cases = [
+    {
+      given: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3\r\n:1}\r\n0\r\n\r\n',
+      want: '{"a":1}',
+    },
+    {
+      given: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7;ext=1\r\n{"b":2}\r\n0\r\nX-Trailer: t\r\n\r\n',
+      want: '{"b":2}',
+    },
+    { given: 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{"c":3}', want: '{"c":3}' },
+    { given: 'HTTP/1.0 200 OK\r\n\r\n{"d":4}', want: '{"d":4}', close: true },
+  ];
+  for (const { given, want, close } of cases) {
+    const server = await rawServer((socket) => (close ? socket.end(given) : socket.write(given)));
+    try {
+      const response = await get(`${server.url}/x`);
+      assert.deepEqual([response.status, response.body.toString(), response.stray], [200, want, undefined], given);
+    } finally {
+      server.close();
+    }
+  }
+});
+
+test('sendHttp speaks HTTPS, reuses the connection and verifies the certificate', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-tls-'));
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ],
+    { stdio: 'ignore' },
+  );
+  if (made.status !== 0) return t.skip('openssl is not available to make a certificate');
+  const tls = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => res.end(JSON.stringify({ url: req.url, port: req.socket.remotePort })),
+  );
+  await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+  const url = `https://localhost:${(tls.address() as AddressInfo).port}/x?a=1`;
+  try {
+    await assert.rejects(
+      get(url),
+      (error: unknown) => error instanceof TransportError && /SELF_SIGNED/.test(error.message),
+    );
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    const first = await get(url);
+    await rest();
+    const second = await get(url);
+    assert.equal(JSON.parse(first.body.toString()).url, '/x?a=1');
+    assert.equal(
+      JSON.parse(second.body.toString()).port,
+      JSON.parse(first.body.toString()).port,
+      'the same connection',
+    );
+  } finally {
+    delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    closeIdleSockets();
+    tls.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -66,6 +66,12 @@ export interface ConformOptions {
   grep?: string;
   /** This run's shard (--shard I/N): only the last shard runs the @rate-limit tests, so a merged run has them once. */
   shard?: { current: number; total: number };
+  /** --max-duration: the whole run's time limit, in milliseconds. */
+  maxDurationMs?: number;
+  /** When the run must end (epoch ms, from maxDurationMs at the CLI's start): later tests are reported as not run. */
+  deadlineAt?: number;
+  /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
+  latencyBudgetMs?: Record<string, number>;
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -82,6 +88,9 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Where `kgate conform` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_REPORT_DIR = 'reports/conformance';
+
+/** File in the report folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
+export const PROGRESS_FILE = '.progress.json';
 
 /** The reference server's academic-only key is not subscribed to these groups. */
 export const REFERENCE_UNSUBSCRIBED_GROUPS = ['answerSearch', 'urlPreview', 'eventKnowledge'];
@@ -119,5 +128,8 @@ export function readConformOptions(
     playwrightReport: given.playwrightReport,
     grep: given.grep,
     shard: given.shard,
+    maxDurationMs: given.maxDurationMs,
+    deadlineAt: given.deadlineAt,
+    latencyBudgetMs: given.latencyBudgetMs,
   };
 }

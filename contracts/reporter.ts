@@ -1,14 +1,16 @@
-import { appendFileSync, existsSync } from 'node:fs';
-import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
+import { notRunDeadline } from './api.ts';
 import { type ConformanceBaseline, readBaseline, updatedBaseline, utcDay, writeBaseline } from './baseline.ts';
 import { CHECKS } from './checks/index.ts';
 import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
-import { type ConformOptions, readConformOptions } from './options.ts';
+import { type ConformOptions, PROGRESS_FILE, readConformOptions } from './options.ts';
 import { runMeta } from './run-meta.ts';
 import { writeRunReports } from './run-reports.ts';
 import { checksOfRun } from './severity.ts';
@@ -24,15 +26,22 @@ export default class ConformanceReporter implements Reporter {
   private started = Date.now();
   private workers = 1;
   private config?: FullConfig;
+  private suite: Suite | undefined;
+  private readonly ended = new Set<string>();
+  private options: ConformOptions | undefined;
 
-  onBegin(config: FullConfig): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.started = Date.now();
     this.workers = config.workers;
     this.config = config;
+    this.suite = suite;
+    this.options = readConformOptions();
+    writeProgress(this.options, 0, suite.allTests().length, 0);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     registerKeys();
+    this.ended.add(test.id);
     // titlePath: '', project, file, [sweep target,] operation, check id.
     const [, project = '', , ...rest] = test.titlePath();
     const check = rest.pop() ?? test.title;
@@ -46,7 +55,10 @@ export default class ConformanceReporter implements Reporter {
       (finding) => finding.operation === operation && (finding.level ?? 'fail') === 'fail',
     );
     // A test that failed without saying why (Playwright's own timeout, a crash before the outcome was attached).
-    if (status === 'failed' && !ownFailure) findings.push(unexplained(operation, check, result));
+    if (status === 'failed' && !ownFailure)
+      findings.push(
+        deadlinePassed(this.options) ? notRunDeadline(check, operation) : unexplained(operation, check, result),
+      );
     const annotations = [...test.annotations, ...result.annotations];
     const record: TestRecord = {
       project: target,
@@ -65,10 +77,39 @@ export default class ConformanceReporter implements Reporter {
       timings: outcome?.timings,
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
+    writeProgress(
+      this.options,
+      this.records.length,
+      this.suite?.allTests().length ?? this.records.length,
+      this.records.reduce((sum, r) => sum + (r.requests ? r.requests.test + r.requests.discovery : 0), 0),
+    );
+  }
+
+  /** Tests the run's --max-duration ended before they started: each is a not-run failure on its cell. */
+  private notStarted(): TestRecord[] {
+    if (!deadlinePassed(this.options)) return [];
+    return (this.suite?.allTests() ?? [])
+      .filter((test) => !this.ended.has(test.id))
+      .map((test) => {
+        const [, project = '', , ...rest] = test.titlePath();
+        const check = rest.pop() ?? test.title;
+        const operation = rest.pop() ?? '';
+        return {
+          project: rest[0] ?? project,
+          operation,
+          check,
+          status: 'failed',
+          findings: [notRunDeadline(check, operation)],
+          reads: [],
+          notes: [],
+          durationMs: 0,
+        };
+      });
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     const env = registerKeys();
+    this.records.push(...this.notStarted());
     const options = readConformOptions();
     const checks = checksOfRun(CHECKS, options);
     const operations = OPERATIONS.map((op) => op.label);
@@ -166,6 +207,27 @@ function grepOf(config: FullConfig | undefined): string | undefined {
   const patterns = config ? (Array.isArray(config.grep) ? config.grep : [config.grep]) : [];
   const given = patterns.map(String).filter((pattern) => pattern !== '/.*/');
   return given.length > 0 ? given.join(' ') : undefined;
+}
+
+/** True once the run's --max-duration has passed. */
+function deadlinePassed(options: ConformOptions | undefined): boolean {
+  const at = options?.deadlineAt;
+  return at !== undefined && Date.now() >= at;
+}
+
+/** Records tests done of total and requests sent, for the CLI's progress line (best effort). */
+function writeProgress(options: ConformOptions | undefined, done: number, total: number, requests: number): void {
+  if (!options || options.sweep) return;
+  try {
+    const dir = options.reportDir;
+    mkdirSync(dir, { recursive: true });
+    // Written aside and renamed, so the CLI never reads half a file.
+    const path = join(dir, PROGRESS_FILE);
+    writeFileSync(`${path}.tmp`, JSON.stringify({ done, total, requests }));
+    renameSync(`${path}.tmp`, path);
+  } catch {
+    // The progress line is a courtesy: a report folder that cannot be written fails later, loudly.
+  }
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */

@@ -7,6 +7,7 @@ import { DISCOVERY_REQUESTS, DISCOVERY_SOURCES, Discovery, type DiscoveryItem } 
 import { readConformOptions } from './options.ts';
 import {
   DISCOVERY_MAX_REQUESTS,
+  defaultMaxDurationMs,
   describeEstimate,
   estimateRequests,
   type RequestBudget,
@@ -178,4 +179,19 @@ test('under --max-rps a test has time for its requests when every worker compete
     testTimeoutMs({ maxRps: 2, maxRpsByPath: { '/academic/v1.0/calchistogram': 0.5 } }, 2, TABLE),
     60_000 + 104_000,
   );
+});
+
+test('the default run time limit is ten minutes plus twice the time the paces need for the estimate', () => {
+  const estimate = estimateRequests(selectedTests(readConformOptions('{}', true)), 2);
+  const evaluate = estimate.byPath['/academic/v1.0/evaluate'] ?? 0;
+  const cases = [
+    { given: defaultMaxDurationMs(estimate), want: 600_000 },
+    { given: defaultMaxDurationMs(estimate, 1), want: 600_000 + 2 * Math.ceil(estimate.total.typical) * 1000 },
+    {
+      given: defaultMaxDurationMs(estimate, undefined, { '/academic/v1.0/evaluate': 0.5 }),
+      want: 600_000 + 2 * Math.ceil(evaluate / 0.5) * 1000,
+    },
+  ];
+  for (const { given, want } of cases) assert.equal(given, want);
+  assert.ok(evaluate > 0);
 });

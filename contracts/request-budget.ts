@@ -126,6 +126,33 @@ function duration(seconds: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
 }
 
+/** The least time the run's paces need for the requests the estimate holds, in seconds (0 unpaced). */
+export function pacedSeconds(
+  estimate: RequestEstimate,
+  maxRps?: number,
+  maxRpsByPath: Record<string, number> = {},
+): number {
+  return Math.max(
+    0,
+    ...(maxRps ? [estimate.total.typical / maxRps] : []),
+    ...Object.entries(maxRpsByPath).map(([path, rps]) => (estimate.byPath[path] ?? 0) / rps),
+  );
+}
+
+/**
+ * The run time limit when neither --max-duration nor maxDuration says one: ten minutes (a clean
+ * unpaced run takes well under two against a deployment that answers within a second) plus twice
+ * the time the announced estimate says the pace needs. A target that answers slowly cannot hold a
+ * pipeline for hours by default.
+ */
+export function defaultMaxDurationMs(
+  estimate: RequestEstimate,
+  maxRps?: number,
+  maxRpsByPath?: Record<string, number>,
+): number {
+  return 600_000 + 2 * Math.ceil(pacedSeconds(estimate, maxRps, maxRpsByPath)) * 1000;
+}
+
 /** The line `kgate conform` prints before it starts. */
 export function describeEstimate(
   estimate: RequestEstimate,

@@ -33,6 +33,9 @@ export interface SuiteResult {
   output: string;
 }
 
+/** How long after the run's deadline a Playwright run that has not ended is stopped. */
+export const STOP_GRACE_MS = 60_000;
+
 /** Runs the Playwright suite in a child process with the target, keys and options in its environment. */
 export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   // Reports land where the user runs kgate, never inside the installed package.
@@ -68,10 +71,15 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // The workers stop sending at the run's deadline and the reporter writes the reports; should
+  // Playwright itself not end within a minute of it, it is stopped, so no run outlives its limit by more.
+  const stopAt = run.options.deadlineAt === undefined ? undefined : run.options.deadlineAt + STOP_GRACE_MS - Date.now();
+  const stopper = stopAt === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), Math.max(stopAt, 0));
   const playwrightExitCode = await new Promise<number>((resolve) => {
     child.on('close', (code) => resolve(code ?? 1));
     child.on('error', () => resolve(1));
   });
+  clearTimeout(stopper);
   const read = <T>(name: string): T | undefined => {
     const path = join(reportDir, name);
     return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
@@ -137,6 +145,7 @@ export async function keyRefusedEverywhere(
           // Short: a target that does not answer here is judged (quickly) by the suite itself.
           timeoutMs: 2_000,
           onSent: pace && (() => pace.sent(paced)),
+          beforeRetry: pace && (() => pace.wait(paced)),
           maxBytes: 1024 * 1024,
         });
         return response.status;

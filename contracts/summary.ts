@@ -38,7 +38,7 @@ export interface TestRecord {
   skipReason?: string;
   durationMs: number;
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
-  requests?: { test: number; discovery: number; data: string[] };
+  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
 }
@@ -271,7 +271,7 @@ function summariseTarget(
     skips: records
       .filter((record) => record.status === 'skipped' && matrix[record.operation]?.[record.check] === 'skip')
       .map((record) => ({ operation: record.operation, check: record.check, reason: record.skipReason ?? 'skipped' })),
-    notes: [...new Set(records.flatMap((record) => record.notes))],
+    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records)],
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
@@ -442,4 +442,25 @@ function renderBaseline(target: TargetSummary): string[] {
     lines.push(...baseline.unjudged.map(entry), '');
   }
   return lines;
+}
+
+/**
+ * The note on requests sent again on a fresh connection: a server may close a kept-alive connection
+ * at any moment, so a request it cut off before any byte of its answer is no failure; the summary
+ * says how many there were, on which operations.
+ */
+export function retryNote(records: readonly TestRecord[]): string[] {
+  const byOperation = new Map<string, number>();
+  for (const record of records)
+    for (const [operation, count] of Object.entries(record.requests?.retries ?? {}))
+      byOperation.set(operation, (byOperation.get(operation) ?? 0) + count);
+  if (byOperation.size === 0) return [];
+  const total = [...byOperation.values()].reduce((sum, count) => sum + count, 0);
+  const list = [...byOperation.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([operation, count]) => `${operation} ${count}`)
+    .join(', ');
+  return [
+    `${total} request(s) were sent again on a fresh connection, because a kept-alive one was closed before any byte of the answer or brought back two answers (counted in the requests, not a failure): ${list}`,
+  ];
 }

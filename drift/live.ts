@@ -1,4 +1,6 @@
 import { MASK } from '../config/redact.ts';
+import { sendHttp, TransportError } from '../contracts/http.ts';
+import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';
@@ -16,6 +18,8 @@ export interface LiveOptions {
   /** Largest body read; default 5 MB. */
   maxBodyBytes?: number;
   baseline?: Baseline;
+  /** Called after every case: cases done of the battery, requests sent. */
+  onProgress?(done: number, total: number, requests: number): void;
 }
 
 /** How one battery request went. */
@@ -77,8 +81,10 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const findings = new FindingSet();
   const cases: CaseOutcome[] = [];
   let failuresInARow = 0;
+  let sent = 0;
 
-  for (const item of battery) {
+  for (const [index, item] of battery.entries()) {
+    options.onProgress?.(index, battery.length, sent);
     const request = item.build(context);
     if (!request) continue;
     const url = buildUrl(options.baseUrl, request);
@@ -101,6 +107,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     const begin = Date.now();
     const key =
       request.key === 'full' ? options.keys.full : request.key === 'exhausted' ? options.keys.exhausted : undefined;
+    sent += 1;
     const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
     const durationMs = Date.now() - begin;
     if ('error' in answer) {
@@ -202,35 +209,29 @@ async function send(
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(request.form).toString();
   }
-  const signal = AbortSignal.timeout(timeoutMs);
+  // The conformance suite's client: one deadline for the whole exchange, a size cap, no decoding
+  // of compressed bodies, and a nesting limit checked before anything parses the body.
   try {
-    const response = await fetch(url, { method: request.operation.method.toUpperCase(), headers, body, signal });
-    const text = await readLimited(response, maxBytes);
-    if (text === undefined) return { error: `body larger than ${maxBytes} bytes`, unreachable: false };
-    return { status: response.status, headers: Object.fromEntries(response.headers), text };
+    const response = await sendHttp({
+      method: request.operation.method.toUpperCase() as 'GET' | 'POST',
+      url,
+      headers,
+      body,
+      timeoutMs,
+      maxBytes,
+    });
+    const beyond = beyondJsonLimits(response.body);
+    if (beyond) return { error: `status ${response.status}, ${beyond}`, unreachable: false };
+    return { status: response.status, headers: response.headers, text: response.body.toString('utf8') };
   } catch (error) {
-    if (signal.aborted) return { error: `no complete answer within ${timeoutMs} ms`, unreachable: false };
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const code = cause?.code ?? '';
-    const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
-    return { error: `${code || 'transport error'}: ${cause?.message ?? (error as Error).message}`, unreachable };
+    if (!(error instanceof TransportError)) throw error;
+    const unreachable = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(error.message);
+    const message =
+      error.problem === 'too-large'
+        ? `body larger than ${maxBytes} bytes`
+        : error.problem === 'timeout'
+          ? `no complete answer within ${timeoutMs} ms (${error.message})`
+          : error.message;
+    return { error: message, unreachable };
   }
-}
-
-async function readLimited(response: Response, maxBytes: number): Promise<string | undefined> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
@@ -216,7 +217,10 @@ export async function runLoad(
     }
     let parsed: unknown;
     let result: ReturnType<ResponseValidator>;
+    // A body nested past the limit costs gigabytes to parse and validate: it is judged invalid unread.
+    const beyond = beyondJsonLimits(Buffer.from(body));
     try {
+      if (beyond) throw new Error(beyond);
       parsed = JSON.parse(body);
       result = hooks.validate!(operationId, status, contentType, parsed);
     } catch (error) {

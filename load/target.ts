@@ -1,9 +1,8 @@
 import { fork } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { registerSecret } from '../config/redact.ts';
 import { CHILD_EXEC_ARGV, MODULE_EXT } from '../config/runtime.ts';
+import { sendHttp } from '../contracts/http.ts';
 
 /** Where a load run or probe sends its requests. */
 export interface Target {
@@ -71,25 +70,30 @@ export interface SimpleResponse {
   body: string;
 }
 
-/** Sends one request and collects the answer; rejects on transport errors and after `timeoutMs`. */
-export function simpleRequest(
+/** Largest answer simpleRequest reads (the conformance client's cap). */
+const SIMPLE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Sends one request and collects the answer; rejects on transport errors and after `timeoutMs`
+ * for the whole exchange. It goes through the conformance suite's client, so a hostile target gets
+ * the same bounds here: one deadline, an 8 MiB cap, no decompression.
+ */
+export async function simpleRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+  options: {
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    timeoutMs?: number;
+  } = {},
 ): Promise<SimpleResponse> {
-  return new Promise((resolve, reject) => {
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
-    const req = send(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.setTimeout(options.timeoutMs ?? 10_000, () =>
-      req.destroy(new Error(`no answer within ${options.timeoutMs ?? 10_000} ms`)),
-    );
-    req.on('error', reject);
-    req.end(options.body);
+  const response = await sendHttp({
+    method: options.method ?? 'GET',
+    url,
+    headers: options.headers ?? {},
+    body: options.body,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxBytes: SIMPLE_MAX_BYTES,
   });
+  return { status: response.status, headers: response.headers, body: response.body.toString('utf8') };
 }

@@ -20,11 +20,14 @@ export interface RunProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Killed after this long, so that a hung process fails its test instead of holding the run (default 120 s). */
   timeoutMs?: number;
+  /** Called with the process id once it started (to measure it while it runs). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Runs `command` with `args` asynchronously (a server in the calling process keeps answering meanwhile). */
 export function runProcess(command: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -52,11 +55,12 @@ export function runProcess(command: string, args: string[], options: RunProcessO
  */
 export function runKgate(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; onSpawn?: (pid: number) => void } = {},
 ): Promise<ProcessResult> {
   return runProcess(process.execPath, [join(ROOT, 'bin/kgate.mjs'), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     timeoutMs: options.timeoutMs,
+    onSpawn: options.onSpawn,
   });
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
@@ -14,12 +14,13 @@ import {
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
   PLAYWRIGHT_DEBUG_DIR,
+  PROGRESS_FILE,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
 import { runPace } from '../../contracts/pacing.ts';
 import { REPORT_HTML } from '../../contracts/report-html.ts';
-import { describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
+import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests } from '../../contracts/selection.ts';
@@ -27,9 +28,11 @@ import { startReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
+import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
+                     [--max-duration D]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json] [--playwright-report]
@@ -49,6 +52,10 @@ configuration file it starts the embedded reference server and judges that.
   --max-rps-by-path  at most R requests per second to a path of the spec, GET and POST together, for
                      targets that limit some operations more, e.g.
                      /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
+  --max-duration     time limit of the whole run, such as 20m or 900s (default: 10 minutes plus twice
+                     the time the announced estimate says the pace needs); when it is reached the run
+                     stops sending, reports every unfinished test as 'not run: deadline' (failing the
+                     gate), writes its reports and exits 1
   --workers          Playwright worker processes (default: number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
@@ -66,7 +73,7 @@ configuration file it starts the embedded reference server and judges that.
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     maxRpsByPath, baseline, strict. Flags override it, and so do the KGATE_* variables.
+                     maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)
@@ -105,6 +112,20 @@ it as passed here. The verdict and every failure are in ../${REPORT_HTML}, ../su
   );
 }
 
+/** The progress line of a conform run: tests done of total, requests sent, elapsed, estimated time left. */
+export function progressLine(reportDir: string, started: number): string {
+  const elapsed = Date.now() - started;
+  let done = 0;
+  let total = 0;
+  let requests = 0;
+  try {
+    ({ done, total, requests } = JSON.parse(readFileSync(join(reportDir, PROGRESS_FILE), 'utf8')));
+  } catch {
+    // Playwright is still starting: no test has ended yet.
+  }
+  return `kgate conform: ${done}/${total || '?'} tests done, ${requests} requests sent, ${humanDuration(elapsed)} elapsed${timeLeft(elapsed, done, total)}`;
+}
+
 /** Validates a Playwright shard `I/N`. */
 export function parseShard(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -119,6 +140,7 @@ export function parseShard(raw: string | undefined): string | undefined {
 export const command: Command = {
   usage: USAGE,
   async run(argv) {
+    const started = Date.now();
     const { values, positionals } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
     noPositionals(positionals, 'conform');
     const env = readEnv();
@@ -189,6 +211,7 @@ export const command: Command = {
       playwrightReport: values['playwright-report'] === true || given.playwrightReport,
       grep,
       shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
+      latencyBudgetMs: settings.latencyBudgetMs,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
@@ -247,11 +270,16 @@ export const command: Command = {
     pace?.continueIn(resolve(options.reportDir));
     const workers = options.workers ?? Math.max(2, availableParallelism());
     const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
+    options.maxDurationMs =
+      settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
+    options.deadlineAt = started + options.maxDurationMs;
     say(
-      `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}`,
+      `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
+    const stopProgress = heartbeat(() => progressLine(options.reportDir, started));
     try {
       const result = await runSuite({ baseUrl: target, keys, options, playwrightArgs });
+      stopProgress();
       const summary = result.summary;
       if (!summary) {
         console.error(
@@ -274,6 +302,7 @@ export const command: Command = {
         );
       return summary.exitCode;
     } finally {
+      stopProgress();
       await server?.close();
     }
   },

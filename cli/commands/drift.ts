@@ -33,6 +33,7 @@ import {
 } from '../args.ts';
 import { driftPage } from '../drift-page.ts';
 import type { Command } from '../main.ts';
+import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate drift <live|spec|har|history> [options]
 
@@ -162,7 +163,23 @@ async function runLive(argv: string[]): Promise<number> {
     }
     registerSecret(target.keys.full);
     registerSecret(target.keys.exhausted);
-    result = await runLiveDrift({ baseUrl: target.url, keys: target.keys, timeoutMs, baseline });
+    const started = Date.now();
+    const progress = { done: 0, total: 0, requests: 0 };
+    const stopProgress = heartbeat(
+      () =>
+        `kgate drift live: ${progress.done}/${progress.total || '?'} cases done, ${progress.requests} requests sent, ${humanDuration(Date.now() - started)} elapsed${timeLeft(Date.now() - started, progress.done, progress.total)}`,
+    );
+    try {
+      result = await runLiveDrift({
+        baseUrl: target.url,
+        keys: target.keys,
+        timeoutMs,
+        baseline,
+        onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
+      });
+    } finally {
+      stopProgress();
+    }
   } catch (error) {
     if (error instanceof UnreachableError) {
       console.error(redactSecrets(`kgate drift live: ${error.message}`));

@@ -31,6 +31,7 @@ import {
   UsageError,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import { humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 
 const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
                   [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
@@ -118,11 +119,14 @@ export function parseFuzzArgs(argv: string[], envBaseUrl?: string): FuzzArgs {
   return args;
 }
 
-/** One progress line: elapsed time, cases so far, their rate, findings. */
-export function formatFuzzProgress(progress: EngineProgress, budget: number): string {
+/** One progress line: elapsed time, cases so far of the budget, their rate, requests sent, findings, time left. */
+export function formatFuzzProgress(progress: EngineProgress, budget: number, durationMs?: number): string {
   const seconds = progress.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(progress.cases / seconds) : 0;
-  return `${seconds.toFixed(0).padStart(4)}s  ${String(progress.cases).padStart(7)}/${budget} cases  ${String(rate).padStart(6)} cases/s  ${progress.findings} finding(s)`;
+  // The run ends at its budget or its --duration, whichever comes first.
+  const byBudget = progress.cases > 0 ? (progress.elapsedMs / progress.cases) * (budget - progress.cases) : Infinity;
+  const left = Math.min(byBudget, durationMs === undefined ? Infinity : durationMs - progress.elapsedMs);
+  return `${seconds.toFixed(0).padStart(4)}s  ${String(progress.cases).padStart(7)}/${budget} cases  ${String(rate).padStart(6)} cases/s  ${progress.requests} requests  ${progress.findings} finding(s)${Number.isFinite(left) ? `  about ${humanDuration(left)} left` : ''}`;
 }
 
 /** `kgate fuzz`: generated requests against --base-url, KGATE_BASE_URL, or the embedded reference server. */
@@ -179,9 +183,9 @@ export const command: Command = {
         maxRps: args.maxRps,
         reportDir,
         onProgress(progress) {
-          const line = formatFuzzProgress(progress, args.budget);
+          const line = formatFuzzProgress(progress, args.budget, args.durationMs);
           if (interactive) process.stderr.write(`\r\x1b[2K${line}`);
-          else if (progress.elapsedMs - lastPlain >= 5_000) {
+          else if (progress.elapsedMs - lastPlain >= PROGRESS_EVERY_MS / 2) {
             lastPlain = progress.elapsedMs;
             process.stderr.write(`${line}\n`);
           }

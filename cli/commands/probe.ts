@@ -12,6 +12,7 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 import { loadValidator, resolveTarget } from './load.ts';
 
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
@@ -109,7 +110,20 @@ export const command: Command = {
   async run(argv) {
     const args = parseProbeArgs(argv);
     const target = await resolveTarget(args.baseUrl, args.allowRemote, 'probe');
-    const log = (line: string) => console.error(redactSecrets(line));
+    let lastLine = Date.now();
+    const log = (line: string) => {
+      lastLine = Date.now();
+      console.error(redactSecrets(line));
+    };
+    const started = Date.now();
+    const bound = args.kind === 'rate-limit' ? `at most ${args.maxDurationS} s` : 'at most 25 requests';
+    // The probes log as they go; the heartbeat covers the stretches where they wait (a slow target).
+    const stopProgress = heartbeat(
+      () => `kgate probe ${args.kind}: ${humanDuration(Date.now() - started)} elapsed (${bound})`,
+      {
+        skip: () => Date.now() - lastLine < PROGRESS_EVERY_MS / 2,
+      },
+    );
     try {
       const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
       let problems: string[];
@@ -162,6 +176,7 @@ export const command: Command = {
       for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
       return problems.length === 0 ? EXIT.ok : EXIT.failed;
     } finally {
+      stopProgress();
       await target.close();
     }
   },

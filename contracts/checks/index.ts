@@ -17,6 +17,7 @@ import { check as interpretTimeoutHonoured } from './interpret-timeout-honoured.
 import { check as interpretationsAreEvaluable } from './interpretations-are-evaluable.ts';
 import { check as interpretationsOrderedByProb } from './interpretations-ordered-by-prob.ts';
 import { check as invalidParameterRejected } from './invalid-parameter-rejected.ts';
+import { check as latencyWithinBudget } from './latency-within-budget.ts';
 import { check as missingParameterRejected } from './missing-parameter-rejected.ts';
 import { check as negativeInputRejected } from './negative-input-rejected.ts';
 import { check as noServerError } from './no-server-error.ts';
@@ -32,6 +33,7 @@ import type { Check } from './registry.ts';
 import { check as relatedEventsOrderedByTime } from './related-events-ordered-by-time.ts';
 import { check as requestIsEchoed } from './request-is-echoed.ts';
 import { check as respondsWithinTimeout } from './responds-within-timeout.ts';
+import { check as responseIsFramed } from './response-is-framed.ts';
 import { check as responseMatchesSpec } from './response-matches-spec.ts';
 import { check as similarityIsSymmetric } from './similarity-is-symmetric.ts';
 import { check as similarityOfIdenticalIsOne } from './similarity-of-identical-is-one.ts';
@@ -45,6 +47,8 @@ export const CHECKS: readonly Check[] = [
   respondsWithinTimeout,
   connectionCompletes,
   bodyWithinSizeCap,
+  latencyWithinBudget,
+  responseIsFramed,
   authRequired,
   authRequiresSubscription,
   quotaExhaustedIs403,

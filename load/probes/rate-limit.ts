@@ -1,8 +1,12 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
+
+/** Largest answer the probe reads; a larger one counts as no answer. */
+const PROBE_MAX_BYTES = 1024 * 1024;
 
 /** The operations that carry a rate limit. */
 export type RateLimitedOperation = 'answerSearch' | 'urlPreview';
@@ -103,7 +107,17 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       const send = https ? httpsRequest : httpRequest;
       const req = send(url, { headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          // An answer of the interface is small: a larger one is abandoned, as the conformance client does.
+          size += chunk.length;
+          if (size > PROBE_MAX_BYTES) {
+            req.destroy();
+            resolve({ status: 0, sentAt });
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           if (status === 429) {
@@ -127,6 +141,8 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     if (!options.validate) return;
     let verdict: ReturnType<ResponseValidator>;
     try {
+      const beyond = beyondJsonLimits(Buffer.from(body));
+      if (beyond) throw new Error(beyond);
       verdict = options.validate(options.operation, 429, contentType, JSON.parse(body));
     } catch {
       verdict = { valid: false, errors: [{ pointer: '', message: 'body is not JSON' }] };

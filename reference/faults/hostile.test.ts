@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
-import { HUGE_BODY_BYTES, SLOW_BODY } from './hostile.ts';
+import { HUGE_BODY_BYTES, SLOW_ANSWER_MS, SLOW_BODY, STRAY_RESPONSE } from './hostile.ts';
 
 // Hostile faults break the transport, so they are probed with node:http directly: what arrives,
 // how fast, and that the server still closes promptly while one of them holds a connection.
@@ -114,6 +115,49 @@ describe('hostile faults', () => {
       want(await probe(`${server.url}/faults/${given}${PATH}`, options));
     });
   }
+
+  test('evaluate-slow-answers answers evaluate correctly, but only after SLOW_ANSWER_MS', async () => {
+    const evaluate = `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>2012')}&count=1`;
+    const clean = await probe(server.url + evaluate, { timeoutMs: 2000, keepBody: true });
+    const slow = await probe(`${server.url}/faults/evaluate-slow-answers${evaluate}`, {
+      timeoutMs: 4000,
+      keepBody: true,
+    });
+    assert.deepEqual([slow.status, slow.outcome, slow.body], [clean.status, clean.outcome, clean.body]);
+    assert.ok(clean.ms < SLOW_ANSWER_MS / 2, `clean answer in ${clean.ms} ms`);
+    assert.ok(slow.ms >= SLOW_ANSWER_MS, `slow answer in ${slow.ms} ms`);
+  });
+
+  test('evaluate-stray-response writes an unrequested response right after the real one', async () => {
+    const evaluate = `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>2012')}&count=1`;
+    const wire = await new Promise<string>((resolve, reject) => {
+      const url = new URL(`${server.url}/faults/evaluate-stray-response${evaluate}`);
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(
+          `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nOcp-Apim-Subscription-Key: ${server.keys.full}\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        if (text.endsWith(STRAY_RESPONSE)) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        resolve(text);
+      }, 2000);
+    });
+    const [head = '', ...rest] = wire.split('\r\n\r\n');
+    const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+    const body = rest.join('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 200/);
+    assert.ok(JSON.parse(body.slice(0, length)).entities, "the declared answer is evaluate's");
+    assert.equal(body.slice(length), STRAY_RESPONSE, 'the stray response follows it');
+  });
 
   test('huge-body ends after 100 MB when read to the end', async () => {
     const res = await probe(`${server.url}/faults/huge-body${PATH}`, { timeoutMs: 20_000 });

@@ -156,7 +156,46 @@ function slowBody(): Fault {
   };
 }
 
-/** Transport-level faults for the harness's robustness tests, the same on every operation. */
+/** How long the slow-answers fault holds back each evaluate answer: most of the 2 s deadline the sweep gives hostile faults. */
+export const SLOW_ANSWER_MS = 1_700;
+
+function evaluateSlowAnswers(): Fault {
+  return {
+    name: 'evaluate-slow-answers',
+    group: 'academic',
+    operations: ['evaluateGet', 'evaluatePost'],
+    deviation: 'hostile',
+    description: `answers evaluate correctly, but only after ${SLOW_ANSWER_MS} ms each (close to a 2 s deadline)`,
+    async response(_ctx, result) {
+      await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+      return result;
+    },
+  };
+}
+
+/** The unrequested answer evaluate-stray-response sends after each real one, on the same connection. */
+export const STRAY_RESPONSE = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+
+function evaluateStrayResponse(): Fault {
+  return {
+    name: 'evaluate-stray-response',
+    group: 'academic',
+    operations: ['evaluateGet', 'evaluatePost'],
+    deviation: 'hostile',
+    description: 'answers evaluate correctly, then writes a second, unrequested response on the same connection',
+    response(_ctx, result) {
+      // Content-Length declares the real answer; the stray one follows it on the wire.
+      const payload = result.rawBody !== undefined ? String(result.rawBody) : JSON.stringify(result.body ?? '');
+      return {
+        ...result,
+        rawBody: `${payload}${STRAY_RESPONSE}`,
+        headers: { ...result.headers, 'content-length': String(Buffer.byteLength(payload)) },
+      };
+    },
+  };
+}
+
+/** Transport-level faults for the harness's robustness tests (every operation, or evaluate for the last two). */
 export function hostileFaults(): Fault[] {
-  return [hang(), reset(), invalidJson(), hugeBody(), slowBody()];
+  return [hang(), reset(), invalidJson(), hugeBody(), slowBody(), evaluateSlowAnswers(), evaluateStrayResponse()];
 }
