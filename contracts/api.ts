@@ -113,7 +113,7 @@ export const BREAKER_POLL_MS = 500;
  * like a broken one (its remaining tests are skipped naming the cause), so a target answering in 8 s
  * of a 10 s deadline is judged in about the time of a clean one, with the operation named.
  */
-export const SLOW_OPERATION_LIMIT = 3;
+export const SLOW_OPERATION_LIMIT = 2;
 /** Share of the per-request deadline an answer may take before latency-within-budget names it. */
 export const LATENCY_SHARE = 0.75;
 /** Prefix of the files that count transport failures. */

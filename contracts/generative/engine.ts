@@ -308,12 +308,16 @@ export class GenerativeEngine {
     return { response, findings, relations };
   }
 
-  /** Keeps a finding of a case (the first case to show it is the one shrunk). */
+  /**
+   * Keeps a finding of a case. The earliest case of the seed's order to show it is the one shrunk,
+   * whichever answer arrived first: the same seed shrinks the same case.
+   */
   private keep(findings: Failure[], c: GeneratedCase, elapsedMs: number): void {
     for (const finding of findings) {
       const key = findingKey(finding);
       this.seenIn[key] = (this.seenIn[key] ?? 0) + 1;
-      if (!this.byKey.has(key)) this.byKey.set(key, { finding, case: c, elapsedMs });
+      const kept = this.byKey.get(key);
+      if (!kept || earlier(c, kept.case)) this.byKey.set(key, { finding, case: c, elapsedMs });
     }
   }
 
@@ -488,4 +492,9 @@ export class GenerativeEngine {
     const cases = this.cases.positive + this.cases.negative + this.cases.edge;
     return { elapsedMs: performance.now() - this.started, cases, requests: this.requests, findings: this.byKey.size };
   }
+}
+
+/** Whether case `a` comes before case `b` in the seed's order (operation, then index). */
+function earlier(a: GeneratedCase, b: GeneratedCase): boolean {
+  return a.operationId === b.operationId ? a.index < b.index : a.operationId < b.operationId;
 }
