@@ -17,6 +17,7 @@ import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts
 import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
+import { PROPERTY_CHECKS } from './properties/index.ts';
 import { applyOverride, severityOf } from './severity.ts';
 import { mergeTimings, type OperationTimings } from './timings.ts';
 
@@ -39,6 +40,8 @@ export interface Kgate {
   discoveryRequests(): number;
   /** The latencies of test data discovery since the last call, per operation (each test takes what it caused). */
   takeDiscoveryTimings(): OperationTimings;
+  /** What the properties found in discovery's answers since the last call (the test that caused them reports them). */
+  takeDiscoveryFindings(): Failure[];
   /** Values shared by the tests of this worker (see CheckContext.shared). */
   shared: Map<string, Promise<unknown>>;
 }
@@ -98,6 +101,14 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
+          propertyChecks: new Set(
+            CHECK_IDS.filter(
+              (id) =>
+                PROPERTY_CHECKS.has(id) &&
+                (!options.checks || options.checks.includes(id)) &&
+                !options.excludeChecks?.includes(id),
+            ),
+          ),
         },
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);
@@ -117,6 +128,10 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
             for (const operation of Object.keys(api.timings)) delete api.timings[operation];
           }
           return taken;
+        },
+        takeDiscoveryFindings() {
+          // A discovery fixture judges nothing but the properties: its findings are theirs.
+          return discoveryApis.flatMap((api) => api.findings.splice(0));
         },
         shared: new Map(),
       });
@@ -151,6 +166,7 @@ export async function runCheck(
   testInfo: TestInfo,
 ): Promise<void> {
   const { api, data, kgate } = fixtures;
+  api.ownCheck = check.id;
   const strict = kgate.options.strict;
   const discoveredBefore = kgate.discoveryRequests();
   const own: Failure[] = [];
@@ -232,7 +248,7 @@ export async function runCheck(
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
   // Severity overrides weigh every finding, whoever found it (the fixture, discovery, a generated request).
-  const found = [...api.findings, ...extra, ...own].map((finding) =>
+  const found = [...api.findings, ...kgate.takeDiscoveryFindings(), ...extra, ...own].map((finding) =>
     applyOverride(finding, kgate.options.severity, strict),
   );
   const findings = JSON.parse(redactSecrets(JSON.stringify(found))) as Failure[];

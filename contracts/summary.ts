@@ -188,7 +188,15 @@ function distinct(records: TestRecord[], level: 'fail' | 'warn'): Failure[] {
       else byKey.set(key, { ...finding, occurrences: 1 });
     }
   }
-  return [...byKey.values()];
+  // A property that judged another request's answer found what the check's own test reports
+  // (at another pointer, or another answer): one defect, one failure, the test's.
+  const reported = new Set([...byKey.values()].filter((finding) => finding.via !== 'property').map(defectKey));
+  return [...byKey.values()].filter((finding) => finding.via !== 'property' || !reported.has(defectKey(finding)));
+}
+
+/** A finding's check, operation and title: what a property and its check's own test both say of one defect. */
+function defectKey(finding: Failure): string {
+  return [finding.check, finding.operation, finding.title].join('\u0000');
 }
 
 /** The baseline entry listing a failure, if any (kgate's own errors and warnings are never listed). */

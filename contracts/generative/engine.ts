@@ -176,6 +176,7 @@ export class GenerativeEngine {
       curl: response.curl,
       seed: seedLine(c),
       origin: 'check',
+      via: 'property',
       ...(warn && !this.settings.strict ? { level: 'warn' as const } : {}),
     };
   }

@@ -56,7 +56,8 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     const apis: Api[] = [];
     const engine = new GenerativeEngine({
       newApi: (judge = true) => {
-        const api = new Api({ ...settings, judge });
+        // The engine judges its cases by the properties itself; its chain and relation reads are the relations'.
+        const api = new Api({ ...settings, judge, propertyChecks: undefined });
         apis.push(api);
         return api;
       },
