@@ -318,3 +318,43 @@ test('shortLabel names operations compactly', () => {
   ];
   for (const { given, want } of cases) assert.equal(shortLabel(given), want);
 });
+
+test("a property's finding on another test's answer gives way to the check's own test's finding of the same defect", () => {
+  const own = finding('paging-is-consistent', { title: 'page larger', pointer: '/entities/3', origin: 'check' });
+  const property = (over: Partial<Failure> = {}) =>
+    finding('paging-is-consistent', { title: 'page larger', pointer: '/entities', via: 'property', ...over });
+  const cases: { given: string; findings: Failure[][]; want: string[] }[] = [
+    { given: 'both: the test keeps its own', findings: [[own], [property()]], want: ['/entities/3'] },
+    { given: 'the property alone', findings: [[], [property()]], want: ['/entities'] },
+    {
+      given: 'another title is another defect',
+      findings: [[own], [property({ title: 'other' })]],
+      want: ['/entities/3', '/entities'],
+    },
+    {
+      given: 'the same property finding from several tests is one',
+      findings: [[property()], [property({ received: 'other answer' })]],
+      want: ['/entities'],
+    },
+    {
+      given: 'another operation is another defect',
+      findings: [[own], [property({ operation: OTHER })]],
+      want: ['/entities/3', '/entities'],
+    },
+  ];
+  for (const { given, findings, want } of cases) {
+    const [target] = summarise(
+      findings.map((list, i) =>
+        record({ check: i === 0 ? 'paging-is-consistent' : 'response-matches-spec', findings: list }),
+      ),
+      [OP, OTHER],
+      CHECKS,
+    );
+    assert.deepEqual(
+      target!.failures.map((failure) => failure.pointer),
+      want,
+      given,
+    );
+    assert.equal(target!.matrix[OP]!['paging-is-consistent'], 'fail', given);
+  }
+});
