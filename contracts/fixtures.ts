@@ -63,6 +63,8 @@ export interface TestOutcome {
   notes: string[];
   /** Why the check could not judge, when it was skipped. */
   skipped?: string;
+  /** The test only carried other checks' findings (see CheckContext.carry): its own cell stays empty. */
+  carrier?: boolean;
   /**
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
@@ -173,6 +175,7 @@ export async function runCheck(
   const extra: Failure[] = [];
   const notes: string[] = [];
   let skipped: string | undefined;
+  let carrier = false;
   const fail = (
     title: string,
     detail: { received: string; documented: string; pointer?: string },
@@ -200,6 +203,9 @@ export async function runCheck(
     },
     note(text) {
       notes.push(text);
+    },
+    carry() {
+      carrier = true;
     },
     report(finding) {
       const level =
@@ -259,7 +265,15 @@ export async function runCheck(
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
-  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests, timings };
+  const outcome: TestOutcome = {
+    findings,
+    reads: [...api.reads].sort(),
+    notes,
+    skipped,
+    ...(carrier ? { carrier } : {}),
+    requests,
+    timings,
+  };
   await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
   const ownFailures = findings.filter(
     (finding) =>

@@ -73,6 +73,7 @@ export default class ConformanceReporter implements Reporter {
           ? (outcome?.skipped ?? annotations.find((a) => a.type === 'skip')?.description)
           : undefined,
       durationMs: result.duration,
+      ...(outcome?.carrier ? { carrier: true } : {}),
       requests: outcome?.requests,
       timings: outcome?.timings,
     };

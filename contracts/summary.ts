@@ -37,6 +37,8 @@ export interface TestRecord {
   notes: string[];
   skipReason?: string;
   durationMs: number;
+  /** The test only carried other checks' findings (its own check not selected): its own cell stays empty. */
+  carrier?: boolean;
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
   requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
   /** The same requests per operation with their latencies (absent in records of older runs). */
@@ -235,7 +237,7 @@ function summariseTarget(
     // The fixture checks judge every response: an operation with a test that ran has them passed
     // unless a finding says otherwise.
     if (ran) for (const id of fixtureChecks) set(record.operation, id, 'pass');
-    set(record.operation, record.check, ran ? 'pass' : 'skip');
+    if (!record.carrier) set(record.operation, record.check, ran ? 'pass' : 'skip');
     for (const finding of record.findings) {
       const mark = markOf(finding, entries, today);
       set(
