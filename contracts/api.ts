@@ -7,7 +7,7 @@ import { curlLine, excerpt, type Failure, type SentRequest, show } from './failu
 import { sendHttp, TransportError } from './http.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
-import { judgeAnswer } from './properties/answers.ts';
+import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
 /** One operation of the spec, as the suite walks them. */
@@ -221,6 +221,8 @@ export class Api {
   readonly retries: Record<string, number> = {};
   /** The check of the test this fixture serves: its test judges its own property, the fixture does not again. */
   ownCheck?: string;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (see judgedKey). */
+  readonly judged = new Set<string>();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -261,22 +263,20 @@ export class Api {
       const result = validateResponse(op.operationId, response.status, response.contentType, response.json);
       if (!result.documented || !result.valid) return;
     }
-    const findings = judgeAnswer(
-      {
-        operationId: op.operationId,
-        operation: response.operation,
-        params: options.params ?? {},
-        ...(options.pathParams ? { pathParams: options.pathParams } : {}),
-        valid,
-        status: response.status,
-        json: response.json,
-        curl: response.curl,
-        excerpt: response.excerpt,
-      },
-      (check) => checks.has(check) && check !== this.ownCheck,
-      this.settings.strict,
-    );
-    for (const finding of findings) this.record(finding);
+    const answer = {
+      operationId: op.operationId,
+      operation: response.operation,
+      params: options.params ?? {},
+      ...(options.pathParams ? { pathParams: options.pathParams } : {}),
+      valid,
+      status: response.status,
+      json: response.json,
+      curl: response.curl,
+      excerpt: response.excerpt,
+    };
+    const enabled = (check: string) => checks.has(check) && check !== this.ownCheck;
+    for (const finding of judgeAnswer(answer, enabled, this.settings.strict)) this.record(finding);
+    for (const check of answerReadBy(answer, enabled)) this.judged.add(judgedKey(check, response.operation));
   }
 
   /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */

@@ -42,6 +42,8 @@ export interface Kgate {
   takeDiscoveryTimings(): OperationTimings;
   /** What the properties found in discovery's answers since the last call (the test that caused them reports them). */
   takeDiscoveryFindings(): Failure[];
+  /** The invariants that judged discovery's answers since the last call (see TestOutcome.judged). */
+  takeDiscoveryJudged(): string[];
   /** Values shared by the tests of this worker (see CheckContext.shared). */
   shared: Map<string, Promise<unknown>>;
 }
@@ -65,6 +67,8 @@ export interface TestOutcome {
   skipped?: string;
   /** The test only carried other checks' findings (see CheckContext.carry): its own cell stays empty. */
   carrier?: boolean;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads, in this test or discovery for it. */
+  judged?: string[];
   /**
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
@@ -134,6 +138,11 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
         takeDiscoveryFindings() {
           // A discovery fixture judges nothing but the properties: its findings are theirs.
           return discoveryApis.flatMap((api) => api.findings.splice(0));
+        },
+        takeDiscoveryJudged() {
+          const taken = discoveryApis.flatMap((api) => [...api.judged]);
+          for (const api of discoveryApis) api.judged.clear();
+          return taken;
         },
         shared: new Map(),
       });
@@ -271,6 +280,7 @@ export async function runCheck(
     notes,
     skipped,
     ...(carrier ? { carrier } : {}),
+    ...judgedOf(api, kgate),
     requests,
     timings,
   };
@@ -306,4 +316,10 @@ function harnessError(check: string, operation: string, error: unknown): Failure
     documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
     origin: 'error',
   };
+}
+
+/** The invariants that judged answers this test (or discovery for it) received, if any. */
+function judgedOf(api: Api, kgate: Kgate): { judged?: string[] } {
+  const judged = [...new Set([...api.judged, ...kgate.takeDiscoveryJudged()])].sort();
+  return judged.length > 0 ? { judged } : {};
 }

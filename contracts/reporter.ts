@@ -74,6 +74,7 @@ export default class ConformanceReporter implements Reporter {
           : undefined,
       durationMs: result.duration,
       ...(outcome?.carrier ? { carrier: true } : {}),
+      ...(outcome?.judged ? { judged: outcome.judged } : {}),
       requests: outcome?.requests,
       timings: outcome?.timings,
     };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
-import { renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
+import { NO_ANSWER_READ, renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
 
 const CHECKS: Check[] = [
   {
@@ -356,5 +356,33 @@ test("a property's finding on another test's answer gives way to the check's own
       given,
     );
     assert.equal(target!.matrix[OP]!['paging-is-consistent'], 'fail', given);
+  }
+});
+
+test("a property check's skip turns into a pass only where its invariant judged an answer carrying what it reads", () => {
+  const skipped = record({ check: 'request-is-echoed', status: 'skipped', skipReason: 'no data' });
+  const cases: { given: string; records: TestRecord[]; cell: string; reason?: string }[] = [
+    {
+      given: 'judged by another test',
+      records: [skipped, record({ check: 'paging-is-consistent', judged: [`request-is-echoed ${OP}`] })],
+      cell: 'pass',
+    },
+    {
+      given: 'judged on another operation only',
+      records: [skipped, record({ check: 'paging-is-consistent', judged: [`request-is-echoed ${OTHER}`] })],
+      cell: 'skip',
+      reason: `no data${NO_ANSWER_READ}`,
+    },
+    { given: 'never judged', records: [skipped], cell: 'skip', reason: `no data${NO_ANSWER_READ}` },
+  ];
+  const checks: Check[] = [...CHECKS, { ...CHECKS[2]!, id: 'request-is-echoed' }];
+  for (const { given, records, cell, reason } of cases) {
+    const [target] = summarise(records, [OP, OTHER], checks);
+    assert.equal(target!.matrix[OP]!['request-is-echoed'], cell, given);
+    assert.deepEqual(
+      target!.skips.map((skip) => skip.reason),
+      reason ? [reason] : [],
+      given,
+    );
   }
 });

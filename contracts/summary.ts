@@ -8,6 +8,7 @@ import {
 } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
+import { INVARIANT_CHECKS } from './properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from './timings.ts';
 
 /** File names the reporter writes into the report folder. */
@@ -39,6 +40,8 @@ export interface TestRecord {
   durationMs: number;
   /** The test only carried other checks' findings (its own check not selected): its own cell stays empty. */
   carrier?: boolean;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (absent in records of older runs). */
+  judged?: string[];
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
   requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
   /** The same requests per operation with their latencies (absent in records of older runs). */
@@ -170,6 +173,9 @@ export function summarise(
   return [...byTarget.entries()].map(([target, list]) => summariseTarget(target, list, operations, checks, baseline));
 }
 
+/** Added to the skip reason of a property's check: no answer at all gave its invariant something to judge. */
+export const NO_ANSWER_READ = '; no generated or fixed answer of this operation carried what its property reads';
+
 /** The identity of a finding: the same defect seen by several tests is one finding. */
 export function findingKey(finding: Failure): string {
   return [finding.check, finding.operation, finding.title, finding.pointer ?? ''].join('\u0000');
@@ -247,6 +253,14 @@ function summariseTarget(
       );
     }
   }
+  // A property that judged answers carrying what it reads, and found nothing, passes where its own
+  // test lacked the data to judge; one that never found such an answer keeps the skip.
+  const judged = new Set(records.flatMap((record) => record.judged ?? []));
+  for (const key of judged) {
+    const at = key.indexOf(' ');
+    const row = rows.get(key.slice(at + 1));
+    if (row?.[key.slice(0, at)] === 'skip') row[key.slice(0, at)] = 'pass';
+  }
   const matrix: TargetSummary['matrix'] = {};
   for (const [operation, row] of rows) {
     // Cells that do not apply are left out: the JSON stays small and the renderer shows them as '·'.
@@ -280,7 +294,11 @@ function summariseTarget(
     warnings,
     skips: records
       .filter((record) => record.status === 'skipped' && matrix[record.operation]?.[record.check] === 'skip')
-      .map((record) => ({ operation: record.operation, check: record.check, reason: record.skipReason ?? 'skipped' })),
+      .map((record) => ({
+        operation: record.operation,
+        check: record.check,
+        reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
+      })),
     notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records)],
     tripped: [
       ...new Set(

@@ -94,6 +94,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       mergeTimings(ctx.api.timings, sent.timings);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
+    if (intent === 'positive') for (const key of result.judged) ctx.api.judged.add(key);
     if (result.cases[intent] === 0) {
       ctx.skip(
         result.stopped[0] ??

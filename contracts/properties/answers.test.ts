@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { startReferenceServer } from '../../reference/index.ts';
 import { Api, type ApiSettings, type CallOptions } from '../api.ts';
 import { op } from '../discovery.ts';
-import { type JudgedAnswer, judgeAnswer } from './answers.ts';
+import { answerReadBy, type JudgedAnswer, judgeAnswer } from './answers.ts';
 import { PROPERTY_CHECKS } from './index.ts';
 
 const EVALUATE = 'GET /academic/v1.0/evaluate';
@@ -51,6 +51,29 @@ test('judgeAnswer judges only answers to requests meant to be valid, under each 
       assert.match(finding.curl ?? '', /\*\*\*/, `${given}: the curl line masks the key`);
     }
   }
+});
+
+test('answerReadBy names the invariants an answer gave something to judge', () => {
+  const cases: { given: string; answer: JudgedAnswer; want: string[] }[] = [
+    {
+      given: 'a full page with attributes and an echo',
+      answer: answer({ params: { expr: 'Y>1900', attributes: 'Id', count: '1' } }),
+      want: ['attributes-are-honoured', 'paging-respects-size', 'request-is-echoed'],
+    },
+    {
+      given: 'a page not full: a size limit cannot show',
+      answer: answer(),
+      want: ['attributes-are-honoured', 'request-is-echoed'],
+    },
+    {
+      given: 'no parameter the invariants read',
+      answer: answer({ params: { expr: 'Y>1900' } }),
+      want: ['request-is-echoed'],
+    },
+    { given: 'an error-intent request', answer: answer({ valid: false }), want: [] },
+    { given: 'a 4xx', answer: answer({ status: 400 }), want: [] },
+  ];
+  for (const { given, answer: a, want } of cases) assert.deepEqual(answerReadBy(a, all).sort(), want, given);
 });
 
 test('a warning-level property stays a warning unless strict', () => {

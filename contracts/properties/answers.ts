@@ -3,7 +3,8 @@
 // meant to be valid (a 2xx to the full key, parameters as given), reported under each property's
 // own id on the operation that answered.
 import type { Failure } from '../failure.ts';
-import { exchangeOf, judgeResponse, WARN_PROPERTIES } from './index.ts';
+import { exchangeOf, judgeResponse, propertiesReading, WARN_PROPERTIES } from './index.ts';
+import type { Exchange } from './types.ts';
 
 /** A request the request fixture sent and its answer, as far as the invariants read them. */
 export interface JudgedAnswer {
@@ -27,14 +28,8 @@ export interface JudgedAnswer {
  * body says nothing a property claims. A warning-level property (or violation) is a warning unless strict.
  */
 export function judgeAnswer(answer: JudgedAnswer, enabled: (check: string) => boolean, strict = false): Failure[] {
-  if (!answer.valid || answer.params === undefined || answer.status < 200 || answer.status >= 300) return [];
-  const exchange = exchangeOf(
-    answer.operationId,
-    Object.entries(answer.params),
-    answer.pathParams,
-    answer.status,
-    answer.json,
-  );
+  const exchange = exchangeOfAnswer(answer);
+  if (!exchange) return [];
   return judgeResponse(exchange, enabled).map(({ check, violation }) => {
     const warn = (violation.warn || WARN_PROPERTIES.has(check)) && !strict;
     return {
@@ -51,4 +46,21 @@ export function judgeAnswer(answer: JudgedAnswer, enabled: (check: string) => bo
       ...(warn ? { level: 'warn' as const } : {}),
     };
   });
+}
+
+/** The exchange the invariants read, for an answer they judge (see judgeAnswer); undefined otherwise. */
+function exchangeOfAnswer(answer: JudgedAnswer): Exchange | undefined {
+  if (!answer.valid || answer.params === undefined || answer.status < 200 || answer.status >= 300) return undefined;
+  return exchangeOf(answer.operationId, Object.entries(answer.params), answer.pathParams, answer.status, answer.json);
+}
+
+/** The enabled checks whose invariants judged something in the answer (it carried what they read). */
+export function answerReadBy(answer: JudgedAnswer, enabled: (check: string) => boolean): string[] {
+  const exchange = exchangeOfAnswer(answer);
+  return exchange ? propertiesReading(exchange, enabled) : [];
+}
+
+/** How a judged (check, operation) pair travels in test outcomes: `<check> <operation label>`. */
+export function judgedKey(check: string, operation: string): string {
+  return `${check} ${operation}`;
 }
