@@ -40,10 +40,13 @@ export interface Kgate {
   discoveryRequests(): number;
   /** The latencies of test data discovery since the last call, per operation (each test takes what it caused). */
   takeDiscoveryTimings(): OperationTimings;
-  /** What the properties found in discovery's answers since the last call (the test that caused them reports them). */
-  takeDiscoveryFindings(): Failure[];
-  /** The invariants that judged discovery's answers since the last call (see TestOutcome.judged). */
-  takeDiscoveryJudged(): string[];
+  /**
+   * What the properties found in the answers of the discovery of a target (`baseUrl`) since the
+   * last call: the test that caused them reports them (a sweep meets many targets in one worker).
+   */
+  takeDiscoveryFindings(baseUrl: string): Failure[];
+  /** The invariants that judged the answers of a target's discovery since the last call (see TestOutcome.judged). */
+  takeDiscoveryJudged(baseUrl: string): string[];
   /** Values shared by the tests of this worker (see CheckContext.shared). */
   shared: Map<string, Promise<unknown>>;
 }
@@ -135,13 +138,16 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           }
           return taken;
         },
-        takeDiscoveryFindings() {
+        takeDiscoveryFindings(baseUrl) {
           // A discovery fixture judges nothing but the properties: its findings are theirs.
-          return discoveryApis.flatMap((api) => api.findings.splice(0));
+          return discoveryApis
+            .filter((api) => api.settings.baseUrl === baseUrl)
+            .flatMap((api) => api.findings.splice(0));
         },
-        takeDiscoveryJudged() {
-          const taken = discoveryApis.flatMap((api) => [...api.judged]);
-          for (const api of discoveryApis) api.judged.clear();
+        takeDiscoveryJudged(baseUrl) {
+          const apis = discoveryApis.filter((api) => api.settings.baseUrl === baseUrl);
+          const taken = apis.flatMap((api) => [...api.judged]);
+          for (const api of apis) api.judged.clear();
           return taken;
         },
         shared: new Map(),
@@ -263,8 +269,8 @@ export async function runCheck(
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
   // Severity overrides weigh every finding, whoever found it (the fixture, discovery, a generated request).
-  const found = [...api.findings, ...kgate.takeDiscoveryFindings(), ...extra, ...own].map((finding) =>
-    applyOverride(finding, kgate.options.severity, strict),
+  const found = [...api.findings, ...kgate.takeDiscoveryFindings(api.settings.baseUrl), ...extra, ...own].map(
+    (finding) => applyOverride(finding, kgate.options.severity, strict),
   );
   const findings = JSON.parse(redactSecrets(JSON.stringify(found))) as Failure[];
   const requests = {
@@ -320,6 +326,6 @@ function harnessError(check: string, operation: string, error: unknown): Failure
 
 /** The invariants that judged answers this test (or discovery for it) received, if any. */
 function judgedOf(api: Api, kgate: Kgate): { judged?: string[] } {
-  const judged = [...new Set([...api.judged, ...kgate.takeDiscoveryJudged()])].sort();
+  const judged = [...new Set([...api.judged, ...kgate.takeDiscoveryJudged(api.settings.baseUrl)])].sort();
   return judged.length > 0 ? { judged } : {};
 }
