@@ -332,6 +332,11 @@ test("a property's finding on another test's answer gives way to the check's own
       want: ['/entities/3', '/entities'],
     },
     {
+      given: "the same pointer: one finding, the test's",
+      findings: [[property({ pointer: '/entities/3' })], [own]],
+      want: ['/entities/3'],
+    },
+    {
       given: 'the same property finding from several tests is one',
       findings: [[property()], [property({ received: 'other answer' })]],
       want: ['/entities'],
@@ -356,6 +361,11 @@ test("a property's finding on another test's answer gives way to the check's own
       given,
     );
     assert.equal(target!.matrix[OP]!['paging-is-consistent'], 'fail', given);
+    if (findings.some((list) => list.includes(own)))
+      assert.ok(
+        !target!.failures.some((failure) => failure.pointer === own.pointer && failure.via),
+        `${given}: the test's finding is kept`,
+      );
   }
 });
 

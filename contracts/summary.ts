@@ -192,7 +192,10 @@ function distinct(records: TestRecord[], level: 'fail' | 'warn'): Failure[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const known = byKey.get(key);
-      if (known) known.occurrences = (known.occurrences ?? 1) + 1;
+      // The check's own test's finding speaks for the defect rather than a property's on another answer.
+      if (known?.via === 'property' && finding.via !== 'property')
+        byKey.set(key, { ...finding, occurrences: (known.occurrences ?? 1) + 1 });
+      else if (known) known.occurrences = (known.occurrences ?? 1) + 1;
       else byKey.set(key, { ...finding, occurrences: 1 });
     }
   }
