@@ -7,6 +7,7 @@ import { curlLine, excerpt, type Failure, type SentRequest, show } from './failu
 import { sendHttp, TransportError } from './http.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
+import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
 /** One operation of the spec, as the suite walks them. */
@@ -92,6 +93,13 @@ export interface ApiSettings {
   latencyBudgetMs?: Record<string, number>;
   /** Severity overrides of the configuration file (latency-within-budget is a warning unless set to fail). */
   severity?: Record<string, 'fail' | 'warn'>;
+  /**
+   * The checks whose invariants (contracts/properties) judge this fixture's answers to requests
+   * meant to be valid (selected and not excluded); none when absent. With `judge: false`
+   * (discovery) only answers that match the spec are judged: a broken one is its operation's own
+   * tests' to report.
+   */
+  propertyChecks?: ReadonlySet<string>;
 }
 
 /**
@@ -211,6 +219,10 @@ export class Api {
   readonly timings: OperationTimings = {};
   /** Requests sent again on a fresh connection (a kept-alive one lost before any byte of the answer), by operation label. */
   readonly retries: Record<string, number> = {};
+  /** The check of the test this fixture serves: its test judges its own property, the fixture does not again. */
+  ownCheck?: string;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (see judgedKey). */
+  readonly judged = new Set<string>();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -229,11 +241,42 @@ export class Api {
       const response = await this.once(op, options);
       if (response.status !== 429 || !retry || attempt >= MAX_RATE_LIMIT_RETRIES) {
         if (this.settings.judge !== false) this.validate(op, response, options.intent ?? 'ok');
+        this.judgeProperties(op, options, response);
         this.sent.push(response);
         return response;
       }
       await new Promise((resolve) => setTimeout(resolve, retryWaitMs(response)));
     }
+  }
+
+  /**
+   * Judges the answer of a request meant to be valid (intent `ok`, the full key, parameters as
+   * given) by the invariants of the enabled checks, each failure recorded under its property's id
+   * on the operation that answered.
+   */
+  private judgeProperties(op: Operation, options: CallOptions, response: ApiResponse): void {
+    const checks = this.settings.propertyChecks;
+    if (!checks || checks.size === 0 || options.rawBody !== undefined || options.rawQuery !== undefined) return;
+    const valid = (options.intent ?? 'ok') === 'ok' && (options.key ?? 'full') === 'full';
+    if (!valid || response.status < 200 || response.status >= 300) return;
+    if (this.settings.judge === false) {
+      const result = validateResponse(op.operationId, response.status, response.contentType, response.json);
+      if (!result.documented || !result.valid) return;
+    }
+    const answer = {
+      operationId: op.operationId,
+      operation: response.operation,
+      params: options.params ?? {},
+      ...(options.pathParams ? { pathParams: options.pathParams } : {}),
+      valid,
+      status: response.status,
+      json: response.json,
+      curl: response.curl,
+      excerpt: response.excerpt,
+    };
+    const enabled = (check: string) => checks.has(check) && check !== this.ownCheck;
+    for (const finding of judgeAnswer(answer, enabled, this.settings.strict)) this.record(finding);
+    for (const check of answerReadBy(answer, enabled)) this.judged.add(judgedKey(check, response.operation));
   }
 
   /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */

@@ -39,6 +39,12 @@ export interface Failure {
   baseline?: { reason: string; expires?: string; expired?: boolean };
   /** For a generated request: the seed and case that produce it again, and the command that does. */
   seed?: string;
+  /**
+   * `property`: a property judged the answer of a request another test (or discovery, or the
+   * generative phase) sent. Where a check's own test reports the same failure (check, operation,
+   * title), the summary keeps only the test's: one defect, one failure.
+   */
+  via?: 'property';
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */

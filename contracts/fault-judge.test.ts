@@ -155,4 +155,10 @@ test('an input-triggered fault gets a second project without the generative test
   );
   assert.equal(hang?.timeoutMs, 2_000, 'a hanging fault is judged with the short deadline');
   assert.equal(sweepTargets('http://x', fault, clean).length, 1, 'other faults: one project');
+  const only = sweepTargets('http://x', { ...fault, name: 'evaluate-large-page-attributes-ignored' }, clean);
+  assert.deepEqual(
+    only.map((target) => [target.name, target.generate, target.tests]),
+    [['evaluate-large-page-attributes-ignored', false, [`${EVALUATE} paging-is-consistent`]]],
+    'a fault only the fixed battery triggers: one project, the fixed battery alone',
+  );
 });

@@ -128,9 +128,12 @@ export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestR
 /** The projects of one fault: its sweep target, and for an input-triggered fault the same tests without the generative phase. */
 export function sweepTargets(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget[] {
   const target = sweepTarget(baseUrl, fault, clean);
-  if (!FAULT_TABLE[fault.name]?.generative) return [target];
+  const entry = FAULT_TABLE[fault.name];
+  if (!entry?.generative && !entry?.fixedBattery) return [target];
   const generative = new Set(CHECKS.filter((check) => check.kind === 'generative').map((check) => check.id));
   const fixed = target.tests?.filter((title) => !generative.has(title.slice(title.lastIndexOf(' ') + 1)));
+  // A fault only the fixed battery's requests trigger is judged by the fixed battery alone.
+  if (entry.fixedBattery) return [{ ...target, tests: fixed, generate: false }];
   return [target, { ...target, name: fixedBatteryTarget(fault.name), tests: fixed, generate: false }];
 }
 

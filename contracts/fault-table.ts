@@ -16,6 +16,11 @@ export interface FaultEntry {
    * (`--generate 0`) to pass it and the generative phase to catch it.
    */
   generative?: true;
+  /**
+   * Triggered only by a request of the fixed battery that another check's test sends: the sweep
+   * judges it with `--generate 0`, so the property judging that answer must catch it alone.
+   */
+  fixedBattery?: true;
 }
 
 const INTERPRET = ['interpretGet', 'interpretPost'];
@@ -154,6 +159,11 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'similarity-asymmetric-for-long-s1': { catches: ['similarity-is-symmetric'], touches: SIMILARITY, generative: true },
   'similarity-post-long-differs': { catches: ['get-and-post-agree'], touches: ['similarityPost'], generative: true },
   'answersearch-strict-500': { catches: ['no-server-error'], touches: ['answerSearch'], generative: true },
+  'evaluate-large-page-attributes-ignored': {
+    catches: ['attributes-are-honoured'],
+    touches: EVALUATE,
+    fixedBattery: true,
+  },
   'hotevents-top-document-foreign': { catches: ['event-documents-agree'], touches: ['hotEvents'], generative: true },
   'auth-not-enforced-evaluate-post': { catches: ['auth-required'], touches: ['evaluatePost'] },
   'auth-not-enforced-similarity-get': { catches: ['auth-required'], touches: ['similarityGet'] },

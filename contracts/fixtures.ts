@@ -17,6 +17,7 @@ import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts
 import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
+import { PROPERTY_CHECKS } from './properties/index.ts';
 import { applyOverride, severityOf } from './severity.ts';
 import { mergeTimings, type OperationTimings } from './timings.ts';
 
@@ -39,6 +40,13 @@ export interface Kgate {
   discoveryRequests(): number;
   /** The latencies of test data discovery since the last call, per operation (each test takes what it caused). */
   takeDiscoveryTimings(): OperationTimings;
+  /**
+   * What the properties found in the answers of the discovery of a target (`baseUrl`) since the
+   * last call: the test that caused them reports them (a sweep meets many targets in one worker).
+   */
+  takeDiscoveryFindings(baseUrl: string): Failure[];
+  /** The invariants that judged the answers of a target's discovery since the last call (see TestOutcome.judged). */
+  takeDiscoveryJudged(baseUrl: string): string[];
   /** Values shared by the tests of this worker (see CheckContext.shared). */
   shared: Map<string, Promise<unknown>>;
 }
@@ -60,6 +68,10 @@ export interface TestOutcome {
   notes: string[];
   /** Why the check could not judge, when it was skipped. */
   skipped?: string;
+  /** The test only carried other checks' findings (see CheckContext.carry): its own cell stays empty. */
+  carrier?: boolean;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads, in this test or discovery for it. */
+  judged?: string[];
   /**
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
@@ -98,6 +110,14 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
+          propertyChecks: new Set(
+            CHECK_IDS.filter(
+              (id) =>
+                PROPERTY_CHECKS.has(id) &&
+                (!options.checks || options.checks.includes(id)) &&
+                !options.excludeChecks?.includes(id),
+            ),
+          ),
         },
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);
@@ -116,6 +136,18 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
             mergeTimings(taken, api.timings);
             for (const operation of Object.keys(api.timings)) delete api.timings[operation];
           }
+          return taken;
+        },
+        takeDiscoveryFindings(baseUrl) {
+          // A discovery fixture judges nothing but the properties: its findings are theirs.
+          return discoveryApis
+            .filter((api) => api.settings.baseUrl === baseUrl)
+            .flatMap((api) => api.findings.splice(0));
+        },
+        takeDiscoveryJudged(baseUrl) {
+          const apis = discoveryApis.filter((api) => api.settings.baseUrl === baseUrl);
+          const taken = apis.flatMap((api) => [...api.judged]);
+          for (const api of apis) api.judged.clear();
           return taken;
         },
         shared: new Map(),
@@ -151,12 +183,14 @@ export async function runCheck(
   testInfo: TestInfo,
 ): Promise<void> {
   const { api, data, kgate } = fixtures;
+  api.ownCheck = check.id;
   const strict = kgate.options.strict;
   const discoveredBefore = kgate.discoveryRequests();
   const own: Failure[] = [];
   const extra: Failure[] = [];
   const notes: string[] = [];
   let skipped: string | undefined;
+  let carrier = false;
   const fail = (
     title: string,
     detail: { received: string; documented: string; pointer?: string },
@@ -184,6 +218,9 @@ export async function runCheck(
     },
     note(text) {
       notes.push(text);
+    },
+    carry() {
+      carrier = true;
     },
     report(finding) {
       const level =
@@ -232,8 +269,8 @@ export async function runCheck(
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
   // Severity overrides weigh every finding, whoever found it (the fixture, discovery, a generated request).
-  const found = [...api.findings, ...extra, ...own].map((finding) =>
-    applyOverride(finding, kgate.options.severity, strict),
+  const found = [...api.findings, ...kgate.takeDiscoveryFindings(api.settings.baseUrl), ...extra, ...own].map(
+    (finding) => applyOverride(finding, kgate.options.severity, strict),
   );
   const findings = JSON.parse(redactSecrets(JSON.stringify(found))) as Failure[];
   const requests = {
@@ -243,7 +280,16 @@ export async function runCheck(
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
-  const outcome: TestOutcome = { findings, reads: [...api.reads].sort(), notes, skipped, requests, timings };
+  const outcome: TestOutcome = {
+    findings,
+    reads: [...api.reads].sort(),
+    notes,
+    skipped,
+    ...(carrier ? { carrier } : {}),
+    ...judgedOf(api, kgate),
+    requests,
+    timings,
+  };
   await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
   const ownFailures = findings.filter(
     (finding) =>
@@ -276,4 +322,10 @@ function harnessError(check: string, operation: string, error: unknown): Failure
     documented: 'the check runs to completion (this is a defect of kgate, not of the target)',
     origin: 'error',
   };
+}
+
+/** The invariants that judged answers this test (or discovery for it) received, if any. */
+function judgedOf(api: Api, kgate: Kgate): { judged?: string[] } {
+  const judged = [...new Set([...api.judged, ...kgate.takeDiscoveryJudged(api.settings.baseUrl)])].sort();
+  return judged.length > 0 ? { judged } : {};
 }

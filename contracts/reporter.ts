@@ -73,6 +73,8 @@ export default class ConformanceReporter implements Reporter {
           ? (outcome?.skipped ?? annotations.find((a) => a.type === 'skip')?.description)
           : undefined,
       durationMs: result.duration,
+      ...(outcome?.carrier ? { carrier: true } : {}),
+      ...(outcome?.judged ? { judged: outcome.judged } : {}),
       requests: outcome?.requests,
       timings: outcome?.timings,
     };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { getCheck } from './checks/index.ts';
+import { GENERATIVE_CHECK_IDS, getCheck } from './checks/index.ts';
 import { DISCOVERY_NEEDS, DISCOVERY_REQUESTS, type DiscoveryItem } from './discovery.ts';
 import { type ConformOptions, DEFAULT_GENERATE } from './options.ts';
 import type { SelectedTest } from './selection.ts';
@@ -86,11 +86,25 @@ export function estimateRequests(
   let rateLimitRequests = 0;
   const byPath: Record<string, number> = {};
   const users = new Map<string, Map<DiscoveryItem, number>>();
+  const generativeSent = new Set<string>();
   for (const test of tests) {
     const measured = table.tests[budgetKey(test)];
+    const generative = getCheck(test.check)?.kind === 'generative';
     // The table was measured with the default generative phase; its requests grow with --generate.
-    const scale = getCheck(test.check)?.kind === 'generative' ? generate / DEFAULT_GENERATE : 1;
-    const requests = Math.round((measured?.requests ?? 0) * scale);
+    const scale = generative ? generate / DEFAULT_GENERATE : 1;
+    // An operation's generated requests are sent once, by the first of its generative tests to
+    // run, whichever the table measured them under (the properties may run only one of them).
+    const sent = `${test.project} ${test.operation}`;
+    const measuredRequests = !generative
+      ? (measured?.requests ?? 0)
+      : generativeSent.has(sent)
+        ? 0
+        : GENERATIVE_CHECK_IDS.reduce(
+            (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
+            0,
+          );
+    if (generative) generativeSent.add(sent);
+    const requests = Math.round(measuredRequests * scale);
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);
     byPath[path] = (byPath[path] ?? 0) + requests;

@@ -2,7 +2,9 @@ import type { Project } from '@playwright/test';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS, testsExercising } from './checks/index.ts';
+import { GENERATIVE_CHECKS } from './generative/judge.ts';
 import type { ConformOptions } from './options.ts';
+import { PROPERTY_CHECKS } from './properties/index.ts';
 
 const RATE_LIMIT = /@rate-limit/;
 const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
@@ -22,8 +24,13 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
  */
 export function suiteProjects(options: ConformOptions): Project[] {
   if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
-  const grep = checksGrep(options.checks && testsExercising(options.checks));
-  const exclude = options.excludeChecks?.length ? checksGrep(options.excludeChecks) : undefined;
+  const carrier = GENERATIVE_CHECKS.positiveAccepted;
+  // The generated valid requests that the properties judge are sent and reported by the
+  // positive-input-accepted tests: they run whenever a property does, selected or not.
+  const carried = carriesProperties(options);
+  const grep = checksGrep(options.checks && [...testsExercising(options.checks), ...(carried ? [carrier] : [])]);
+  const excluded = (options.excludeChecks ?? []).filter((id) => !(carried && id === carrier));
+  const exclude = excluded.length ? checksGrep(excluded) : undefined;
   const rateLimit = options.rateLimit && (!options.shard || options.shard.current === options.shard.total);
   return [
     {
@@ -44,6 +51,18 @@ export function suiteProjects(options: ConformOptions): Project[] {
         ]
       : []),
   ];
+}
+
+/**
+ * Whether the run's generated valid requests are judged by a property (a property check selected
+ * and not excluded, and a generative phase): then the positive-input-accepted tests run, to send
+ * and report them, even where that check itself is not selected.
+ */
+export function carriesProperties(options: Pick<ConformOptions, 'checks' | 'excludeChecks' | 'generate'>): boolean {
+  if (!(options.generate > 0)) return false;
+  return [...PROPERTY_CHECKS].some(
+    (id) => (!options.checks || options.checks.includes(id)) && !options.excludeChecks?.includes(id),
+  );
 }
 
 /** One test the suite will run. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
-import { renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
+import { NO_ANSWER_READ, renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
 
 const CHECKS: Check[] = [
   {
@@ -317,4 +317,82 @@ test('shortLabel names operations compactly', () => {
     { given: 'GET /eventknowledge/v1.0/events/{event_id}/documents', want: 'documents GET' },
   ];
   for (const { given, want } of cases) assert.equal(shortLabel(given), want);
+});
+
+test("a property's finding on another test's answer gives way to the check's own test's finding of the same defect", () => {
+  const own = finding('paging-is-consistent', { title: 'page larger', pointer: '/entities/3', origin: 'check' });
+  const property = (over: Partial<Failure> = {}) =>
+    finding('paging-is-consistent', { title: 'page larger', pointer: '/entities', via: 'property', ...over });
+  const cases: { given: string; findings: Failure[][]; want: string[] }[] = [
+    { given: 'both: the test keeps its own', findings: [[own], [property()]], want: ['/entities/3'] },
+    { given: 'the property alone', findings: [[], [property()]], want: ['/entities'] },
+    {
+      given: 'another title is another defect',
+      findings: [[own], [property({ title: 'other' })]],
+      want: ['/entities/3', '/entities'],
+    },
+    {
+      given: "the same pointer: one finding, the test's",
+      findings: [[property({ pointer: '/entities/3' })], [own]],
+      want: ['/entities/3'],
+    },
+    {
+      given: 'the same property finding from several tests is one',
+      findings: [[property()], [property({ received: 'other answer' })]],
+      want: ['/entities'],
+    },
+    {
+      given: 'another operation is another defect',
+      findings: [[own], [property({ operation: OTHER })]],
+      want: ['/entities/3', '/entities'],
+    },
+  ];
+  for (const { given, findings, want } of cases) {
+    const [target] = summarise(
+      findings.map((list, i) =>
+        record({ check: i === 0 ? 'paging-is-consistent' : 'response-matches-spec', findings: list }),
+      ),
+      [OP, OTHER],
+      CHECKS,
+    );
+    assert.deepEqual(
+      target!.failures.map((failure) => failure.pointer),
+      want,
+      given,
+    );
+    assert.equal(target!.matrix[OP]!['paging-is-consistent'], 'fail', given);
+    if (findings.some((list) => list.includes(own)))
+      assert.ok(
+        !target!.failures.some((failure) => failure.pointer === own.pointer && failure.via),
+        `${given}: the test's finding is kept`,
+      );
+  }
+});
+
+test("a property check's skip turns into a pass only where its invariant judged an answer carrying what it reads", () => {
+  const skipped = record({ check: 'request-is-echoed', status: 'skipped', skipReason: 'no data' });
+  const cases: { given: string; records: TestRecord[]; cell: string; reason?: string }[] = [
+    {
+      given: 'judged by another test',
+      records: [skipped, record({ check: 'paging-is-consistent', judged: [`request-is-echoed ${OP}`] })],
+      cell: 'pass',
+    },
+    {
+      given: 'judged on another operation only',
+      records: [skipped, record({ check: 'paging-is-consistent', judged: [`request-is-echoed ${OTHER}`] })],
+      cell: 'skip',
+      reason: `no data${NO_ANSWER_READ}`,
+    },
+    { given: 'never judged', records: [skipped], cell: 'skip', reason: `no data${NO_ANSWER_READ}` },
+  ];
+  const checks: Check[] = [...CHECKS, { ...CHECKS[2]!, id: 'request-is-echoed' }];
+  for (const { given, records, cell, reason } of cases) {
+    const [target] = summarise(records, [OP, OTHER], checks);
+    assert.equal(target!.matrix[OP]!['request-is-echoed'], cell, given);
+    assert.deepEqual(
+      target!.skips.map((skip) => skip.reason),
+      reason ? [reason] : [],
+      given,
+    );
+  }
 });

@@ -8,6 +8,7 @@ import {
 } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import { type Failure, formatFailure } from './failure.ts';
+import { INVARIANT_CHECKS } from './properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from './timings.ts';
 
 /** File names the reporter writes into the report folder. */
@@ -37,6 +38,10 @@ export interface TestRecord {
   notes: string[];
   skipReason?: string;
   durationMs: number;
+  /** The test only carried other checks' findings (its own check not selected): its own cell stays empty. */
+  carrier?: boolean;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (absent in records of older runs). */
+  judged?: string[];
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
   requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
   /** The same requests per operation with their latencies (absent in records of older runs). */
@@ -168,6 +173,9 @@ export function summarise(
   return [...byTarget.entries()].map(([target, list]) => summariseTarget(target, list, operations, checks, baseline));
 }
 
+/** Added to the skip reason of a property's check: no answer at all gave its invariant something to judge. */
+export const NO_ANSWER_READ = '; no generated or fixed answer of this operation carried what its property reads';
+
 /** The identity of a finding: the same defect seen by several tests is one finding. */
 export function findingKey(finding: Failure): string {
   return [finding.check, finding.operation, finding.title, finding.pointer ?? ''].join('\u0000');
@@ -184,11 +192,22 @@ function distinct(records: TestRecord[], level: 'fail' | 'warn'): Failure[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const known = byKey.get(key);
-      if (known) known.occurrences = (known.occurrences ?? 1) + 1;
+      // The check's own test's finding speaks for the defect rather than a property's on another answer.
+      if (known?.via === 'property' && finding.via !== 'property')
+        byKey.set(key, { ...finding, occurrences: (known.occurrences ?? 1) + 1 });
+      else if (known) known.occurrences = (known.occurrences ?? 1) + 1;
       else byKey.set(key, { ...finding, occurrences: 1 });
     }
   }
-  return [...byKey.values()];
+  // A property that judged another request's answer found what the check's own test reports
+  // (at another pointer, or another answer): one defect, one failure, the test's.
+  const reported = new Set([...byKey.values()].filter((finding) => finding.via !== 'property').map(defectKey));
+  return [...byKey.values()].filter((finding) => finding.via !== 'property' || !reported.has(defectKey(finding)));
+}
+
+/** A finding's check, operation and title: what a property and its check's own test both say of one defect. */
+function defectKey(finding: Failure): string {
+  return [finding.check, finding.operation, finding.title].join('\u0000');
 }
 
 /** The baseline entry listing a failure, if any (kgate's own errors and warnings are never listed). */
@@ -227,7 +246,7 @@ function summariseTarget(
     // The fixture checks judge every response: an operation with a test that ran has them passed
     // unless a finding says otherwise.
     if (ran) for (const id of fixtureChecks) set(record.operation, id, 'pass');
-    set(record.operation, record.check, ran ? 'pass' : 'skip');
+    if (!record.carrier) set(record.operation, record.check, ran ? 'pass' : 'skip');
     for (const finding of record.findings) {
       const mark = markOf(finding, entries, today);
       set(
@@ -236,6 +255,14 @@ function summariseTarget(
         (finding.level ?? 'fail') === 'warn' ? 'warn' : mark && !mark.expired ? 'known' : 'fail',
       );
     }
+  }
+  // A property that judged answers carrying what it reads, and found nothing, passes where its own
+  // test lacked the data to judge; one that never found such an answer keeps the skip.
+  const judged = new Set(records.flatMap((record) => record.judged ?? []));
+  for (const key of judged) {
+    const at = key.indexOf(' ');
+    const row = rows.get(key.slice(at + 1));
+    if (row?.[key.slice(0, at)] === 'skip') row[key.slice(0, at)] = 'pass';
   }
   const matrix: TargetSummary['matrix'] = {};
   for (const [operation, row] of rows) {
@@ -270,7 +297,11 @@ function summariseTarget(
     warnings,
     skips: records
       .filter((record) => record.status === 'skipped' && matrix[record.operation]?.[record.check] === 'skip')
-      .map((record) => ({ operation: record.operation, check: record.check, reason: record.skipReason ?? 'skipped' })),
+      .map((record) => ({
+        operation: record.operation,
+        check: record.check,
+        reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
+      })),
     notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records)],
     tripped: [
       ...new Set(

@@ -43,8 +43,9 @@ configuration file it starts the embedded reference server and judges that.
 
   --base-url         target base URL, may carry a path prefix (env KGATE_BASE_URL)
   --grep             only tests whose title matches (operation label or check id)
-  --checks           comma-separated check ids to run (see contracts/README.md)
-  --exclude-checks   comma-separated check ids to leave out
+  --checks           comma-separated check ids to run (see contracts/README.md); a semantic check's
+                     property also judges the generated valid requests and every fixed answer
+  --exclude-checks   comma-separated check ids to leave out, their properties included
   --strict           warnings (what the interface saw only in samples) fail the gate
   --timeout          per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
   --max-rps          send at most R requests per second, counting every request of the run (all

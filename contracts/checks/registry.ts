@@ -48,6 +48,11 @@ export interface CheckContext {
   /** Adds a note to the run summary (for example: this check could not be exact on this target). */
   note(text: string): void;
   /**
+   * Marks the test as run only to carry other checks' findings (the generated valid requests the
+   * properties judge, its own check not selected): its own cell is left empty.
+   */
+  carry(): void;
+  /**
    * Records a finding without ending the check: a generated request among many, each distinct
    * finding reported (on its own check and operation; level `fail` unless it says otherwise).
    */

@@ -9,6 +9,7 @@ import {
   type Exchange,
   exchangeOf,
   judgeResponse,
+  propertiesReading,
   type Relation,
   type RelationViolation,
   type Reply,
@@ -78,6 +79,8 @@ export interface EngineResult {
   stopped: string[];
   /** Operation ids read (cases and chains). */
   reads: Set<string>;
+  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads. */
+  judged: Set<string>;
   durationMs: number;
 }
 
@@ -149,6 +152,7 @@ export class GenerativeEngine {
   private readonly byKey = new Map<string, { finding: Failure; case: GeneratedCase; elapsedMs: number }>();
   private readonly seenIn: Record<string, number> = {};
   private readonly reads = new Set<string>();
+  private readonly judged = new Set<string>();
   private readonly stopped = new Map<string, string>();
   private requests = 0;
   private notSent = 0;
@@ -176,6 +180,7 @@ export class GenerativeEngine {
       curl: response.curl,
       seed: seedLine(c),
       origin: 'check',
+      via: 'property',
       ...(warn && !this.settings.strict ? { level: 'warn' as const } : {}),
     };
   }
@@ -299,6 +304,7 @@ export class GenerativeEngine {
       const exchange = exchangeOf(c.operationId, pairsOf(c.params), c.pathParams, response.status, response.json);
       for (const { check, violation } of judgeResponse(exchange, this.enabled))
         findings.push(this.propertyFinding(check, violation, response, c));
+      for (const check of propertiesReading(exchange, this.enabled)) this.judged.add(`${check} ${response.operation}`);
       for (const relation of relationsFor(exchange, this.enabled)) {
         if (relationCheck === undefined) relations.push({ relation, exchange });
         else if (relation.check === relationCheck)
@@ -481,6 +487,7 @@ export class GenerativeEngine {
         notSent: this.notSent,
         stopped: [...new Set([...(this.targetDown ? [this.targetDown] : []), ...this.stopped.values()])],
         reads: this.reads,
+        judged: this.judged,
         durationMs: performance.now() - this.started,
       };
     } finally {

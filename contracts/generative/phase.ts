@@ -4,6 +4,7 @@
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
+import { PROPERTY_CHECKS } from '../properties/index.ts';
 import { findingKey } from '../summary.ts';
 import { mergeTimings, type OperationTimings } from '../timings.ts';
 import { allocate, casesFor, type Intent } from './cases.ts';
@@ -47,6 +48,8 @@ interface Sent {
 function sendOnce(ctx: CheckContext): Promise<Sent> {
   const { cases: total, seed, checks } = ctx.generate;
   const intents = new Set(checks.map((id) => INTENT_OF_CHECK[id]));
+  // The properties judge the valid requests whether or not positive-input-accepted is selected.
+  if (ctx.generate.properties.some((id) => PROPERTY_CHECKS.has(id))) intents.add('positive');
   const settings = ctx.api.settings;
   const key = `generate ${settings.baseUrl} ${ctx.op.operationId} ${total} ${seed} ${[...intents].sort().join(',')}`;
   return ctx.shared(key, async () => {
@@ -56,7 +59,8 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     const apis: Api[] = [];
     const engine = new GenerativeEngine({
       newApi: (judge = true) => {
-        const api = new Api({ ...settings, judge });
+        // The engine judges its cases by the properties itself; its chain and relation reads are the relations'.
+        const api = new Api({ ...settings, judge, propertyChecks: undefined });
         apis.push(api);
         return api;
       },
@@ -76,7 +80,11 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
 
 /** The body of a generative check's test: reports what the operation's cases of its intent found. */
 export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<void> {
+  const own = Object.keys(INTENT_OF_CHECK).find((id) => INTENT_OF_CHECK[id] === intent)!;
   return async (ctx) => {
+    // Not selected itself, the test runs only to send and report what the properties found.
+    const carrier = !ctx.generate.checks.includes(own);
+    if (carrier) ctx.carry();
     const sent = await ctx.step(`generated requests (seed ${ctx.generate.seed})`, () => sendOnce(ctx));
     const { result, count } = sent;
     // The first of the operation's generative tests counts the requests, so the run counts them once.
@@ -86,6 +94,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       mergeTimings(ctx.api.timings, sent.timings);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
+    if (intent === 'positive') for (const key of result.judged) ctx.api.judged.add(key);
     if (result.cases[intent] === 0) {
       ctx.skip(
         result.stopped[0] ??
@@ -93,7 +102,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       );
     }
     for (const finding of result.findings) {
-      if (result.intents[findingKey(finding)] === intent) ctx.report(finding);
+      if (result.intents[findingKey(finding)] === intent && !(carrier && finding.check === own)) ctx.report(finding);
     }
   };
 }

@@ -30,6 +30,16 @@ export function judgeResponse(
   return out;
 }
 
+/** The enabled checks whose invariants could show a defect in the exchange (it carries what they read). */
+export function propertiesReading(exchange: Exchange, enabled: (check: string) => boolean = () => true): string[] {
+  return applicable(exchange.operationId)
+    .filter((property) => enabled(property.check) && property.reads(exchange))
+    .map((property) => property.check);
+}
+
+/** Checks that have an invariant: a skip of theirs says whether any answer carried what it reads. */
+export const INVARIANT_CHECKS: ReadonlySet<string> = new Set(RESPONSE_PROPERTIES.map((property) => property.check));
+
 const APPLICABLE = new Map<string, readonly ResponseProperty[]>();
 
 /** The invariants of an operation, worked out once: every answer of a run is judged by them. */

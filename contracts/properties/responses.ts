@@ -88,6 +88,13 @@ export const pagingRespectsSize: ResponseProperty = {
   check: 'paging-respects-size',
   claims: 'a page holds at most count / $top items',
   appliesTo: (id) => getOperation(id)?.paging !== undefined,
+  reads(x) {
+    const paging = getOperation(x.operationId)!.paging!;
+    const size = intParam(x.params, paging.count);
+    const items = at(x.json, paging.items);
+    // A full page: had the limit been ignored, more would have come.
+    return ok200(x) && size !== undefined && size > 0 && Array.isArray(items) && items.length >= size;
+  },
   judge(x) {
     const paging = getOperation(x.operationId)!.paging!;
     const size = intParam(x.params, paging.count);
@@ -108,6 +115,7 @@ export const interpretationsOrderedByProb: ResponseProperty = {
   check: 'interpretations-ordered-by-prob',
   claims: 'interpretations come by descending prob (ties in any order)',
   appliesTo: (id) => baseOf(id) === 'interpret',
+  reads: (x) => ok200(x) && objects(field(x.json, 'interpretations')).length >= 2,
   judge(x) {
     if (!ok200(x)) return [];
     const probs = objects(field(x.json, 'interpretations')).map((i) => i.prob);
@@ -135,6 +143,15 @@ export const orderbyIsHonoured: ResponseProperty = {
   claims:
     'evaluate with orderby=A:asc / A:desc returns the entities carrying A in that order (ties in any order; no direction: one direction throughout)',
   appliesTo: (id) => baseOf(id) === 'evaluate',
+  reads(x) {
+    const order = parseOrderby(x.params.orderby);
+    return (
+      ok200(x) &&
+      order !== undefined &&
+      SINGLE_VALUED.has(order.attribute) &&
+      objects(field(x.json, 'entities')).length >= 2
+    );
+  },
   judge(x) {
     const order = parseOrderby(x.params.orderby);
     if (!ok200(x) || !order || !SINGLE_VALUED.has(order.attribute)) return [];
@@ -162,6 +179,7 @@ export const requestIsEchoed: ResponseProperty = {
   claims:
     'interpret echoes query (lower-cased, without punctuation: a warning), evaluate and calchistogram expr, answer search q',
   appliesTo: (id) => baseOf(id) in ECHO,
+  reads: (x) => ok200(x) && x.params[ECHO[baseOf(x.operationId)]!.param] !== undefined,
   judge(x) {
     const { param, pointer } = ECHO[baseOf(x.operationId)]!;
     const sent = x.params[param];
@@ -182,6 +200,7 @@ export const attributesAreHonoured: ResponseProperty = {
   check: 'attributes-are-honoured',
   claims: 'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes)',
   appliesTo: (id) => baseOf(id) === 'evaluate',
+  reads: (x) => ok200(x) && x.params.attributes !== undefined && objects(field(x.json, 'entities')).length > 0,
   judge(x) {
     if (!ok200(x) || x.params.attributes === undefined) return [];
     const asked = askedAttributes(x.params.attributes);
@@ -218,6 +237,7 @@ export const histogramOrderedByCount: ResponseProperty = {
   check: 'histogram-ordered-by-count',
   claims: 'histogram entries come by descending count (samples only: a warning)',
   appliesTo: (id) => baseOf(id) === 'calchistogram',
+  reads: (x) => ok200(x) && objects(field(x.json, 'histograms')).some((h) => objects(h.histogram).length >= 2),
   judge(x) {
     if (!ok200(x)) return [];
     return objects(field(x.json, 'histograms')).flatMap((histogram) => {
@@ -241,6 +261,7 @@ export const histogramCountsAreBounded: ResponseProperty = {
   claims:
     'in every histogram: no entry count above num_entities, distinct_values at least the entries listed, total_count at least their counts summed',
   appliesTo: (id) => baseOf(id) === 'calchistogram',
+  reads: (x) => ok200(x) && objects(field(x.json, 'histograms')).some((h) => objects(h.histogram).length > 0),
   judge(x) {
     if (!ok200(x)) return [];
     const total = field(x.json, 'num_entities');
@@ -280,6 +301,7 @@ export const similarityOfIdenticalIsOne: ResponseProperty = {
   check: 'similarity-of-identical-is-one',
   claims: 'a text compared with itself scores 1 (0 for a text without academic concepts: no vector to compare)',
   appliesTo: (id) => baseOf(id) === 'similarity',
+  reads: (x) => ok200(x) && x.params.s1 !== undefined && x.params.s1 === x.params.s2 && typeof x.json === 'number',
   judge(x) {
     if (!ok200(x) || x.params.s1 !== x.params.s2 || typeof x.json !== 'number') return [];
     if (Math.abs(x.json - 1) <= 1e-6 || x.json === 0) return [];
@@ -297,6 +319,7 @@ export const relatedEventsOrderedByTime: ResponseProperty = {
   check: 'related-events-ordered-by-time',
   claims: 'related events are sorted by from, in one direction',
   appliesTo: (id) => id === 'relatedEvents',
+  reads: (x) => ok200(x) && objects(field(x.json, 'value')).length >= 2,
   judge(x) {
     if (!ok200(x)) return [];
     const froms = objects(field(x.json, 'value')).map((event) => event.from);
@@ -318,6 +341,8 @@ export const hotEventsMatchDate: ResponseProperty = {
   check: 'hot-events-match-date',
   claims: 'hotevents for a date returns events whose [from, to] overlaps that UTC day',
   appliesTo: (id) => id === 'hotEvents',
+  reads: (x) =>
+    ok200(x) && /^\d{4}-\d{2}-\d{2}$/.test(x.params.date?.trim() ?? '') && objects(field(x.json, 'value')).length > 0,
   judge(x) {
     const date = x.params.date?.trim() ?? '';
     const start = Date.parse(`${date}T00:00:00Z`);
@@ -342,6 +367,7 @@ export const eventIdsAre32Hex: ResponseProperty = {
   check: 'event-ids-are-32-hex',
   claims: 'event ids are 32 hex characters (samples only: a warning)',
   appliesTo: (id) => id === 'hotEvents' || id === 'relatedEvents',
+  reads: (x) => ok200(x) && objects(field(x.json, 'value')).length > 0,
   judge(x) {
     if (!ok200(x)) return [];
     const bad = objects(field(x.json, 'value'))
@@ -372,6 +398,11 @@ export const rankingReferencesResolve: ResponseProperty = {
   claims:
     'every ranking item names an answer of the response, a resultIndex inside its value array, a value.id of it or its results (by #fragment only: a warning)',
   appliesTo: (id) => id === 'answerSearch',
+  reads(x) {
+    const ranking = field(x.json, 'rankingResponse');
+    const sections = ranking !== null && typeof ranking === 'object' ? Object.keys(ranking) : [];
+    return ok200(x) && sections.some((section) => objects(field(field(ranking, section), 'items')).length > 0);
+  },
   judge(x) {
     if (!ok200(x)) return [];
     const json = x.json;

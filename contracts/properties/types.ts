@@ -28,6 +28,8 @@ export interface ResponseProperty {
   /** What it claims, one line (for the READMEs). */
   claims: string;
   appliesTo(operationId: string): boolean;
+  /** Whether the answer carries what the property reads, so that judging it can show a defect (a 200 with the parameters and items it needs). */
+  reads(exchange: Exchange): boolean;
   judge(exchange: Exchange): Violation[];
 }
 

@@ -729,6 +729,16 @@ const CASES: Case[] = [
     ([long, short]) => long!.json.expr !== LONG_OR && short!.json.expr === sample.expr,
   ),
   seq(
+    'evaluate-large-page-attributes-ignored',
+    () => [
+      evaluate({ expr: sample.expr, attributes: 'Id,Y', count: '1000' }),
+      evaluate({ expr: sample.expr, attributes: 'Id,Y', count: '999' }),
+    ],
+    ([large, smaller]) =>
+      (large!.json.entities as object[]).some((e) => 'Ti' in e) &&
+      !(smaller!.json.entities as object[]).some((e) => 'Ti' in e),
+  ),
+  seq(
     'calchistogram-or-num-entities-off',
     () => [
       histo({ expr: `Or(${sample.narrowExpr},Id=1)`, attributes: 'Y' }),

@@ -15,6 +15,9 @@ const LONG_INPUT = 2_000;
 /** One decimal place: what a server that formats its number wrongly would send. */
 const oneDecimal = (value: number) => Math.round(value * 10) / 10;
 
+/** Entities per page from which evaluate ignores `attributes` in the fault below (a page the generator never asks for). */
+const LARGE_PAGE = 1_000;
+
 /** Semantic deviations only some inputs trigger, one per property family. */
 export function semanticFaults(): Fault[] {
   return [
@@ -114,6 +117,21 @@ export function semanticFaults(): Fault[] {
       description: 'answer search answers 500 to safesearch=Strict, a value the real service accepted (facts.md)',
       response: (ctx, result) =>
         ctx.params.safesearch?.trim() === 'Strict' ? errorResult('answerSearch', 500, 'Internal server error') : result,
+    },
+    {
+      // Triggered only by a request of the fixed battery that another check's test sends
+      // (histogram-agrees-with-evaluate reads evaluate count=1000): the property judging that
+      // answer catches it, attributes-are-honoured's own test and the generated requests do not.
+      name: 'evaluate-large-page-attributes-ignored',
+      group: 'academic',
+      operations: [...OPS.evaluate],
+      deviation: 'forbidden',
+      description: `evaluate ignores attributes for count=${LARGE_PAGE} and above: such a page carries every paper attribute`,
+      request(ctx) {
+        const count = ctx.params.count?.trim();
+        if (count !== undefined && /^\d{1,9}$/.test(count) && Number(count) >= LARGE_PAGE)
+          ctx.params.attributes = 'Id,Ti,Y,D,CC,ECC,AA.AuN,F.FN,J.JN';
+      },
     },
     {
       name: 'hotevents-top-document-foreign',
