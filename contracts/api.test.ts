@@ -212,7 +212,7 @@ test('a request waiting on an operation that timed out elsewhere stops waiting w
   );
 });
 
-test('latency-within-budget names a slow answer, and three of them give the operation up', async () => {
+test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of them give the operation up', async () => {
   const cases: {
     given: Partial<ApiSettings> & { prefix: string };
     want: { findings: number; level?: string; givenUp: boolean };

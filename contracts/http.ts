@@ -173,7 +173,15 @@ async function acquire(url: URL, fresh: boolean): Promise<{ connection: Connecti
       for (const connection of [...pool.idle]) {
         if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) retire(connection);
         else if (now - connection.idleSince >= SETTLE_MS) {
+          // Bytes may already wait in the kernel while a busy event loop has not read them: let a
+          // whole poll phase pass first, so they reach idleData (and close the connection) instead
+          // of being read as this request's answer.
           pool.idle.splice(pool.idle.indexOf(connection), 1);
+          await pollPassed();
+          if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) {
+            retire(connection);
+            continue;
+          }
           stopIdle(connection);
           connection.socket.ref();
           return { connection, reused: true };
@@ -186,6 +194,11 @@ async function acquire(url: URL, fresh: boolean): Promise<{ connection: Connecti
       setTimeout(resolve, SETTLE_MS);
     });
   }
+}
+
+/** Resolves once the event loop has gone through at least one whole poll phase (I/O read) since the call. */
+function pollPassed(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 function open(url: URL): Connection {
