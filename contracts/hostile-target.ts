@@ -126,7 +126,8 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
         return;
       // Closed at a random moment before the next answer (or never, when the next request comes first).
       case 'close-between-answers':
-        forward(req, res, body, 0, (socket) => later(Math.random() * 30, () => socket.destroy()));
+        // Around the client's rest before reuse (SETTLE_MS, 25 ms): some closes race a request sent on it.
+        forward(req, res, body, 0, (socket) => later(15 + Math.random() * 25, () => socket.destroy()));
         return;
       case 'stray-response':
         forward(req, res, body, 0, (socket) => socket.write(STRAY));
