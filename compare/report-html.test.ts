@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium } from '@playwright/test';
+import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
 import { writeCompareReports } from './report.ts';
 import { CANDIDATE_COLOUR, CURRENT_COLOUR, contrastOnWhite } from './report-html.ts';
 import type { CompareResult, LatencySamples } from './run.ts';
 import { judgeLatency } from './stats.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'kgate-compare-report-'));
 const htmlPath = join(dir, 'report.html');
 
@@ -98,16 +97,7 @@ describe('report.html of a comparison', () => {
   test("draws both sides' latency histograms side by side per operation in Chromium, and prints", {
     skip: !existsSync(CHROMIUM) && 'no /usr/bin/chromium',
   }, async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const requests: string[] = [];

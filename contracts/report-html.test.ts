@@ -8,14 +8,13 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium } from '@playwright/test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
 import { ROOT, runKgate } from '../scripts/run-process.ts';
 import { REPORT_HTML } from './report-html.ts';
 import { scanForSecrets } from './secret-scan.ts';
 import type { RunSummary } from './summary.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Where the runs and the screenshots stay after the test, for a person to open. */
 const OUT = join(ROOT, 'reports', 'report-html-test');
 const FAULT = 'evaluate-year-as-string';
@@ -135,10 +134,7 @@ describe('report.html and the report files of a run', () => {
   test('in Chromium: the failing page says FAIL, names the check and operation, masks the key; the clean page says PASS', {
     skip: !existsSync(CHROMIUM) && 'no /usr/bin/chromium',
   }, async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const requests: string[] = [];

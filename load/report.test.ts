@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium } from '@playwright/test';
+import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
 import type { LoadSummary } from './report.ts';
 import { runScenario } from './run-scenario.ts';
 import { applyOverrides, SCENARIOS } from './scenarios.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'kgate-load-report-'));
 let summary: LoadSummary;
 let htmlPath: string;
@@ -79,16 +78,7 @@ describe('load reports', () => {
   test('report.html draws its charts in Chromium', {
     skip: !existsSync(CHROMIUM) && 'no /usr/bin/chromium',
   }, async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const requests: string[] = [];
