@@ -6,23 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startReferenceServer } from '../../reference/index.ts';
-import { main } from '../main.ts';
-
-/** Runs kgate with console output captured. */
-async function kgate(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...parts: unknown[]) => out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => err.push(parts.join(' '));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+import { kgateInProcess as kgate } from '../../scripts/kgate-in-process.ts';
 
 const FAULT = 'urlpreview-extra-field';
 const FINDING = /undocumented-property GET \/urlpreview\/v7\.0\/search 200 \$\.isFamilyFriendly/;

@@ -5,25 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SPEC_PATH } from '../../openapi/spec.ts';
 import { startReferenceServer } from '../../reference/index.ts';
-import { main } from '../main.ts';
+import { kgateInProcess as kgate } from '../../scripts/kgate-in-process.ts';
 
 let dir: string;
-
-/** Runs kgate with console output captured. */
-async function kgate(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...parts: unknown[]) => out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => err.push(parts.join(' '));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
 
 const spec = (countSchema: unknown) =>
   JSON.stringify({
