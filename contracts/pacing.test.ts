@@ -30,7 +30,10 @@ test('a slot is claimed only when its time has come, and an idle stretch does no
   const pace = new SharedPace(join(dir, 'idle.pace'), 20);
   assert.ok(pace.claim().at !== undefined, 'the first request goes at once');
   const early = pace.claim();
-  assert.ok(early.at === undefined && early.retryInMs > 0 && early.retryInMs <= 50, 'the next waits for its time');
+  assert.ok(
+    early.at === undefined && early.retryInMs > 0 && early.retryInMs <= 51,
+    'the next waits for its time (the interval and the clock margin)',
+  );
   await new Promise((resolve) => setTimeout(resolve, 200));
   const burst = await Promise.all(Array.from({ length: 4 }, () => pace.wait()));
   assert.ok(

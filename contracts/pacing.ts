@@ -16,6 +16,12 @@ export const PACE_FILE = '.pace';
 function pathPaceFile(dir: string, path: string): string {
   return join(dir, `${PACE_FILE}${path.replace(/[^A-Za-z0-9.]+/g, '-')}`);
 }
+/**
+ * Added to every interval: Date.now() counts whole milliseconds, so a slot claimed at a reading of
+ * `t` may really be taken at up to `t + 1`; one more millisecond keeps two requests a full
+ * interval apart in real time, and so under the rate in every second at the target.
+ */
+const CLOCK_MARGIN_MS = 1;
 /** A lock older than this was left by a process that died while holding it. */
 const STALE_LOCK_MS = 2_000;
 
@@ -42,7 +48,7 @@ export class SharedPace implements RequestPace {
     public file: string,
     readonly rps: number,
   ) {
-    this.intervalMs = 1000 / rps;
+    this.intervalMs = 1000 / rps + CLOCK_MARGIN_MS;
   }
 
   /** Moves the pace to another file, keeping the time of the next slot (the CLI's preflight hands over to the run's folder). */
