@@ -1,6 +1,7 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
 import type { Discovery } from '../discovery.ts';
 import { show } from '../failure.ts';
+import { identity } from '../properties/relations.ts';
 import type { CheckContext } from './registry.ts';
 import { at, baseName, validRequest } from './support.ts';
 
@@ -35,13 +36,8 @@ export async function page(ctx: CheckContext, request: CallOptions, size: number
   return { items: Array.isArray(items) ? items : [], response };
 }
 
-/** What makes two items the same result: the item without its position-dependent `id`. */
-export function identity(item: unknown): string {
-  if (item === null || typeof item !== 'object') return JSON.stringify(item);
-  const { id: _position, ...rest } = item as Record<string, unknown>;
-  const url = (rest as { url?: unknown }).url;
-  return typeof url === 'string' ? url : JSON.stringify(rest);
-}
+/** What makes two items the same result (see the properties' identity). */
+export { identity };
 
 /** Short list of identities for failure messages. */
 export function showIds(items: unknown[]): string {

@@ -45,15 +45,7 @@ export async function validRequest(op: Operation, data: Discovery): Promise<Call
 }
 
 /** Reads the value at a JSON pointer (`/histograms/0/histogram`), or undefined. */
-export function at(json: unknown, pointer: string): unknown {
-  let node = json;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
+export { at } from '../properties/responses.ts';
 
 /** Fails unless the response has the expected status. */
 export function expectStatus(ctx: CheckContext, response: ApiResponse, want: number, why: string): void {

@@ -32,9 +32,10 @@ export function judgeResponse(
 
 /** The enabled checks whose invariants could show a defect in the exchange (it carries what they read). */
 export function propertiesReading(exchange: Exchange, enabled: (check: string) => boolean = () => true): string[] {
-  return applicable(exchange.operationId)
-    .filter((property) => enabled(property.check) && property.reads(exchange))
-    .map((property) => property.check);
+  const out: string[] = [];
+  for (const property of applicable(exchange.operationId))
+    if (enabled(property.check) && property.reads(exchange)) out.push(property.check);
+  return out;
 }
 
 /** Checks that have an invariant: a skip of theirs says whether any answer carried what it reads. */

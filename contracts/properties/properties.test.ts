@@ -193,6 +193,34 @@ test('invariants: each property fails the answer that breaks it and passes the o
       want: ['ranking-references-resolve: ranking resultIndex dangles'],
     },
     { name: 'a 404 is judged by nobody here', given: x('hotEvents', { date: '2024-06-03' }, {}, 404), want: [] },
+    {
+      name: 'histogram page within count (items under /histograms/0/histogram)',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>1', attributes: 'Y', count: '2' },
+        histogram({
+          histogram: [
+            { value: 2001, count: 3 },
+            { value: 2002, count: 2 },
+          ],
+        }),
+      ),
+      want: [],
+    },
+    {
+      name: 'histogram page over count (the pointer steps through an array)',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>1', attributes: 'Y', count: '1' },
+        histogram({
+          histogram: [
+            { value: 2001, count: 3 },
+            { value: 2002, count: 2 },
+          ],
+        }),
+      ),
+      want: ['paging-respects-size: page larger than count'],
+    },
   ];
   for (const { name, given, want } of cases) {
     assert.deepEqual(
@@ -244,6 +272,49 @@ test('relations: a page is the matching slice of a larger page; GET agrees with 
   const larger = sender((_, params) => page(Number(params.offset), Number(params.count)));
   assert.deepEqual(await pageIsSliceOfLargerPage.run(right, larger.send), []);
   assert.deepEqual(larger.sent, ['evaluateGet expr=Y%3E1&count=10&offset=0'], 'one larger page from 0');
+  // A replica may compute the same paper's prob with other last digits: still the same item.
+  const rescored = sender((_, params) => ({
+    expr: 'Y>1',
+    entities: all.slice(0, Number(params.count)).map((entity) => ({ ...entity, prob: 0.1 + 1e-15 })),
+  }));
+  const scored = x(
+    'evaluateGet',
+    { expr: 'Y>1', count: '3', offset: '5' },
+    { expr: 'Y>1', entities: all.slice(5, 8).map((entity) => ({ ...entity, prob: 0.1 })) },
+  );
+  assert.deepEqual(await pageIsSliceOfLargerPage.run(scored, rescored.send), [], 'scores within the last digits');
+  // Histogram entries are named by their value; their pages sit under /histograms/0/histogram.
+  const years = (offset: number, count: number) =>
+    histogram(
+      {
+        histogram: Array.from({ length: 12 }, (_, i) => ({ value: 2010 - i, count: 20 - i, prob: (20 - i) / 7 })).slice(
+          offset,
+          offset + count,
+        ),
+      },
+      100,
+    );
+  const yearPage = x('calchistogramGet', { expr: 'Y>1', attributes: 'Y', count: '2', offset: '3' }, years(3, 2));
+  assert.deepEqual(
+    relationsFor(yearPage)
+      .map((r) => r.check)
+      .includes('paging-is-consistent'),
+    true,
+    'calchistogram pages are related',
+  );
+  assert.deepEqual(
+    await pageIsSliceOfLargerPage.run(yearPage, sender((_, params) => years(0, Number(params.count))).send),
+    [],
+  );
+  const [yearShift] = await pageIsSliceOfLargerPage.run(
+    yearPage,
+    sender((_, params) => years(1, Number(params.count))).send,
+  );
+  assert.equal(
+    yearShift?.title,
+    'page differs from the matching slice of a larger page',
+    'a histogram page off by one',
+  );
   const [violation] = await pageIsSliceOfLargerPage.run(shifted, larger.send);
   assert.equal(violation?.title, 'page differs from the matching slice of a larger page');
   assert.match(

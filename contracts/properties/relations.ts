@@ -19,11 +19,31 @@ const LARGEST_SLICE = 100;
 const DOCUMENT_PAGE = 100;
 const DOCUMENT_PAGES = 3;
 
-/** What makes two items of a list the same result: the item without its position-dependent `id`, or its url. */
+/** The member that names an item of a list, where it has one: a page's url, a paper's Id, an event's id, an interpretation's parse. */
+const NAMING_MEMBERS = ['url', 'Id', 'eventId', 'parse'] as const;
+
+/**
+ * What makes two items of a list the same result, so that two answers can be compared item by item
+ * (pages against a larger page, shards of a list): the member that names the item, a histogram
+ * entry's value, else the item without its position-dependent `id`. Scores a target computes (prob,
+ * logprob, counts' shares) are left out of the names, and rounded to 9 significant digits where an
+ * item has nothing else: two replicas may differ in their last digits for the same result.
+ */
 export function identity(item: unknown): string {
-  if (item === null || typeof item !== 'object') return JSON.stringify(item);
-  const { id: _position, ...rest } = item as Record<string, unknown>;
-  return typeof rest.url === 'string' ? rest.url : JSON.stringify(rest);
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return JSON.stringify(item, roundScores);
+  const record = item as Record<string, unknown>;
+  for (const name of NAMING_MEMBERS) {
+    const value = record[name];
+    if (typeof value === 'string' || typeof value === 'number') return `${name} ${JSON.stringify(value)}`;
+  }
+  if ('value' in record && 'count' in record) return `value ${JSON.stringify(record.value)}`;
+  const { id: _position, ...rest } = record;
+  return JSON.stringify(rest, roundScores);
+}
+
+/** A JSON.stringify replacer that writes a fraction to 9 significant digits (integers as they are). */
+function roundScores(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(9)) : value;
 }
 
 /** Deep equality of two JSON values, numbers within a relative tolerance (rounding of the same score). */

@@ -1,5 +1,5 @@
 // Invariants: properties judged from one answer alone, on every answer where they apply.
-import { getOperation } from '../../openapi/spec.ts';
+import { getOperation, type PagingInfo } from '../../openapi/spec.ts';
 import { show } from '../failure.ts';
 import { field, objects } from '../json.ts';
 import type { Exchange, ResponseProperty, Violation } from './types.ts';
@@ -28,13 +28,39 @@ const SINGLE_VALUED = new Set(['Id', 'Ti', 'Y', 'D', 'CC', 'ECC', 'DOI']);
 
 /** interpret, evaluate... without the GET/POST suffix. */
 export function baseOf(operationId: string): string {
-  return operationId.replace(/(Get|Post)$/, '');
+  let base = BASES.get(operationId);
+  if (base === undefined) {
+    base = operationId.replace(/(Get|Post)$/, '');
+    BASES.set(operationId, base);
+  }
+  return base;
 }
+
+/** Bases worked out once: every answer of a run asks for its operation's. */
+const BASES = new Map<string, string>();
 
 /** A non-negative integer parameter, or undefined when absent or not one. */
 export function intParam(params: Record<string, string>, name: string): number | undefined {
-  const text = params[name]?.trim();
-  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+  const text = params[name];
+  if (text === undefined) return undefined;
+  // What /^\d{1,9}$/ says of the trimmed text, without making a trimmed copy (every answer is read so).
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (end === start || end - start > 9) return undefined;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** Whether a character code is white space as String.prototype.trim removes it. */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || (code > 127 && /\s/.test(String.fromCharCode(code)));
 }
 
 /** The value at a JSON pointer. */
@@ -44,20 +70,67 @@ export function at(json: unknown, pointer: string): unknown {
     keys = pointer
       .split('/')
       .slice(1)
-      .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+      .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'))
+      // An array index as a number: the same member, found without reading the text as one each time.
+      .map((key) => (/^(0|[1-9]\d{0,8})$/.test(key) ? Number(key) : key));
     POINTERS.set(pointer, keys);
   }
   let node = json;
-  for (const key of keys) node = field(node, key);
+  for (const key of keys) {
+    if (node === null || typeof node !== 'object') return undefined;
+    // An object's member, or an array's element (`/histograms/0/histogram`).
+    node = (node as Record<string | number, unknown>)[key];
+  }
   return node;
 }
 
 /** Pointers split once: the same few are read from every answer. */
-const POINTERS = new Map<string, string[]>();
+const POINTERS = new Map<string, (string | number)[]>();
 
 /** The first index i > 0 where `ok(values[i - 1], values[i])` fails, or -1. */
 function breaks<T>(values: T[], ok: (before: T, after: T) => boolean): number {
   return values.findIndex((value, i) => i > 0 && !ok(values[i - 1]!, value));
+}
+
+const NO_ITEMS: readonly unknown[] = [];
+
+/**
+ * A JSON value's items if it is an array (none otherwise), not copied: the fast paths below judge
+ * every answer of a run by walking them with plain loops, skipping the items that are not objects
+ * (`isObject`), and build the lists a failure shows only once they have found one.
+ */
+function items(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : NO_ITEMS;
+}
+
+function isObject(item: unknown): item is Record<string, unknown> {
+  return item !== null && typeof item === 'object';
+}
+
+/** Whether an array holds at least `least` objects (what `objects(value).length >= least` says, without the copy). */
+function holdsObjects(value: unknown, least: number): boolean {
+  let found = 0;
+  for (const item of items(value)) if (isObject(item) && ++found >= least) return true;
+  return false;
+}
+
+/** Whether the objects of an array never rise in `key` read as a number (ties in any order; NaN breaks nothing). */
+function descending(value: unknown, key: string): boolean {
+  let previous = Number.NaN;
+  for (const item of items(value)) {
+    if (!isObject(item)) continue;
+    const next = Number(item[key]);
+    if (next > previous) return false;
+    previous = next;
+  }
+  return true;
+}
+
+/** Whether a calchistogram answer has a histogram of at least `least` entries. */
+function someHistogramHolds(json: unknown, least: number): boolean {
+  for (const histogram of items(field(json, 'histograms')))
+    if (isObject(histogram) && holdsObjects(histogram.histogram, least)) return true;
+  return false;
 }
 
 /** Compares two attribute values of one type: numbers by value, anything else as text. */
@@ -82,24 +155,49 @@ const ECHO: Record<string, { param: string; pointer: string }> = {
   answerSearch: { param: 'q', pointer: '/queryContext/originalQuery' },
 };
 
+/**
+ * What one property reads of an operation, looked up once for a run of answers of the same operation
+ * (a map lookup per answer and property costs about what judging a small answer does).
+ */
+function lastOf<T>(lookup: (operationId: string) => T): (operationId: string) => T {
+  let lastId: string | undefined;
+  let last: T;
+  return (operationId) => {
+    if (operationId !== lastId) {
+      last = lookup(operationId);
+      lastId = operationId;
+    }
+    return last;
+  };
+}
+
+/** An operation's echo (request-is-echoed applies only where there is one). */
+const echoOf = lastOf((operationId) => ECHO[baseOf(operationId)]!);
+
+/** An operation's paging (paging-respects-size applies only where there is one). */
+const pagingOf = lastOf((operationId): PagingInfo => getOperation(operationId)!.paging!);
+
 const ok200 = (x: Exchange) => x.status === 200;
+
+/** What a property finds in an answer that keeps it: one empty list, shared (judging every answer allocates nothing then). */
+const NONE: readonly Violation[] = Object.freeze([]);
 
 export const pagingRespectsSize: ResponseProperty = {
   check: 'paging-respects-size',
   claims: 'a page holds at most count / $top items',
   appliesTo: (id) => getOperation(id)?.paging !== undefined,
   reads(x) {
-    const paging = getOperation(x.operationId)!.paging!;
+    const paging = pagingOf(x.operationId);
     const size = intParam(x.params, paging.count);
     const items = at(x.json, paging.items);
     // A full page: had the limit been ignored, more would have come.
     return ok200(x) && size !== undefined && size > 0 && Array.isArray(items) && items.length >= size;
   },
   judge(x) {
-    const paging = getOperation(x.operationId)!.paging!;
+    const paging = pagingOf(x.operationId);
     const size = intParam(x.params, paging.count);
     const items = at(x.json, paging.items);
-    if (!ok200(x) || size === undefined || !Array.isArray(items) || items.length <= size) return [];
+    if (!ok200(x) || size === undefined || !Array.isArray(items) || items.length <= size) return NONE;
     return [
       {
         title: `page larger than ${paging.count}`,
@@ -115,12 +213,13 @@ export const interpretationsOrderedByProb: ResponseProperty = {
   check: 'interpretations-ordered-by-prob',
   claims: 'interpretations come by descending prob (ties in any order)',
   appliesTo: (id) => baseOf(id) === 'interpret',
-  reads: (x) => ok200(x) && objects(field(x.json, 'interpretations')).length >= 2,
+  reads: (x) => ok200(x) && holdsObjects(field(x.json, 'interpretations'), 2),
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
+    if (descending(field(x.json, 'interpretations'), 'prob')) return NONE;
     const probs = objects(field(x.json, 'interpretations')).map((i) => i.prob);
     const i = breaks(probs, (a, b) => !(Number(b) > Number(a)));
-    if (i < 0) return [];
+    if (i < 0) return NONE;
     return [
       {
         title: 'interpretations not by descending prob',
@@ -134,9 +233,17 @@ export const interpretationsOrderedByProb: ResponseProperty = {
 
 /** `Y:desc` -> { attribute: 'Y', direction: 'desc' }; no direction: either, consistently. */
 export function parseOrderby(text: string | undefined): { attribute: string; direction?: 'asc' | 'desc' } | undefined {
-  const match = /^\s*([A-Za-z.]+)\s*(?::\s*(asc|desc)\s*)?$/.exec(text ?? '');
-  return match ? { attribute: match[1]!, direction: match[2] as 'asc' | 'desc' | undefined } : undefined;
+  if (text === undefined) return undefined;
+  if (ORDERS.has(text)) return ORDERS.get(text);
+  const match = /^\s*([A-Za-z.]+)\s*(?::\s*(asc|desc)\s*)?$/.exec(text);
+  const order = match ? { attribute: match[1]!, direction: match[2] as 'asc' | 'desc' | undefined } : undefined;
+  if (ORDERS.size > 1000) ORDERS.clear();
+  ORDERS.set(text, order);
+  return order;
 }
+
+/** orderby values parsed once (generated runs repeat a few). */
+const ORDERS = new Map<string, { attribute: string; direction?: 'asc' | 'desc' } | undefined>();
 
 export const orderbyIsHonoured: ResponseProperty = {
   check: 'orderby-is-honoured',
@@ -149,19 +256,36 @@ export const orderbyIsHonoured: ResponseProperty = {
       ok200(x) &&
       order !== undefined &&
       SINGLE_VALUED.has(order.attribute) &&
-      objects(field(x.json, 'entities')).length >= 2
+      holdsObjects(field(x.json, 'entities'), 2)
     );
   },
   judge(x) {
     const order = parseOrderby(x.params.orderby);
-    if (!ok200(x) || !order || !SINGLE_VALUED.has(order.attribute)) return [];
+    if (!ok200(x) || !order || !SINGLE_VALUED.has(order.attribute)) return NONE;
+    // Fast path: one walk, no copies, for the answers that keep the order (nearly all of them).
+    let previous: unknown;
+    let rises = false;
+    let falls = false;
+    for (const entity of items(field(x.json, 'entities'))) {
+      if (!isObject(entity)) continue;
+      const value = entity[order.attribute];
+      if (value === undefined || value === null) continue;
+      if (previous !== undefined) {
+        const step = compare(previous, value);
+        if (step < 0) rises = true;
+        else if (step > 0) falls = true;
+      }
+      previous = value;
+      if (rises && falls) break;
+    }
+    if (order.direction === 'asc' ? !falls : order.direction === 'desc' ? !rises : !(rises && falls)) return NONE;
     const values = objects(field(x.json, 'entities'))
       .map((entity) => entity[order.attribute])
       .filter((value) => value !== undefined && value !== null);
     const rising = breaks(values, (a, b) => compare(a, b) <= 0);
     const falling = breaks(values, (a, b) => compare(a, b) >= 0);
     const wrong = order.direction === 'asc' ? rising : order.direction === 'desc' ? falling : Math.min(rising, falling);
-    if (wrong < 0 || (order.direction === undefined && (rising < 0 || falling < 0))) return [];
+    if (wrong < 0 || (order.direction === undefined && (rising < 0 || falling < 0))) return NONE;
     const direction = order.direction ?? 'one';
     return [
       {
@@ -179,12 +303,12 @@ export const requestIsEchoed: ResponseProperty = {
   claims:
     'interpret echoes query (lower-cased, without punctuation: a warning), evaluate and calchistogram expr, answer search q',
   appliesTo: (id) => baseOf(id) in ECHO,
-  reads: (x) => ok200(x) && x.params[ECHO[baseOf(x.operationId)]!.param] !== undefined,
+  reads: (x) => ok200(x) && x.params[echoOf(x.operationId).param] !== undefined,
   judge(x) {
-    const { param, pointer } = ECHO[baseOf(x.operationId)]!;
+    const { param, pointer } = echoOf(x.operationId);
     const sent = x.params[param];
     const echoed = at(x.json, pointer);
-    if (!ok200(x) || sent === undefined || echoed === sent) return [];
+    if (!ok200(x) || sent === undefined || echoed === sent) return NONE;
     const detail = {
       received: `${pointer} ${show(echoed)}`,
       documented: `the ${param} parameter as sent: ${show(sent)}`,
@@ -200,14 +324,19 @@ export const attributesAreHonoured: ResponseProperty = {
   check: 'attributes-are-honoured',
   claims: 'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes)',
   appliesTo: (id) => baseOf(id) === 'evaluate',
-  reads: (x) => ok200(x) && x.params.attributes !== undefined && objects(field(x.json, 'entities')).length > 0,
+  reads: (x) => ok200(x) && x.params.attributes !== undefined && holdsObjects(field(x.json, 'entities'), 1),
   judge(x) {
-    if (!ok200(x) || x.params.attributes === undefined) return [];
+    if (!ok200(x) || x.params.attributes === undefined) return NONE;
     const asked = askedAttributes(x.params.attributes);
+    const carriesUnasked = UNASKED.get(asked)!;
+    let clean = true;
+    for (const entity of items(field(x.json, 'entities')))
+      if (isObject(entity) && carriesUnasked(entity)) clean = false;
+    if (clean) return NONE;
     const unasked = (name: string) => PAPER_ATTRIBUTES.has(name) && !asked.has(name);
     const entities = objects(field(x.json, 'entities'));
     const i = entities.findIndex((entity) => Object.keys(entity).some(unasked));
-    if (i < 0) return [];
+    if (i < 0) return NONE;
     const extra = Object.keys(entities[i]!).filter(unasked);
     return [
       {
@@ -221,14 +350,31 @@ export const attributesAreHonoured: ResponseProperty = {
 };
 
 const ASKED = new Map<string, ReadonlySet<string>>();
+/** For each parsed `attributes` value, whether an entity carries a paper attribute it did not ask for. */
+const UNASKED = new WeakMap<ReadonlySet<string>, (entity: object) => boolean>();
+
+/**
+ * A predicate that tells whether an entity carries any of `names`, compiled with each name as a
+ * constant (`"W" in entity || ...`): the engine then looks each up through the entity's shape, about
+ * fifty times faster than looking up names held in variables, which is what lets this property
+ * judge every entity of every answer for less than the schema validation of that answer costs. The
+ * names come from PAPER_ATTRIBUTES only, never from a request or an answer.
+ */
+function carriesAnyOf(names: readonly string[]): (entity: object) => boolean {
+  if (names.length === 0) return () => false;
+  const test = names.map((name) => `${JSON.stringify(name)} in entity`).join(' || ');
+  return new Function('entity', `return ${test};`) as (entity: object) => boolean;
+}
 
 /** The paper attributes an `attributes` parameter asks for (`AA.AuN` asks for `AA`), parsed once per value. */
 function askedAttributes(text: string): ReadonlySet<string> {
   let found = ASKED.get(text);
   if (!found) {
-    found = new Set(text.split(',').map((name) => name.trim().split('.')[0]!));
+    const asked = new Set(text.split(',').map((name) => name.trim().split('.')[0]!));
+    UNASKED.set(asked, carriesAnyOf([...PAPER_ATTRIBUTES].filter((name) => !asked.has(name))));
     if (ASKED.size > 1000) ASKED.clear();
-    ASKED.set(text, found);
+    ASKED.set(text, asked);
+    found = asked;
   }
   return found;
 }
@@ -237,13 +383,17 @@ export const histogramOrderedByCount: ResponseProperty = {
   check: 'histogram-ordered-by-count',
   claims: 'histogram entries come by descending count (samples only: a warning)',
   appliesTo: (id) => baseOf(id) === 'calchistogram',
-  reads: (x) => ok200(x) && objects(field(x.json, 'histograms')).some((h) => objects(h.histogram).length >= 2),
+  reads: (x) => ok200(x) && someHistogramHolds(x.json, 2),
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
+    let ordered = true;
+    for (const histogram of items(field(x.json, 'histograms')))
+      if (isObject(histogram) && !descending(histogram.histogram, 'count')) ordered = false;
+    if (ordered) return NONE;
     return objects(field(x.json, 'histograms')).flatMap((histogram) => {
       const counts = objects(histogram.histogram).map((entry) => Number(entry.count));
       const i = breaks(counts, (a, b) => !(b > a));
-      if (i < 0) return [];
+      if (i < 0) return NONE;
       return [
         {
           title: 'histogram entries not by descending count',
@@ -261,10 +411,28 @@ export const histogramCountsAreBounded: ResponseProperty = {
   claims:
     'in every histogram: no entry count above num_entities, distinct_values at least the entries listed, total_count at least their counts summed',
   appliesTo: (id) => baseOf(id) === 'calchistogram',
-  reads: (x) => ok200(x) && objects(field(x.json, 'histograms')).some((h) => objects(h.histogram).length > 0),
+  reads: (x) => ok200(x) && someHistogramHolds(x.json, 1),
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
     const total = field(x.json, 'num_entities');
+    let bounded = true;
+    for (const histogram of items(field(x.json, 'histograms'))) {
+      if (!isObject(histogram)) continue;
+      let entries = 0;
+      let sum = 0;
+      for (const entry of items(histogram.histogram)) {
+        if (!isObject(entry)) continue;
+        entries++;
+        const count = entry.count;
+        if (typeof count !== 'number') continue;
+        sum += count;
+        if (typeof total === 'number' && count > total) bounded = false;
+      }
+      const { distinct_values: distinct, total_count: totalCount } = histogram;
+      if ((typeof distinct === 'number' && distinct < entries) || (typeof totalCount === 'number' && totalCount < sum))
+        bounded = false;
+    }
+    if (bounded) return NONE;
     return objects(field(x.json, 'histograms')).flatMap((histogram): Violation[] => {
       const entries = objects(histogram.histogram);
       const counts = entries.map((entry) => entry.count).filter((count): count is number => typeof count === 'number');
@@ -303,8 +471,8 @@ export const similarityOfIdenticalIsOne: ResponseProperty = {
   appliesTo: (id) => baseOf(id) === 'similarity',
   reads: (x) => ok200(x) && x.params.s1 !== undefined && x.params.s1 === x.params.s2 && typeof x.json === 'number',
   judge(x) {
-    if (!ok200(x) || x.params.s1 !== x.params.s2 || typeof x.json !== 'number') return [];
-    if (Math.abs(x.json - 1) <= 1e-6 || x.json === 0) return [];
+    if (!ok200(x) || x.params.s1 !== x.params.s2 || typeof x.json !== 'number') return NONE;
+    if (Math.abs(x.json - 1) <= 1e-6 || x.json === 0) return NONE;
     return [
       {
         title: 'identical texts are not similarity 1',
@@ -319,13 +487,13 @@ export const relatedEventsOrderedByTime: ResponseProperty = {
   check: 'related-events-ordered-by-time',
   claims: 'related events are sorted by from, in one direction',
   appliesTo: (id) => id === 'relatedEvents',
-  reads: (x) => ok200(x) && objects(field(x.json, 'value')).length >= 2,
+  reads: (x) => ok200(x) && holdsObjects(field(x.json, 'value'), 2),
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
     const froms = objects(field(x.json, 'value')).map((event) => event.from);
     const times = froms.map((from) => (typeof from === 'string' ? Date.parse(from) : Number.NaN));
-    if (times.some(Number.isNaN)) return [];
-    if (breaks(times, (a, b) => b >= a) < 0 || breaks(times, (a, b) => b <= a) < 0) return [];
+    if (times.some(Number.isNaN)) return NONE;
+    if (breaks(times, (a, b) => b >= a) < 0 || breaks(times, (a, b) => b <= a) < 0) return NONE;
     return [
       {
         title: 'related events not monotonic in time',
@@ -342,15 +510,15 @@ export const hotEventsMatchDate: ResponseProperty = {
   claims: 'hotevents for a date returns events whose [from, to] overlaps that UTC day',
   appliesTo: (id) => id === 'hotEvents',
   reads: (x) =>
-    ok200(x) && /^\d{4}-\d{2}-\d{2}$/.test(x.params.date?.trim() ?? '') && objects(field(x.json, 'value')).length > 0,
+    ok200(x) && /^\d{4}-\d{2}-\d{2}$/.test(x.params.date?.trim() ?? '') && holdsObjects(field(x.json, 'value'), 1),
   judge(x) {
     const date = x.params.date?.trim() ?? '';
     const start = Date.parse(`${date}T00:00:00Z`);
-    if (!ok200(x) || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(start)) return [];
+    if (!ok200(x) || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(start)) return NONE;
     return objects(field(x.json, 'value')).flatMap((event) => {
       const from = Date.parse(String(event.from));
       const to = Number.isNaN(Date.parse(String(event.to))) ? from : Date.parse(String(event.to));
-      if (Number.isNaN(from) || (from < start + DAY_MS && to >= start)) return [];
+      if (Number.isNaN(from) || (from < start + DAY_MS && to >= start)) return NONE;
       return [
         {
           title: 'event outside the date asked for',
@@ -367,13 +535,13 @@ export const eventIdsAre32Hex: ResponseProperty = {
   check: 'event-ids-are-32-hex',
   claims: 'event ids are 32 hex characters (samples only: a warning)',
   appliesTo: (id) => id === 'hotEvents' || id === 'relatedEvents',
-  reads: (x) => ok200(x) && objects(field(x.json, 'value')).length > 0,
+  reads: (x) => ok200(x) && holdsObjects(field(x.json, 'value'), 1),
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
     const bad = objects(field(x.json, 'value'))
       .map((event) => event.eventId)
       .find((id) => !(typeof id === 'string' && /^[0-9a-f]{32}$/i.test(id)));
-    if (bad === undefined) return [];
+    if (bad === undefined) return NONE;
     return [
       {
         title: 'event id not 32 hex characters',
@@ -404,7 +572,7 @@ export const rankingReferencesResolve: ResponseProperty = {
     return ok200(x) && sections.some((section) => objects(field(field(ranking, section), 'items')).length > 0);
   },
   judge(x) {
-    if (!ok200(x)) return [];
+    if (!ok200(x)) return NONE;
     const json = x.json;
     const ranking = field(json, 'rankingResponse');
     const out: Violation[] = [];

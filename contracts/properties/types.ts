@@ -30,7 +30,7 @@ export interface ResponseProperty {
   appliesTo(operationId: string): boolean;
   /** Whether the answer carries what the property reads, so that judging it can show a defect (a 200 with the parameters and items it needs). */
   reads(exchange: Exchange): boolean;
-  judge(exchange: Exchange): Violation[];
+  judge(exchange: Exchange): readonly Violation[];
 }
 
 /** Another request's answer, read by a relation. */
