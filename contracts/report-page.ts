@@ -346,8 +346,8 @@ export function fuzzPage(
     headline: failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding',
     target: maskUrl(result.baseUrl),
     durationMs: result.durationMs,
-    // The table below counts test data discovery too; the banner says the same total.
-    requests: operations.length > 0 ? operations.reduce((sum, row) => sum + row.requests, 0) : result.requests,
+    // Test data discovery included, as in the table below and in summary.json.
+    requests: result.requests,
     facts: [
       { label: 'seed', value: String(result.seed) },
       {

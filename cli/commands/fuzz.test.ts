@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -8,6 +10,9 @@ import { type ReferenceServer, startReferenceServer } from '../../reference/inde
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../args.ts';
 import { parseFuzzArgs } from './fuzz.ts';
+
+/** Requests of the CLI's key preflight (one per API) before a run against --base-url. */
+const PREFLIGHT_REQUESTS = 4;
 
 /** A key no real deployment would use, so finding it anywhere is a leak. */
 const DISTINCTIVE = 'kgate-fuzz-canary-5b1e0c9d7a2f4e63';
@@ -103,6 +108,71 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
   );
   assert.match(faulty.stdout, /seed: {7}4, relatedEvents case \d+ \(edge:/, 'the seed line');
   assert.match(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /# kgate fuzz: FAIL/, 'summary.md');
+});
+
+test('summary.json, summary.md and the report page count the same requests, test data included: what the target received but the key preflight', async () => {
+  // A proxy in front of the reference server counts what arrives.
+  let arrived = 0;
+  const upstream = new URL(server.url);
+  const proxy = createServer((req, res) => {
+    arrived++;
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const out = join(dir, 'counted');
+    const run = await fuzz(
+      [
+        '--base-url',
+        `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        '--operations',
+        'evaluateGet,relatedEvents',
+        '--budget',
+        '40',
+        '--seed',
+        '5',
+        '--json',
+        '--report-dir',
+        out,
+      ],
+      { KGATE_KEY: server.keys.full },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      requests: number;
+      cases: { total: number };
+    };
+    // As for kgate conform, the run's count leaves out the CLI's key preflight: one request per API.
+    const counted = summary.requests;
+    assert.equal(
+      counted + PREFLIGHT_REQUESTS,
+      arrived,
+      'summary.json counts what the target received, but the preflight',
+    );
+    assert.ok(summary.requests > summary.cases.total, 'test data and chains are counted besides the cases');
+    assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), new RegExp(`\\(${counted} in all\\)`), 'summary.md');
+    const page = readFileSync(join(out, 'report.html'), 'utf8');
+    const rows = [...page.matchAll(/<tr><th scope="row">[^<]+<\/th><td>([\d,]+)<\/td>/g)].map((m) =>
+      Number(m[1]!.replace(/,/g, '')),
+    );
+    assert.ok(rows.length >= 2, 'the page has a row per operation');
+    assert.equal(
+      rows.reduce((a, b) => a + b, 0),
+      counted,
+      'the page counts the same requests, operation by operation',
+    );
+  } finally {
+    proxy.closeAllConnections();
+    proxy.close();
+  }
 });
 
 test('an unreachable target exits 2, and the key never appears in output or reports', async () => {

@@ -66,6 +66,7 @@ export interface FuzzResult {
   cases: Record<Intent, number> & { total: number };
   /** Cases planned per operation. */
   planned: Record<string, number>;
+  /** Every request the target received: test data, generated cases, chains, shrinking and retries (what the report page counts). */
   requests: number;
   notSent: number;
   stopped: string[];
@@ -135,7 +136,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     budget: settings.budget,
     cases: { ...run.cases, total },
     planned: Object.fromEntries(plan),
-    requests: run.requests,
+    requests: apis.reduce((sum, api) => sum + api.requestCount, 0),
     notSent: run.notSent,
     stopped: run.stopped,
     durationMs: Math.round(durationMs),
@@ -164,7 +165,7 @@ export function renderFuzz(result: FuzzResult): string {
     '',
     `Target: ${result.baseUrl}`,
     '',
-    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for chains and shrinking, in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
+    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
     '',
     '| operation | cases planned |',
     '| --- | --: |',
