@@ -844,6 +844,23 @@ const CASES: Case[] = [
     (res) => res.every((r) => r.status === 200) && Math.min(...res.map((r) => r.ms)) >= 40,
   ),
   seq(
+    'academic-scores-last-digits',
+    () => [1, 2, 3].map(() => evaluate({ expr: sample.expr, count: '2', attributes: 'Id,CC' })),
+    // The same papers, with the same integers, and probabilities that differ in their last digits only.
+    (res) => {
+      const entities = res.map((r) => r.json.entities as { Id: number; CC: number; prob: number }[]);
+      const probs = new Set(entities.map((list) => list[0]!.prob));
+      return (
+        entities.every(
+          (list) =>
+            JSON.stringify(list.map((e) => [e.Id, e.CC])) === JSON.stringify(entities[0]!.map((e) => [e.Id, e.CC])),
+        ) &&
+        probs.size > 1 &&
+        [...probs].every((prob) => Math.abs(prob - entities[0]![0]!.prob) <= 1e-11 * prob)
+      );
+    },
+  ),
+  seq(
     'answersearch-run-to-run-noise',
     () => [1, 2, 3].map(() => answer({ q: 'jazz history', count: '5' })),
     (res) =>

@@ -1,6 +1,27 @@
 import { crawlTimestamp } from '../answer-search.ts';
-import { child, editOk, objects } from './transform.ts';
+import { child, editNumber, editOk, OPS, objects } from './transform.ts';
 import type { Fault } from './types.ts';
+
+/** How far `academic-scores-last-digits` moves a score, relative to it: the last digits of a double. */
+export const SCORE_WOBBLE = 1e-12;
+
+/**
+ * Moves every fraction of a JSON value (scores; counts and ids are integers) by the same relative
+ * `factor`, in place: one answer's scores keep their order and their ties, as one replica's do.
+ */
+function rescale(value: unknown, factor: number): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : value * factor;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = rescale(value[i], factor);
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) record[key] = rescale(record[key], factor);
+  }
+  return value;
+}
+
+/** A factor just below 1 (a score in [-1, 1] stays in it), different for every answer. */
+const wobble = () => 1 - Math.random() * SCORE_WOBBLE;
 
 /** How much slower `evaluate-slow-40ms` answers GET evaluate, in milliseconds. */
 export const SLOW_MS = 40;
@@ -45,6 +66,20 @@ export function releaseFaults(): Fault[] {
           }
         }
       }),
+    },
+    {
+      name: 'academic-scores-last-digits',
+      group: 'academic',
+      operations: [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram, ...OPS.similarity],
+      deviation: 'release',
+      description: `every score of interpret, evaluate, calchistogram and similarity (prob, logprob, the similarity value) differs from one answer to the next in its last digits (relative ${SCORE_WOBBLE}), as replicas that round differently answer; counts and ids are exact`,
+      response: async (ctx, result) => {
+        if (ctx.operationId === 'similarityGet' || ctx.operationId === 'similarityPost')
+          return editNumber((value) => value * wobble())(ctx, result);
+        return editOk((body) => {
+          rescale(body, wobble());
+        })(ctx, result);
+      },
     },
   ];
 }
