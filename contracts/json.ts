@@ -8,9 +8,12 @@ export function field(json: unknown, key: string): unknown {
     : undefined;
 }
 
+/** Whether a JSON value is an object or an array (what `objects` keeps). */
+export function isObject(item: unknown): item is Record<string, unknown> {
+  return item !== null && typeof item === 'object';
+}
+
 /** The elements of a JSON value that are objects, if it is an array (none otherwise). */
 export function objects(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value)
-    ? value.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object')
-    : [];
+  return Array.isArray(value) ? value.filter(isObject) : [];
 }

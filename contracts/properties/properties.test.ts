@@ -30,6 +30,14 @@ const histogram = (h: Record<string, unknown>, total = 10) => ({
   histograms: [{ attribute: 'Y', ...h }],
 });
 
+/** A calchistogram answer of two entries (its page is /histograms/0/histogram). */
+const twoYears = histogram({
+  histogram: [
+    { value: 2001, count: 3 },
+    { value: 2002, count: 2 },
+  ],
+});
+
 test('invariants: each property fails the answer that breaks it and passes the one that keeps it', () => {
   const cases: { name: string; given: Exchange; want: string[] }[] = [
     {
@@ -195,30 +203,12 @@ test('invariants: each property fails the answer that breaks it and passes the o
     { name: 'a 404 is judged by nobody here', given: x('hotEvents', { date: '2024-06-03' }, {}, 404), want: [] },
     {
       name: 'histogram page within count (items under /histograms/0/histogram)',
-      given: x(
-        'calchistogramGet',
-        { expr: 'Y>1', attributes: 'Y', count: '2' },
-        histogram({
-          histogram: [
-            { value: 2001, count: 3 },
-            { value: 2002, count: 2 },
-          ],
-        }),
-      ),
+      given: x('calchistogramGet', { expr: 'Y>1', attributes: 'Y', count: '2' }, twoYears),
       want: [],
     },
     {
       name: 'histogram page over count (the pointer steps through an array)',
-      given: x(
-        'calchistogramGet',
-        { expr: 'Y>1', attributes: 'Y', count: '1' },
-        histogram({
-          histogram: [
-            { value: 2001, count: 3 },
-            { value: 2002, count: 2 },
-          ],
-        }),
-      ),
+      given: x('calchistogramGet', { expr: 'Y>1', attributes: 'Y', count: '1' }, twoYears),
       want: ['paging-respects-size: page larger than count'],
     },
   ];
