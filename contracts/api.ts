@@ -204,6 +204,11 @@ const MAX_RETRY_WAIT_MS = 5_000;
  * the request: a defect is reported once, where it belongs, and the check goes on with the data.
  * Only an unusable response (no complete answer, not JSON) ends the check, as ResponseUnusable.
  */
+/** Requests the Apis sent, probes and retries included (the sum of their requestCount). */
+export function requestsSent(apis: readonly Api[]): number {
+  return apis.reduce((sum, api) => sum + api.requestCount, 0);
+}
+
 export class Api {
   /** Every request sent, for the test's own bookkeeping. */
   readonly sent: ApiResponse[] = [];

@@ -4,11 +4,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { type ArrivalsProxy, startArrivalsProxy } from '../scripts/arrivals-proxy.ts';
 import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
 import { budgetKey, requestBudget } from './request-budget.ts';
 import type { RunSummary, TestRecord } from './summary.ts';
@@ -18,8 +17,7 @@ const reportDir = mkdtempSync(join(tmpdir(), 'kgate-pacing-'));
 
 let reference: { url: string; keys: { full: string; academicOnly: string; exhausted: string } };
 let serve: ChildProcess;
-let proxy: Server;
-let proxyUrl: string;
+let proxy: ArrivalsProxy;
 const arrivals: number[] = [];
 const CALCHISTOGRAM = '/academic/v1.0/calchistogram';
 /** Arrivals of requests to CALCHISTOGRAM (GET and POST). */
@@ -32,33 +30,12 @@ before(async () => {
     serve.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString('utf8'))));
     serve.once('exit', (code) => reject(new Error(`kgate serve exited ${code}`)));
   });
-  const upstream = new URL(reference.url);
-  proxy = createServer((req, res) => {
+  proxy = await startArrivalsProxy(reference.url, (req) => {
     arrivals.push(performance.now());
     if (req.url?.startsWith(CALCHISTOGRAM)) calchistogramArrivals.push(performance.now());
-    // The whole body is read before it is forwarded: a server that answers an oversized body early
-    // and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const { connection: _, ...headers } = req.headers;
-      const forward = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
-        (answer) => {
-          const { connection: __, ...answerHeaders } = answer.headers;
-          res.writeHead(answer.statusCode ?? 502, answerHeaders);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      forward.end(Buffer.concat(chunks));
-    });
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 after(async () => {
-  proxy.closeAllConnections();
   proxy.close();
   serve.kill('SIGTERM');
   rmSync(reportDir, { recursive: true, force: true });
@@ -67,7 +44,7 @@ after(async () => {
 function conform(args: string[]): Promise<ProcessResult> {
   return runKgate(['conform', ...args], {
     env: {
-      KGATE_BASE_URL: proxyUrl,
+      KGATE_BASE_URL: proxy.url,
       KGATE_CONFORM_OPTIONS: '',
       GITHUB_STEP_SUMMARY: '',
       KGATE_KEY: reference.keys.full,

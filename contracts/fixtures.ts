@@ -8,6 +8,7 @@ import {
   notRunDeadline,
   type Operation,
   ResponseUnusable,
+  requestsSent,
   TargetBroken,
 } from './api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
@@ -129,7 +130,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           }
           return found;
         },
-        discoveryRequests: () => discoveryApis.reduce((sum, api) => sum + api.requestCount, 0),
+        discoveryRequests: () => requestsSent(discoveryApis),
         takeDiscoveryTimings() {
           const taken: OperationTimings = {};
           for (const api of discoveryApis) {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { scanForSecrets } from '../../contracts/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { startArrivalsProxy } from '../../scripts/arrivals-proxy.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../args.ts';
 import { parseFuzzArgs } from './fuzz.ts';
@@ -113,26 +112,13 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
 test('summary.json, summary.md and the report page count the same requests, test data included: what the target received but the key preflight', async () => {
   // A proxy in front of the reference server counts what arrives.
   let arrived = 0;
-  const upstream = new URL(server.url);
-  const proxy = createServer((req, res) => {
-    arrived++;
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxy = await startArrivalsProxy(server.url, () => arrived++);
   try {
     const out = join(dir, 'counted');
     const run = await fuzz(
       [
         '--base-url',
-        `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        proxy.url,
         '--operations',
         'evaluateGet,relatedEvents',
         '--budget',
@@ -170,7 +156,6 @@ test('summary.json, summary.md and the report page count the same requests, test
       'the page counts the same requests, operation by operation',
     );
   } finally {
-    proxy.closeAllConnections();
     proxy.close();
   }
 });

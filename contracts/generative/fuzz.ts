@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
 import type { OperationId } from '../../openapi/spec.ts';
-import { Api } from '../api.ts';
+import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
 import { Discovery } from '../discovery.ts';
 import { type Failure, formatFailure } from '../failure.ts';
@@ -136,7 +136,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     budget: settings.budget,
     cases: { ...run.cases, total },
     planned: Object.fromEntries(plan),
-    requests: apis.reduce((sum, api) => sum + api.requestCount, 0),
+    requests: requestsSent(apis),
     notSent: run.notSent,
     stopped: run.stopped,
     durationMs: Math.round(durationMs),

@@ -2,7 +2,7 @@
 // sent once per worker (all intents at once, so that slow answers overlap), and reported by the
 // three generative checks' tests, each taking the findings of the cases of its intent.
 import { OPERATION_IDS } from '../../openapi/spec.ts';
-import { Api } from '../api.ts';
+import { Api, requestsSent } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
 import { PROPERTY_CHECKS } from '../properties/index.ts';
 import { findingKey } from '../summary.ts';
@@ -74,7 +74,7 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     });
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
-    return { result, count, requests: apis.reduce((sum, api) => sum + api.requestCount, 0), timings, counted: false };
+    return { result, count, requests: requestsSent(apis), timings, counted: false };
   });
 }
 

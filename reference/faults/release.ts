@@ -23,6 +23,11 @@ function rescale(value: unknown, factor: number): unknown {
 /** A factor just below 1 (a score in [-1, 1] stays in it), different for every answer. */
 const wobble = () => 1 - Math.random() * SCORE_WOBBLE;
 
+const wobbleNumber = editNumber((value) => value * wobble());
+const wobbleScores = editOk((body) => {
+  rescale(body, wobble());
+});
+
 /** How much slower `evaluate-slow-40ms` answers GET evaluate, in milliseconds. */
 export const SLOW_MS = 40;
 
@@ -73,13 +78,8 @@ export function releaseFaults(): Fault[] {
       operations: [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram, ...OPS.similarity],
       deviation: 'release',
       description: `every score of interpret, evaluate, calchistogram and similarity (prob, logprob, the similarity value) differs from one answer to the next in its last digits (relative ${SCORE_WOBBLE}), as replicas that round differently answer; counts and ids are exact`,
-      response: async (ctx, result) => {
-        if (ctx.operationId === 'similarityGet' || ctx.operationId === 'similarityPost')
-          return editNumber((value) => value * wobble())(ctx, result);
-        return editOk((body) => {
-          rescale(body, wobble());
-        })(ctx, result);
-      },
+      // Similarity answers a bare number; the others an object whose fractions are scores.
+      response: (ctx, result) => (ctx.group === 'similarity' ? wobbleNumber : wobbleScores)(ctx, result),
     },
   ];
 }

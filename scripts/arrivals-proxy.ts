@@ -1,0 +1,48 @@
+// A proxy for tests that need to see what reaches a target: it forwards every request to an
+// upstream server on 127.0.0.1 and tells the test of each arrival (to count or time-stamp it).
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ArrivalsProxy {
+  /** `http://127.0.0.1:<port>`, to point kgate at. */
+  url: string;
+  close(): void;
+}
+
+/**
+ * Starts a proxy to `upstreamUrl` that calls `onArrival` as each request arrives, before forwarding
+ * it. The whole body is read before it is forwarded: a server that answers an oversized body early
+ * and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
+ */
+export async function startArrivalsProxy(
+  upstreamUrl: string,
+  onArrival: (request: IncomingMessage) => void,
+): Promise<ArrivalsProxy> {
+  const upstream = new URL(upstreamUrl);
+  const proxy = createServer((req, res) => {
+    onArrival(req);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const { connection: _, ...headers } = req.headers;
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          const { connection: __, ...answerHeaders } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, answerHeaders);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      forward.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close() {
+      proxy.closeAllConnections();
+      proxy.close();
+    },
+  };
+}
