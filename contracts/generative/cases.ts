@@ -14,6 +14,17 @@ import {
 } from './expression.ts';
 import { Random, seedOf } from './random.ts';
 import { randomDate, type ValuePools } from './values.ts';
+import {
+  abstractText,
+  BOUNDARY_DATES,
+  encyclopediaId,
+  LOOKALIKE_DATES,
+  MARKET_CASES,
+  paddedText,
+  type WorldValue,
+  worldText,
+  worldUrl,
+} from './world.ts';
 
 /** What a generated request is: valid, invalid by one documented rule, or of a form the interface leaves open. */
 export type Intent = 'positive' | 'negative' | 'edge';
@@ -24,6 +35,8 @@ export interface CaseParam {
   value: string | Expression;
   /** The parameter that makes the case what it is: the shrinker keeps it. */
   focus?: boolean;
+  /** A value of the world made of parts (`value` is them joined): the shrinker drops parts, down to one. */
+  world?: WorldValue;
 }
 
 /** A request whose input comes from another operation's answer (a stateful chain). */
@@ -255,9 +268,12 @@ export function baseOf(op: { operationId: string }): string {
   return op.operationId.replace(/(Get|Post)$/, '');
 }
 
-/** Replaces (or adds) a parameter, marking it as the case's focus. */
-function set(params: CaseParam[], name: string, value: string | Expression): CaseParam[] {
-  const next = { name, value, focus: true };
+/** Replaces (or adds) a parameter, marking it as the case's focus; a value of the world keeps its parts for the shrinker. */
+function set(params: CaseParam[], name: string, value: string | Expression | WorldValue): CaseParam[] {
+  const next: CaseParam =
+    typeof value === 'object' && 'parts' in value
+      ? { name, value: worldText(value), focus: true, world: value }
+      : { name, value, focus: true };
   if (!params.some((param) => param.name === name)) return [...params, next];
   return params.flatMap((param, i) =>
     param.name !== name ? [param] : params.findIndex((other) => other.name === name) === i ? [next] : [],
@@ -467,6 +483,10 @@ function interpretKinds(): Kind[] {
     ),
     query((b) => ({ query: b.rng.pick(b.pools.titles) }), 'title', 'a title as the query'),
     query((b) => ({ query: b.words(1, 5) }), 'words', 'words as the query'),
+    positive('query:world', (b) => ({
+      params: set(b.valid(), 'query', paddedText(b.rng)),
+      note: 'a query as users type it: capitals, accents (composed and decomposed), combining marks, CJK, right-to-left script, emoji, apostrophes, parentheses, commas, digits, spaces at the ends (any string is a query, interface 4.1)',
+    })),
     query(
       (b) => ({ query: `papers by ${b.rng.pick(b.pools.authors)} after ${b.rng.pick(b.pools.years)}` }),
       'author-after-year',
@@ -522,6 +542,11 @@ function similarityKinds(op: OperationInfo): Kind[] {
       const text = b.text();
       return [text, text];
     }),
+    positive('texts:world', (b) => ({
+      params: set([{ name: 's2', value: b.text() }], 's1', abstractText(b.rng)),
+      note: 'an abstract pasted with its line breaks and tabs, in every script and form (the inputs are strings, interface 4.7)',
+      alsoAccepted: [408],
+    })),
     pair('punctuation', 'texts with punctuation', (b) => [
       `${b.text()}${b.rng.pick(['?', '!', ':', ';', ',', '.'])} ${b.words(1, 3)}`,
       `(${b.text()}), ${b.words(1, 2)}.`,
@@ -563,6 +588,10 @@ function answerSearchKinds(): Kind[] {
         note: `safesearch ${value}: the real service accepted Off, Moderate and Strict (facts.md)`,
       })),
     ),
+    positive('q:world', (b) => ({
+      params: set(b.valid(), 'q', paddedText(b.rng)),
+      note: 'a query as users type it: every script and form, punctuation, spaces at the ends (q is any query, interface 4.9)',
+    })),
     missing('q'),
     missing('mkt'),
     negative('mkt:malformed', (b) => ({
@@ -573,6 +602,10 @@ function answerSearchKinds(): Kind[] {
     edge('edge:other-market', (b) => ({
       params: set(b.valid(), 'mkt', b.rng.pick(['de-DE', 'fr-FR', 'ja-JP', 'xx-YY', 'en-us'])),
       note: 'a market other than en-US (the supported markets are not shown)',
+    })),
+    edge('edge:market-case', (b) => ({
+      params: set(b.valid(), 'mkt', b.rng.pick(MARKET_CASES)),
+      note: 'en-US written in another case (language and country codes are case-insensitive in BCP 47; the interface writes en-US only)',
     })),
     edge('edge:other-safesearch', (b) => ({
       params: set(b.valid(), 'safesearch', b.rng.pick(['strict', 'OFF', 'none', 'Safe'])),
@@ -618,6 +651,10 @@ function urlPreviewKinds(): Kind[] {
       params: [{ name: 'q', value: b.url(), focus: true }],
       note: 'a valid URL of a page that may not exist (what a target answers for it is not shown)',
     })),
+    edge('edge:world-url', (b) => ({
+      params: [{ name: 'q', value: worldUrl(b.rng), focus: true }],
+      note: 'a valid URL as pages link them: a port, percent-encoded and non-ASCII path, query string, fragment, an international or punycode host (whether that page exists is not shown)',
+    })),
     edge('edge:other-scheme', (b) => ({
       params: [
         {
@@ -657,7 +694,7 @@ function urlPreviewKinds(): Kind[] {
 const IMPOSSIBLE_DATES: Record<string, () => string[]> = {
   '31st-of-30-day-month': () => ['2021-04-31', '2022-06-31', '2023-09-31', '2024-11-31'],
   'february-30': () => ['2021-02-30', '2024-02-30'],
-  'february-29-common-year': () => ['2021-02-29', '2023-02-29', '2100-02-29'],
+  'february-29-common-year': () => ['2021-02-29', '2023-02-29', '2100-02-29', '1900-02-29'],
   'month-13': () => ['2021-13-01', '2024-13-15'],
   'month-00': () => ['2021-00-10'],
   'day-00': () => ['2021-03-00'],
@@ -683,7 +720,12 @@ function hotEventsKinds(): Kind[] {
     })),
     date('any', 'a date yyyy-mm-dd', (b) => randomDate(b.rng, 2019, 2026), [404]),
     date('far', 'a date yyyy-mm-dd (likely without events)', (b) => randomDate(b.rng, 1900, 2100), [404]),
-    date('leap-day', 'a leap day', (b) => b.rng.pick(['2020-02-29', '2024-02-29', '2000-02-29']), [404]),
+    date(
+      'calendar-boundary',
+      'a date at a year, century or leap boundary (1999-12-31, 2000-02-29, 2100-03-01...)',
+      (b) => b.rng.pick(BOUNDARY_DATES),
+      [404],
+    ),
     missing('date'),
     negative('date:empty', (b) => ({ params: set(b.valid(), 'date', ''), note: 'date is a date yyyy-mm-dd' })),
     ...Object.entries(IMPOSSIBLE_DATES).map(([name, values]) =>
@@ -696,7 +738,15 @@ function hotEventsKinds(): Kind[] {
       params: set(
         b.valid(),
         'date',
-        b.rng.pick(['2021/03/15', '15-03-2021', '2021-3-5', '20210315', 'yesterday', '2021-03-15T00:00:00Z']),
+        b.rng.pick([
+          '2021/03/15',
+          '15-03-2021',
+          '2021-3-5',
+          '20210315',
+          'yesterday',
+          '2021-03-15T00:00:00Z',
+          ...LOOKALIKE_DATES,
+        ]),
       ),
       note: 'date has the format yyyy-mm-dd',
     })),
@@ -717,6 +767,11 @@ function relatedEventsKinds(): Kind[] {
       params: b.valid(),
       chain: { kind: 'hot-event', date: b.rng.pick(b.pools.eventDates), pick: b.rng.int(0, 19), use: 'wikipediaId' },
       note: 'wikipediaid names an entity of an event the target returned (an id it does not know may get the documented 404)',
+      alsoAccepted: [404],
+    })),
+    positive('wikipediaid:world', (b) => ({
+      params: set(b.valid(), 'wikipediaid', encyclopediaId(b.rng)),
+      note: 'an encyclopedia id as the encyclopedia writes them: underscores, a comma, a parenthesized qualifier, an apostrophe, accents, another script (an id the target does not know gets the documented 404)',
       alsoAccepted: [404],
     })),
     missing('wikipediaid'),

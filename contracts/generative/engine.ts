@@ -23,6 +23,7 @@ import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.t
 import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
 import { judgeCase, seedLine } from './judge.ts';
 import { isHttpUrl } from './values.ts';
+import { worldText } from './world.ts';
 
 /** How a run of generated requests is carried out. */
 export interface EngineSettings {
@@ -386,6 +387,20 @@ export class GenerativeEngine {
       if (!param.focus && !required.has(param.name)) out.push({ ...c, params: c.params.filter((_, j) => j !== i) });
     });
     c.params.forEach((param, i) => {
+      // A value of the world loses one part at a time (a class it shows), keeping some text.
+      const world = param.world;
+      if (world && world.parts.length > 1) {
+        world.parts.forEach((_, k) => {
+          const parts = world.parts.filter((_, j) => j !== k);
+          if (parts.every((part) => part.trim() === '')) return;
+          const next = { ...world, parts };
+          out.push({
+            ...c,
+            params: c.params.map((other, j) => (j === i ? { ...other, value: worldText(next), world: next } : other)),
+          });
+        });
+        return;
+      }
       if (typeof param.value !== 'string') {
         for (const smaller of shrinkExpression(param.value)) out.push(replace(i, smaller));
       } else if (!param.focus && param.value.length > 40) {

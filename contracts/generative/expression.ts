@@ -3,6 +3,7 @@
 // accepts exactly the forms facts.md shows, and the simplifications the shrinker tries.
 import type { Random } from './random.ts';
 import { isCalendarDate, type ValuePools } from './values.ts';
+import { BOUNDARY_DATES, capitalized, expressionValues } from './world.ts';
 
 /** A composite attribute group: its parts only appear inside Composite(...). */
 export type Group = 'AA' | 'F' | 'J' | 'C';
@@ -279,6 +280,8 @@ export const EXPRESSION_FEATURES = [
   'upper-case',
   'deep',
   'id-list',
+  'world-value',
+  'calendar-boundary',
 ] as const;
 
 /** One form of valid expression. */
@@ -557,6 +560,59 @@ export class ExpressionGenerator {
         }
         return node;
       }
+      case 'world-value': {
+        // One value of every class valid in an expression, each on an attribute of its own, beside a
+        // leaf from the target's values so that some papers match; the shrinker keeps the one that matters.
+        const preds = expressionValues(rng).map((text): ExprNode => {
+          const attr = rng.pick(['Ti', 'DOI', 'AA.AuN', 'AA.AfN', 'F.FN', 'J.JN', 'C.CN'] as const);
+          const pred: ExprNode = {
+            kind: 'pred',
+            attr,
+            op: rng.pick(['=', '==']),
+            value: { type: 'string', text, ...(rng.chance(0.2) ? { prefix: true } : {}) },
+          };
+          return attr.includes('.') ? { kind: 'composite', inner: pred } : pred;
+        });
+        preds.splice(rng.int(0, preds.length), 0, this.leaf());
+        return this.bool('Or', preds);
+      }
+      case 'calendar-boundary': {
+        const date = rng.pick(BOUNDARY_DATES);
+        const year = Number(date.slice(0, 4)) + rng.pick([0, 1]);
+        return rng.pick([
+          (): ExprNode => ({ kind: 'pred', attr: 'D', op: '=', value: { type: 'date', text: date } }),
+          (): ExprNode => ({
+            kind: 'pred',
+            attr: 'D',
+            op: rng.pick(['>', '>=', '<', '<=']),
+            value: { type: 'date', text: date },
+          }),
+          (): ExprNode => ({
+            kind: 'pred',
+            attr: 'D',
+            op: '=',
+            value: {
+              type: 'range',
+              lo: '1999-12-31',
+              hi: date < '2000-01-01' ? '2000-01-01' : date,
+              loInclusive: true,
+              hiInclusive: rng.chance(0.5),
+            },
+          }),
+          (): ExprNode => ({
+            kind: 'pred',
+            attr: 'Y',
+            op: rng.pick(['=', '>', '>=', '<', '<=']),
+            value: { type: 'number', n: year },
+          }),
+          (): ExprNode => ({
+            kind: 'pred',
+            attr: 'Y',
+            op: '=',
+            value: { type: 'range', lo: year - 1, hi: year + 1, loInclusive: true, hiInclusive: rng.chance(0.5) },
+          }),
+        ])();
+      }
       case 'id-list': {
         const count = rng.int(20, Math.max(20, Math.floor(this.maxLength / 16)));
         const ids = Array.from({ length: count }, () => {
@@ -783,7 +839,7 @@ export class ExpressionGenerator {
       case 'escaped-quote':
         return { tree: { kind: 'pred', attr: 'Ti', op: '=', value: { type: 'raw', text: "'it\\'s a graph'" }, focus } };
       case 'upper-case-value':
-        return { tree: text(this.stringOf('Ti').toUpperCase()) };
+        return { tree: text(rng.chance(0.5) ? capitalized(rng) : this.stringOf('Ti').toUpperCase()) };
       case 'very-deep': {
         let node = this.leaf();
         for (let depth = rng.int(70, 150); depth > 0; depth--) node = this.bool('And', [node, this.leaf()]);
