@@ -14,6 +14,7 @@ import { check as histogramCountsAreBounded } from './histogram-counts-are-bound
 import { check as histogramOrderedByCount } from './histogram-ordered-by-count.ts';
 import { check as hotEventsMatchDate } from './hot-events-match-date.ts';
 import { check as interpretTimeoutHonoured } from './interpret-timeout-honoured.ts';
+import { check as interpretationOutputMatchesParse } from './interpretation-output-matches-parse.ts';
 import { check as interpretationsAreEvaluable } from './interpretations-are-evaluable.ts';
 import { check as interpretationsOrderedByProb } from './interpretations-ordered-by-prob.ts';
 import { check as invalidParameterRejected } from './invalid-parameter-rejected.ts';
@@ -35,6 +36,7 @@ import { check as requestIsEchoed } from './request-is-echoed.ts';
 import { check as respondsWithinTimeout } from './responds-within-timeout.ts';
 import { check as responseIsFramed } from './response-is-framed.ts';
 import { check as responseMatchesSpec } from './response-matches-spec.ts';
+import { check as resultsMatchExpr } from './results-match-expr.ts';
 import { check as similarityIsSymmetric } from './similarity-is-symmetric.ts';
 import { check as similarityOfIdenticalIsOne } from './similarity-of-identical-is-one.ts';
 import { check as unknownEventIs404 } from './unknown-event-is-404.ts';
@@ -66,6 +68,8 @@ export const CHECKS: readonly Check[] = [
   histogramCountsAreBounded,
   requestIsEchoed,
   attributesAreHonoured,
+  resultsMatchExpr,
+  interpretationOutputMatchesParse,
   interpretationsAreEvaluable,
   histogramAgreesWithEvaluate,
   similarityIsSymmetric,

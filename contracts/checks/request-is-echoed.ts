@@ -31,7 +31,7 @@ export const check = defineCheck({
   id: 'request-is-echoed',
   severity: 'fail',
   verifies:
-    'interpret echoes query (compared after the lower-casing and punctuation removal the real service applied: such an echo is a warning), evaluate and calchistogram echo expr, answer search echoes q as queryContext.originalQuery',
+    'interpret echoes query (compared after the lower-casing and punctuation removal the real service applied: such an echo is a warning), evaluate and calchistogram echo expr, answer search echoes q as queryContext.originalQuery; an echo in another Unicode form, or with the white space at its ends trimmed, is a warning (the interface does not say either is kept)',
   kind: 'test',
   appliesTo: (op) => baseName(op) in ECHO,
   async run(ctx) {

@@ -58,17 +58,17 @@ test('answerReadBy names the invariants an answer gave something to judge', () =
     {
       given: 'a full page with attributes and an echo',
       answer: answer({ params: { expr: 'Y>1900', attributes: 'Id', count: '1' } }),
-      want: ['attributes-are-honoured', 'paging-respects-size', 'request-is-echoed'],
+      want: ['attributes-are-honoured', 'paging-respects-size', 'request-is-echoed', 'results-match-expr'],
     },
     {
       given: 'a page not full: a size limit cannot show',
       answer: answer(),
-      want: ['attributes-are-honoured', 'request-is-echoed'],
+      want: ['attributes-are-honoured', 'request-is-echoed', 'results-match-expr'],
     },
     {
       given: 'no parameter the invariants read',
       answer: answer({ params: { expr: 'Y>1900' } }),
-      want: ['request-is-echoed'],
+      want: ['request-is-echoed', 'results-match-expr'],
     },
     { given: 'an error-intent request', answer: answer({ valid: false }), want: [] },
     { given: 'a 4xx', answer: answer({ status: 400 }), want: [] },

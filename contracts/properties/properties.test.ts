@@ -111,8 +111,8 @@ test('invariants: each property fails the answer that breaks it and passes the o
           distinct_values: 2,
           total_count: 5,
           histogram: [
-            { value: 1, count: 3 },
-            { value: 2, count: 2 },
+            { value: 2, count: 3 },
+            { value: 3, count: 2 },
           ],
         }),
       ),
@@ -128,8 +128,8 @@ test('invariants: each property fails the answer that breaks it and passes the o
             distinct_values: 1,
             total_count: 4,
             histogram: [
-              { value: 1, count: 3 },
-              { value: 2, count: 2 },
+              { value: 2, count: 3 },
+              { value: 3, count: 2 },
             ],
           },
           2,
@@ -150,7 +150,7 @@ test('invariants: each property fails the answer that breaks it and passes the o
           distinct_values: 2,
           total_count: 5,
           histogram: [
-            { value: 1, count: 2 },
+            { value: 3, count: 2 },
             { value: 2, count: 3 },
           ],
         }),
@@ -201,6 +201,206 @@ test('invariants: each property fails the answer that breaks it and passes the o
       want: ['ranking-references-resolve: ranking resultIndex dangles'],
     },
     { name: 'a 404 is judged by nobody here', given: x('hotEvents', { date: '2024-06-03' }, {}, 404), want: [] },
+    {
+      name: 'an entity whose canonical author is not the one asked for',
+      given: x(
+        'evaluateGet',
+        { expr: "Composite(AA.AuN=='jaime teevan')", attributes: 'AA.AuN' },
+        { expr: "Composite(AA.AuN=='jaime teevan')", entities: [{ prob: 0.1, AA: [{ AuN: 'susan dumais' }] }] },
+      ),
+      want: ['results-match-expr: entity does not satisfy expr'],
+    },
+    {
+      name: 'the author asked for among others, in another Unicode form and case',
+      given: x(
+        'evaluateGet',
+        { expr: "Composite(AA.AuN=='jos\u00e9 garc\u00eda')", attributes: 'AA.AuN' },
+        {
+          expr: "Composite(AA.AuN=='jos\u00e9 garc\u00eda')",
+          entities: [{ prob: 0.1, AA: [{ AuN: 'mike smith' }, { AuN: 'Jose\u0301 Garci\u0301a' }] }],
+        },
+      ),
+      want: [],
+    },
+    {
+      name: 'a synonym (= matches synonyms too, facts.md) and an attribute not returned prove nothing',
+      given: x(
+        'evaluateGet',
+        { expr: "And(Composite(AA.AuN='jaime green'),Ti=='x')", attributes: 'AA.AuN' },
+        { expr: "And(Composite(AA.AuN='jaime green'),Ti=='x')", entities: [{ prob: 0.1, AA: [{ AuN: 'j l green' }] }] },
+      ),
+      want: [],
+    },
+    {
+      name: 'Composite(And(..)) needs both parts on one author',
+      given: x(
+        'evaluateGet',
+        { expr: "Composite(And(AA.AuN=='a b',AA.AfN=='c'))", attributes: 'AA.AuN,AA.AfN' },
+        {
+          expr: "Composite(And(AA.AuN=='a b',AA.AfN=='c'))",
+          entities: [
+            {
+              prob: 0.1,
+              AA: [
+                { AuN: 'a b', AfN: 'd' },
+                { AuN: 'e f', AfN: 'c' },
+              ],
+            },
+          ],
+        },
+      ),
+      want: ['results-match-expr: entity does not satisfy expr'],
+    },
+    {
+      name: 'a year outside the range, in an Or whose other branch cannot be told: nothing proven',
+      given: x(
+        'evaluateGet',
+        { expr: "Or(Y=[2010,2012),Ti=='x')", attributes: 'Y' },
+        { expr: "Or(Y=[2010,2012),Ti=='x')", entities: [{ prob: 0.1, Y: 2012 }] },
+      ),
+      want: [],
+    },
+    {
+      name: 'a year outside the range, the range alone',
+      given: x(
+        'evaluateGet',
+        { expr: 'Y=[2010,2012)', attributes: 'Y' },
+        { expr: 'Y=[2010,2012)', entities: [{ prob: 0.1, Y: 2012 }] },
+      ),
+      want: ['results-match-expr: entity does not satisfy expr'],
+    },
+    {
+      name: 'a histogram year the expression rules out',
+      given: x(
+        'calchistogramGet',
+        { expr: 'Y>2012', attributes: 'Y' },
+        {
+          expr: 'Y>2012',
+          num_entities: 5,
+          histograms: [
+            {
+              attribute: 'Y',
+              distinct_values: 2,
+              total_count: 5,
+              histogram: [
+                { value: 2014, count: 3 },
+                { value: 2012, count: 2 },
+              ],
+            },
+          ],
+        },
+      ),
+      want: ['results-match-expr: histogram value no matching entity can have'],
+    },
+    {
+      name: "the real service's documented histogram (an author's co-authors and fields are not constrained)",
+      given: x(
+        'calchistogramGet',
+        { expr: "And(Composite(AA.AuN=='jaime teevan'),Y>2012)", attributes: 'Y,F.FN' },
+        {
+          expr: "And(Composite(AA.AuN=='jaime teevan'),Y>2012)",
+          num_entities: 37,
+          histograms: [
+            {
+              attribute: 'Y',
+              distinct_values: 3,
+              total_count: 37,
+              histogram: [
+                { value: 2014, count: 15 },
+                { value: 2013, count: 12 },
+              ],
+            },
+            {
+              attribute: 'F.FN',
+              distinct_values: 34,
+              total_count: 53,
+              histogram: [{ value: 'crowdsourcing', count: 9 }],
+            },
+          ],
+        },
+      ),
+      want: [],
+    },
+    {
+      name: "the real service's documented interpretations: a completed name, a canonical value",
+      given: x(
+        'interpretGet',
+        { query: 'papers by jaime', complete: '1' },
+        {
+          query: 'papers by jaime',
+          interpretations: [
+            {
+              prob: 2.4e-6,
+              parse: '<rule id="#GetPapers">papers by <attr name="academic#AA.AuN">jaime teevan</attr></rule>',
+              rules: [{ name: '#GetPapers', output: { type: 'query', value: "Composite(AA.AuN=='jaime teevan')" } }],
+            },
+            {
+              prob: 1.4e-6,
+              parse:
+                '<rule id="#GetPapers">papers by <attr name="academic#AA.AuN" canonical="j l green">jaime green</attr></rule>',
+              rules: [{ name: '#GetPapers', output: { type: 'query', value: "Composite(AA.AuN=='j l green')" } }],
+            },
+          ],
+        },
+      ),
+      want: [],
+    },
+    {
+      name: 'an output that drops the year the parse shows',
+      given: x(
+        'interpretGet',
+        { query: 'papers by a b after 2012' },
+        {
+          query: 'papers by a b after 2012',
+          interpretations: [
+            {
+              prob: 0.5,
+              parse:
+                '<rule id="#GetPapers">papers by <attr name="academic#AA.AuN">a b</attr> after <attr name="academic#Y" op="gt">2012</attr></rule>',
+              rules: [{ name: '#GetPapers', output: { type: 'query', value: "Composite(AA.AuN=='a b')" } }],
+            },
+          ],
+        },
+      ),
+      want: ['interpretation-output-matches-parse: output does not constrain an attribute the parse shows'],
+    },
+    {
+      name: 'an output that uses the synonym instead of the canonical value',
+      given: x(
+        'interpretGet',
+        { query: 'papers by jaime green' },
+        {
+          query: 'papers by jaime green',
+          interpretations: [
+            {
+              prob: 0.5,
+              parse:
+                '<rule id="#GetPapers">papers by <attr name="academic#AA.AuN" canonical="j l green">jaime green</attr></rule>',
+              rules: [{ name: '#GetPapers', output: { type: 'query', value: "Composite(AA.AuN=='jaime green')" } }],
+            },
+          ],
+        },
+      ),
+      want: ["interpretation-output-matches-parse: output does not use the parse's canonical value"],
+    },
+    {
+      name: 'a rule name the parse does not name',
+      given: x(
+        'interpretGet',
+        { query: 'a b' },
+        {
+          query: 'a b',
+          interpretations: [
+            {
+              prob: 0.5,
+              parse: '<rule id="#GetPapers"><attr name="academic#AA.AuN">a b</attr></rule>',
+              rules: [{ name: '#GetAuthors', output: { type: 'query', value: "Composite(AA.AuN=='a b')" } }],
+            },
+          ],
+        },
+      ),
+      want: ["interpretation-output-matches-parse: rule name differs from the parse's rule"],
+    },
     {
       name: 'histogram page within count (items under /histograms/0/histogram)',
       given: x('calchistogramGet', { expr: 'Y>1', attributes: 'Y', count: '2' }, twoYears),

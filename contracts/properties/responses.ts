@@ -2,6 +2,7 @@
 import { getOperation, type PagingInfo } from '../../openapi/spec.ts';
 import { show } from '../failure.ts';
 import { field, isObject, objects } from '../json.ts';
+import { interpretationMatchesParse, resultsMatchExpr } from './consistency.ts';
 import type { Exchange, ResponseProperty, Violation } from './types.ts';
 
 const DAY_MS = 86_400_000;
@@ -147,6 +148,16 @@ export function normalizeQuery(text: string): string {
     .replace(/[^\p{L}\p{N}\s]/gu, '')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * Whether two texts differ only in Unicode form (composed or decomposed accents) or in white space
+ * at their ends and runs of it: the interface does not say a deployment keeps either as sent, so an
+ * echo that changed only those is a warning, not a failure.
+ */
+function sameText(a: string, b: string): boolean {
+  const plain = (text: string) => text.normalize('NFC').replace(/\s+/g, ' ').trim();
+  return plain(a) === plain(b);
 }
 
 const ECHO: Record<string, { param: string; pointer: string }> = {
@@ -307,7 +318,7 @@ export const orderbyIsHonoured: ResponseProperty = {
 export const requestIsEchoed: ResponseProperty = {
   check: 'request-is-echoed',
   claims:
-    'interpret echoes query (lower-cased, without punctuation: a warning), evaluate and calchistogram expr, answer search q',
+    'interpret echoes query (lower-cased, without punctuation: a warning), evaluate and calchistogram expr, answer search q (another Unicode form or white space at the ends: a warning)',
   appliesTo: (id) => baseOf(id) in ECHO,
   reads: (x) => ok200(x) && x.params[echoOf(x.operationId).param] !== undefined,
   judge(x) {
@@ -320,7 +331,10 @@ export const requestIsEchoed: ResponseProperty = {
       documented: `the ${param} parameter as sent: ${show(sent)}`,
       pointer,
     };
-    if (param === 'query' && typeof echoed === 'string' && normalizeQuery(echoed) === normalizeQuery(sent))
+    if (
+      typeof echoed === 'string' &&
+      ((param === 'query' && normalizeQuery(echoed) === normalizeQuery(sent)) || sameText(echoed, sent))
+    )
       return [{ title: `${param} echoed normalized`, ...detail, warn: true }];
     return [{ title: `${param} not echoed`, ...detail }];
   },
@@ -633,6 +647,8 @@ export const RESPONSE_PROPERTIES: readonly ResponseProperty[] = [
   histogramCountsAreBounded,
   requestIsEchoed,
   attributesAreHonoured,
+  resultsMatchExpr,
+  interpretationMatchesParse,
   similarityOfIdenticalIsOne,
   rankingReferencesResolve,
   eventIdsAre32Hex,

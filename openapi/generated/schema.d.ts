@@ -311,7 +311,7 @@ export interface components {
         };
         /** @description A paper entity: prob plus the requested attributes. An attribute without a value is omitted. Composite attributes come back grouped (AA and F arrays of objects, J and C objects). */
         PaperEntity: {
-            /** @description Probability of the entity. */
+            /** @description Probability of the entity (a probability, from 0 to 1, whatever the request asked for). */
             prob: number;
             /** @description Entity identifier. */
             Id?: number | string;
@@ -401,7 +401,7 @@ export interface components {
         HistogramEntry: {
             /** @description One value of the attribute. */
             value: number | string;
-            /** @description Total probability of matching entities with this value. */
+            /** @description Total probability of matching entities with this value (a probability, from 0 to 1). */
             prob: number;
             /** @description Number of matching entities with this value. */
             count: number;

@@ -1,0 +1,29 @@
+import { interpretationMatchesParse } from '../properties/consistency.ts';
+import { defineCheck } from './registry.ts';
+import { validRequest } from './support.ts';
+
+/** An interpretation's output expression is the query its parse describes. */
+export const check = defineCheck({
+  id: 'interpretation-output-matches-parse',
+  severity: 'fail',
+  verifies:
+    "every interpretation's output expression constrains each attribute its parse shows (academic#<attribute>), comparing a string attribute with the canonical value the parse gives (else the text it matched), and rules[0].name is the rule the parse's rule element names",
+  kind: 'test',
+  appliesTo: (op) => op.operationId.startsWith('interpret'),
+  async run(ctx) {
+    const request = await validRequest(ctx.op, ctx.data);
+    const params: Record<string, string> = { ...request.params!, count: '10' };
+    const response = await ctx.api.call(ctx.op, { ...request, params });
+    const exchange = {
+      operationId: ctx.op.operationId,
+      params,
+      pathParams: {},
+      status: response.status,
+      json: response.json,
+    };
+    if (!interpretationMatchesParse.reads(exchange))
+      ctx.skip(`interpret answered status ${response.status} with no interpretation for '${params.query}'`);
+    const [first] = interpretationMatchesParse.judge(exchange);
+    if (first) ctx.fail(first.title, first, response);
+  },
+});
