@@ -4,6 +4,7 @@
 // (seed, operation, k) and the value pools, so a seed and a case number reproduce a finding.
 import { getOperation, type OperationInfo } from '../../openapi/spec.ts';
 import {
+  attributesOf,
   EXPRESSION_EDGES,
   EXPRESSION_FEATURES,
   EXPRESSION_MUTATIONS,
@@ -174,6 +175,20 @@ class Builder {
     }
     if (rng.chance(0.1)) out.push({ name: 'model', value: 'latest' });
     return [...out, ...this.paging()];
+  }
+
+  /**
+   * A valid expression with the valid extras; on evaluate, often with `attributes` asking for what
+   * the expression constrains too, so that the answer shows whether its entities satisfy it.
+   */
+  withAttributesOf(expr: Expression): CaseParam[] {
+    const params: CaseParam[] = [{ name: 'expr', value: expr }, ...this.academicExtras()];
+    if (baseOf(this.op) !== 'evaluate' || !this.rng.chance(0.6)) return params;
+    const asked = params.find((param) => param.name === 'attributes');
+    const names = [...new Set([...String(asked?.value ?? 'Id').split(','), ...attributesOf(expr)])].join(',');
+    return asked
+      ? params.map((param) => (param === asked ? { ...param, value: names } : param))
+      : [...params, { name: 'attributes', value: names }];
   }
 
   attributes(names: readonly string[], min: number, max: number): string {
@@ -397,7 +412,7 @@ function textEdges(name: string, longRange: [number, number]): Kind[] {
 function expressionKinds(op: OperationInfo): Kind[] {
   const kinds: Kind[] = EXPRESSION_FEATURES.map((feature) =>
     positive(`expr:${feature}`, (b) => ({
-      params: [{ name: 'expr', value: b.expressions.valid(feature) }, ...b.academicExtras()],
+      params: b.withAttributesOf(b.expressions.valid(feature)),
       note: `expr is a valid expression (facts.md grammar, ${feature}) and every other parameter is valid`,
     })),
   );

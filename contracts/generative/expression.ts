@@ -907,3 +907,15 @@ export function expressionSize(expression: Expression): number {
         : 1;
   return expression.tree ? size(expression.tree) : 0;
 }
+
+/** The attributes an expression constrains, as `attributes` names them (`AA.AuN`, `Y`), in first-seen order. */
+export function attributesOf(expression: Expression): string[] {
+  const out = new Set<string>();
+  const visit = (node: ExprNode) => {
+    if (node.kind === 'bool') node.args.forEach(visit);
+    else if (node.kind === 'composite') visit(node.inner);
+    else if (node.attr in ATTRIBUTES) out.add(node.attr);
+  };
+  if (expression.tree) visit(expression.tree);
+  return [...out];
+}

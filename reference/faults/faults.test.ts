@@ -798,6 +798,159 @@ const CASES: Case[] = [
       );
     },
   },
+  // values of the world, ranges and self-consistency: only some inputs show them
+  seq(
+    'interpret-combining-mark-500',
+    () => [interpret({ query: 'papers by jose\u0301' }), interpret({ query: 'papers by jos\u00e9' })],
+    ([decomposed, composed]) => decomposed!.status === 500 && composed!.status === 200,
+  ),
+  seq(
+    'interpret-apostrophe-500',
+    () => [interpret({ query: "papers by o'brien" }), interpret({ query: sample.query })],
+    ([apostrophe, plain]) => apostrophe!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'evaluate-cjk-value-rejected',
+    () => [evaluate({ expr: "Ti=='\u77e5\u8bc6\u56fe\u8c31'" }), evaluate({ expr: "Ti=='graph'" })],
+    ([cjk, plain]) => cjk!.status === 400 && plain!.status === 200,
+  ),
+  seq(
+    'evaluate-quoted-parenthesis-rejected',
+    () => [evaluate({ expr: "Ti=='graph networks (gnn)'" }), evaluate({ expr: "Ti=='graph networks'" })],
+    ([parenthesized, plain]) => parenthesized!.status === 400 && plain!.status === 200,
+  ),
+  seq(
+    'evaluate-capitalized-value-500',
+    () => [evaluate({ expr: "Ti=='Graph'" }), evaluate({ expr: "Ti=='graph'" })],
+    ([capital, plain]) => capital!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'calchistogram-right-to-left-500',
+    () => [histo({ expr: "Ti=='\u05dc\u05de\u05d9\u05d3\u05d4'" }), histo({ expr: sample.expr })],
+    ([hebrew, plain]) => hebrew!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'similarity-line-break-500',
+    () => [similarity('graph\nneural\tnetworks', 'graphs'), similarity('graph neural networks', 'graphs')],
+    ([broken, plain]) => broken!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'answersearch-emoji-500',
+    () => [answer({ q: 'jazz \u{1f4da}' }), answer({ q: 'jazz' })],
+    ([emoji, plain]) => emoji!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'answersearch-padded-query-rejected',
+    () => [answer({ q: ' jazz ' }), answer({ q: 'jazz' })],
+    ([padded, plain]) => padded!.status === 400 && plain!.status === 200,
+  ),
+  seq(
+    'answersearch-market-case-500',
+    () => [answer({ q: 'jazz', mkt: 'en-us' }), answer({ q: 'jazz' })],
+    ([lower, canonical]) => lower!.status === 500 && canonical!.status === 200,
+  ),
+  seq(
+    'urlpreview-port-500',
+    () => [
+      { path: PREVIEW, query: { q: 'https://www.example.com:8080/' } },
+      { path: PREVIEW, query: { q: 'https://www.example.com/' } },
+    ],
+    ([port, plain]) => port!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'relatedevents-punctuated-id-rejected',
+    () => [related({ wikipediaid: 'Washington,_D.C.' }), related()],
+    ([punctuated, plain]) => punctuated!.status === 400 && plain!.status === 200,
+  ),
+  seq(
+    'hotevents-century-year-500',
+    () => [hot({ date: '2000-02-29' }), hot()],
+    ([century, plain]) => century!.status === 500 && plain!.status === 200,
+  ),
+  seq(
+    'evaluate-prob-above-one-by-citations',
+    () => [
+      evaluate({ expr: sample.expr, orderby: 'CC:desc', attributes: 'Id,CC' }),
+      evaluate({ expr: sample.expr, orderby: 'Y:desc', attributes: 'Id,Y' }),
+    ],
+    ([byCitations, byYear]) =>
+      byCitations!.json.entities.every((e: { prob: number }) => e.prob > 1) &&
+      byYear!.json.entities.every((e: { prob: number }) => e.prob <= 1),
+  ),
+  seq(
+    'calchistogram-venue-prob-above-one',
+    () => [histo({ expr: sample.expr, attributes: 'J.JN' }), histo({ expr: sample.expr, attributes: 'F.FN' })],
+    ([venues, fields]) =>
+      (histogram(venues!, 'J.JN')!.histogram as { prob: number }[]).every((entry) => entry.prob > 1) &&
+      (histogram(fields!, 'F.FN')!.histogram as { prob: number }[]).every((entry) => entry.prob <= 1),
+  ),
+  seq(
+    'interpret-year-prob-above-one',
+    () => [interpret({ query: `${sample.query} after 2000` }), interpret({ query: sample.query })],
+    ([year, plain]) =>
+      interpretations(year!).length > 0 &&
+      interpretations(year!).every((i) => (i.prob as number) > 1) &&
+      interpretations(plain!).every((i) => (i.prob as number) <= 1),
+  ),
+  seq(
+    'similarity-cjk-above-one',
+    () => [similarity('\u77e5\u8bc6 graph', 'graph networks'), similarity('graph', 'graph networks')],
+    ([cjk, plain]) => (cjk!.json as number) > 1 && (plain!.json as number) <= 1,
+  ),
+  seq(
+    'answersearch-negative-estimate-non-ascii',
+    () => [answer({ q: 'caf\u00e9 jazz' }), answer({ q: 'jazz' })],
+    ([accented, plain]) =>
+      accented!.json.webPages.totalEstimatedMatches === -1 && plain!.json.webPages.totalEstimatedMatches >= 0,
+  ),
+  seq(
+    'evaluate-year-equals-widened',
+    () => [evaluate({ expr: `And(Y=2010,${sample.expr})`, attributes: 'Y', count: '100' })],
+    ([r]) =>
+      r!.json.expr === `And(Y=2010,${sample.expr})` &&
+      (r!.json.entities as { Y: number }[]).some((e) => e.Y !== 2010) &&
+      (r!.json.entities as { Y: number }[]).every((e) => Math.abs(e.Y - 2010) <= 1),
+  ),
+  seq(
+    'interpret-output-drops-year',
+    () => [interpret({ query: 'papers by jaime teevan after 2012', complete: '0' })],
+    ([r]) =>
+      interpretations(r!).some(
+        (i) => /academic#Y/.test(String(i.parse)) && !/Y>/.test(String((i.rules as Json[])[0]!.output.value)),
+      ),
+  ),
+  seq(
+    'interpret-output-not-canonical',
+    () => [interpret({ query: 'papers by j teevan', complete: '0' })],
+    ([r]) =>
+      interpretations(r!).some(
+        (i) => /canonical=/.test(String(i.parse)) && /'j teevan'/.test(String((i.rules as Json[])[0]!.output.value)),
+      ),
+  ),
+  seq(
+    'interpret-rule-name-differs-for-long-queries',
+    () => [interpret({ query: 'papers by jaime teevan after 2012' }), interpret({ query: 'papers by jaime teevan' })],
+    ([long, short]) =>
+      interpretations(long!).every((i) => (i.rules as Json[])[0]!.name === '#GetPapersByQuery') &&
+      interpretations(short!).every((i) => (i.rules as Json[])[0]!.name === '#GetPapers'),
+  ),
+  // release: variations a conforming deployment may show
+  seq(
+    'echoes-normalized',
+    () => [interpret({ query: ' papers by jose\u0301 ' }), answer({ q: ' jazz ' })],
+    ([echo, search]) =>
+      echo!.json.query === 'papers by jos\u00e9' && search!.json.queryContext.originalQuery === 'jazz',
+  ),
+  seq(
+    'answersearch-market-case-rejected',
+    () => [answer({ q: 'jazz', mkt: 'en-us' }), answer({ q: 'jazz' })],
+    ([lower, canonical]) => lower!.status === 400 && canonical!.status === 200,
+  ),
+  seq(
+    'evaluate-capitalized-value-rejected',
+    () => [evaluate({ expr: "Ti=='Graph'" }), evaluate({ expr: "Ti=='graph'" })],
+    ([capital, plain]) => capital!.status === 400 && plain!.status === 200,
+  ),
   // drift: allowed, undocumented additions
   seq(
     'interpret-extra-logprob',

@@ -11,6 +11,7 @@ import { semanticFaults } from './semantic.ts';
 import { similarityFaults } from './similarity.ts';
 import type { Fault } from './types.ts';
 import { urlPreviewFaults } from './url-preview.ts';
+import { worldFaults } from './world.ts';
 
 /**
  * A fresh fault catalogue. Some faults keep state (a rate-limit lockout, a date-less cache, held
@@ -25,6 +26,7 @@ export function createFaults(): Fault[] {
     ...eventKnowledgeFaults(),
     ...inputFaults(),
     ...semanticFaults(),
+    ...worldFaults(),
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),
