@@ -165,6 +165,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
     fixedBattery: true,
   },
   'hotevents-top-document-foreign': { catches: ['event-documents-agree'], touches: ['hotEvents'], generative: true },
+  'answersearch-lowercase-escapes-undecoded': { catches: ['encoding-does-not-matter'], touches: ['answerSearch'] },
   'interpret-combining-mark-500': { catches: ['no-server-error'], touches: INTERPRET, generative: true },
   'interpret-apostrophe-500': { catches: ['no-server-error'], touches: INTERPRET, generative: true },
   'evaluate-cjk-value-rejected': { catches: ['positive-input-accepted'], touches: EVALUATE, generative: true },

@@ -162,6 +162,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       group: route.group,
       method: route.method,
       params: {},
+      rawQuery: query,
       pathParams: match.pathParams,
       key: Array.isArray(header) ? header[0] : header,
       headers: req.headers,

@@ -6,6 +6,7 @@ import { check as bodyLimitEnforced } from './body-limit-enforced.ts';
 import { check as bodyWithinSizeCap } from './body-within-size-cap.ts';
 import { check as connectionCompletes } from './connection-completes.ts';
 import { check as contentTypeIsJson } from './content-type-is-json.ts';
+import { check as encodingDoesNotMatter } from './encoding-does-not-matter.ts';
 import { check as eventDocumentsAgree } from './event-documents-agree.ts';
 import { check as eventIdsAre32Hex } from './event-ids-are-32-hex.ts';
 import { check as getAndPostAgree } from './get-and-post-agree.ts';
@@ -75,6 +76,7 @@ export const CHECKS: readonly Check[] = [
   similarityIsSymmetric,
   similarityOfIdenticalIsOne,
   getAndPostAgree,
+  encodingDoesNotMatter,
   rankingReferencesResolve,
   eventDocumentsAgree,
   eventIdsAre32Hex,

@@ -49,8 +49,12 @@ export type Chain =
   /** The URL of a web page of an answer search, sent as URL preview's `q`. */
   | { kind: 'answer-url'; q: string; pick: number };
 
-/** How parameters are written: form encoding (`+` for spaces), percent encoding, or a POST body not encoded at all. */
-export type Encoding = 'plus' | 'percent' | 'raw';
+/**
+ * How parameters are written: form encoding (`+` for spaces), percent encoding, a POST body not
+ * encoded at all, or every byte escaped with lower-case hex (`%61%62`: the same text by RFC 3986,
+ * which makes escapes of unreserved characters and the case of hex digits equivalent).
+ */
+export type Encoding = 'plus' | 'percent' | 'raw' | 'escaped';
 
 /** One generated request. */
 export interface GeneratedCase {
@@ -959,6 +963,13 @@ export function pairsOf(params: readonly CaseParam[]): [string, string][] {
   return params.map((param) => [param.name, valueText(param.value)]);
 }
 
+/** Every UTF-8 byte of a text as %xx, hex digits in lower case. */
+function escapeEveryByte(text: string): string {
+  let out = '';
+  for (const byte of new TextEncoder().encode(text)) out += `%${byte.toString(16).padStart(2, '0')}`;
+  return out;
+}
+
 /** Writes parameters as a query string or form body in the given encoding. */
 export function encodePairs(pairs: readonly [string, string][], encoding: Encoding): string {
   switch (encoding) {
@@ -968,5 +979,7 @@ export function encodePairs(pairs: readonly [string, string][], encoding: Encodi
       return pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
     case 'raw':
       return pairs.map(([name, value]) => `${name}=${value}`).join('&');
+    case 'escaped':
+      return pairs.map(([name, value]) => `${escapeEveryByte(name)}=${escapeEveryByte(value)}`).join('&');
   }
 }

@@ -190,8 +190,11 @@ export class GenerativeEngine {
   private readonly relationSend: Send = async (operationId, request) => {
     const api = this.settings.newApi(false);
     try {
-      const response = await this.call(api, requireOperation(operationId), {
+      const op = requireOperation(operationId);
+      const raw = request.escaped ? encodePairs(Object.entries(request.params), 'escaped') : undefined;
+      const response = await this.call(api, op, {
         params: request.params,
+        ...(raw === undefined ? {} : op.method === 'post' ? { rawBody: raw } : { rawQuery: raw }),
         ...(request.pathParams && Object.keys(request.pathParams).length > 0 ? { pathParams: request.pathParams } : {}),
       });
       return { operationId, status: response.status, json: response.json, curl: response.curl } satisfies Reply;
@@ -369,7 +372,7 @@ export class GenerativeEngine {
         { rank: relation.priority(exchange), relation, exchange, case: resolved, response },
       ]
         .sort((a, b) => b.rank - a.rank || a.case.index - b.case.index)
-        .slice(0, limit);
+        .slice(0, Math.min(limit, relation.limit ?? limit));
       this.pending.set(key, list);
     }
   }

@@ -370,6 +370,70 @@ export async function judgeEventDocuments(
   return out;
 }
 
+/** The operations whose parameters carry free text, where how it is percent-encoded can matter to a careless decoder. */
+export const TEXT_OPERATIONS: readonly string[] = [
+  'interpretGet',
+  'evaluateGet',
+  'calchistogramGet',
+  'similarityGet',
+  'answerSearch',
+  'urlPreview',
+  'relatedEvents',
+];
+
+/**
+ * What two answers to the same request must share whatever the encoding: the same status and, for
+ * the academic operations and similarity, the same JSON (numbers within the tolerance); for the
+ * others, the same results in the same order (a live index may move an estimate or a crawl date
+ * between two calls: interface 4.9 calls the count an estimate).
+ */
+export function sameAnswer(
+  operationId: string,
+  a: { status: number; json: unknown },
+  b: { status: number; json: unknown },
+): boolean {
+  if (a.status !== b.status) return false;
+  const paging = getOperation(operationId)?.paging;
+  if (['interpret', 'evaluate', 'calchistogram', 'similarity'].includes(baseOf(operationId)) || a.status !== 200)
+    return agree(a.json, b.json);
+  if (paging) {
+    const items = (json: unknown) => {
+      const list = at(json, paging.items);
+      return Array.isArray(list) ? list.map(identity) : [];
+    };
+    return items(a.json).join('\u0000') === items(b.json).join('\u0000');
+  }
+  return field(a.json, 'url') === field(b.json, 'url') && field(a.json, 'name') === field(b.json, 'name');
+}
+
+export const encodingDoesNotMatter: Relation = {
+  check: 'encoding-does-not-matter',
+  name: 'answer(params) = answer(params with every byte percent-encoded, hex in lower case)',
+  operations: TEXT_OPERATIONS,
+  reads: [],
+  // One per operation: a decoder that mishandles escapes does so for any value that holds one.
+  limit: 1,
+  appliesTo: (x) =>
+    x.status === 200 &&
+    x.params.timeout === undefined &&
+    !cutShort(x.json) &&
+    encoded(x.params).length <= GET_SAFE_QUERY / 3,
+  // The inputs that need the most escaping first: non-ASCII, spaces, punctuation.
+  priority: (x) =>
+    Object.values(x.params).reduce((sum, value) => sum + (value.match(/[^A-Za-z0-9\-._~]/g)?.length ?? 0), 0),
+  async run(x, send) {
+    const escaped = await send(x.operationId, { params: x.params, pathParams: x.pathParams, escaped: true });
+    if (!escaped || cutShort(escaped.json) || sameAnswer(x.operationId, x, escaped)) return [];
+    return [
+      {
+        title: 'the same request, encoded otherwise, answered differently',
+        received: `every byte escaped: status ${escaped.status} ${show(escaped.json, 160)}`,
+        documented: `the answer to the same parameters as the case sent them: status ${x.status} ${show(x.json, 160)} (RFC 3986: an escaped unreserved character and lower-case hex read the same; relation: ${this.name}; reproduce: ${escaped.curl.slice(0, 300)})`,
+      },
+    ];
+  },
+};
+
 /** Every relation and chain, in check order. */
 export const RELATIONS: readonly Relation[] = [
   pageIsSliceOfLargerPage,
@@ -378,4 +442,5 @@ export const RELATIONS: readonly Relation[] = [
   similarityIsSymmetric,
   postAgreesWithGet,
   eventDocumentsAgree,
+  encodingDoesNotMatter,
 ];

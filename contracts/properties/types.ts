@@ -45,6 +45,8 @@ export interface Reply {
 export interface RelationRequest {
   params: Record<string, string>;
   pathParams?: Record<string, string>;
+  /** Written with every byte escaped (%xx, lower-case hex) instead of the usual form encoding. */
+  escaped?: boolean;
 }
 
 /** Sends a relation's requests; undefined when no usable answer came (a transport failure: the fixture reports it). */
@@ -69,5 +71,7 @@ export interface Relation {
   appliesTo(exchange: Exchange): boolean;
   /** Higher first when only some exchanges can be related within the request budget. */
   priority(exchange: Exchange): number;
+  /** At most this many per operation, whatever the run's budget allows (a cheap relation may not need more). */
+  limit?: number;
   run(exchange: Exchange, send: Send): Promise<RelationViolation[]>;
 }

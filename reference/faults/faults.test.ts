@@ -934,6 +934,21 @@ const CASES: Case[] = [
       interpretations(long!).every((i) => (i.rules as Json[])[0]!.name === '#GetPapersByQuery') &&
       interpretations(short!).every((i) => (i.rules as Json[])[0]!.name === '#GetPapers'),
   ),
+  {
+    fault: 'answersearch-lowercase-escapes-undecoded',
+    async run(base) {
+      const escaped = (text: string) => [...new TextEncoder().encode(text)].map((b) => `%${b.toString(16)}`).join('');
+      const get = async (query: string) => {
+        const res = await fetch(`${base}${ANSWER}?q=${query}&mkt=en-US`, {
+          headers: { 'Ocp-Apim-Subscription-Key': server.keys.full },
+        });
+        return { status: res.status, type: '', text: '', json: await res.json(), ms: 0 };
+      };
+      return [await get(escaped('jazz')), await get('jazz')];
+    },
+    shows: ([escaped, plain]) =>
+      escaped!.json.queryContext.originalQuery !== 'jazz' && plain!.json.queryContext.originalQuery === 'jazz',
+  },
   // release: variations a conforming deployment may show
   seq(
     'echoes-normalized',

@@ -32,6 +32,8 @@ export interface RequestContext {
   method: 'GET' | 'POST';
   /** Merged GET query or decoded POST form fields; a request hook may change them. */
   params: Record<string, string>;
+  /** The query string as received, before any decoding ('' when there is none). */
+  rawQuery: string;
   /** Path parameters, e.g. { event_id } for the documents operation. */
   pathParams: Record<string, string>;
   /** The value of Ocp-Apim-Subscription-Key, if sent. */

@@ -320,6 +320,18 @@ export function worldFaults(): Fault[] {
       }),
     },
     {
+      name: 'answersearch-lowercase-escapes-undecoded',
+      group: 'answerSearch',
+      operations: [...OPS.answerSearch],
+      deviation: 'forbidden',
+      description:
+        'answer search leaves a q whose percent-escapes use lower-case hex undecoded (%6a%61%7a%7a is searched as written, not as jazz)',
+      request(ctx) {
+        const raw = ctx.rawQuery.split('&').find((field) => field.startsWith('q='));
+        if (raw && /%[0-9a-f]*[a-f]/.test(raw)) ctx.params.q = raw.slice(2).replaceAll('+', ' ');
+      },
+    },
+    {
       name: 'echoes-normalized',
       group: 'all',
       operations: [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram, ...OPS.answerSearch],
