@@ -193,25 +193,25 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
     touches: CALCHISTOGRAM,
     generative: true,
   },
-  'interpret-year-prob-above-one': { catches: ['response-matches-spec'], touches: INTERPRET, generative: true },
+  'interpret-prob-above-one-without-completion': {
+    catches: ['response-matches-spec'],
+    touches: INTERPRET,
+    generative: true,
+  },
   'similarity-cjk-above-one': { catches: ['response-matches-spec'], touches: SIMILARITY, generative: true },
   'answersearch-negative-estimate-non-ascii': {
     catches: ['response-matches-spec'],
     touches: ['answerSearch'],
     generative: true,
   },
-  'evaluate-year-equals-widened': { catches: ['results-match-expr'], touches: EVALUATE, generative: true },
+  'evaluate-year-range-end-ignored': { catches: ['results-match-expr'], touches: EVALUATE, generative: true },
   'interpret-output-drops-year': {
     catches: ['interpretation-output-matches-parse'],
     touches: INTERPRET,
     generative: true,
   },
-  'interpret-output-not-canonical': {
-    catches: ['interpretation-output-matches-parse'],
-    touches: INTERPRET,
-    generative: true,
-  },
-  'interpret-rule-name-differs-for-long-queries': {
+  'interpret-output-not-canonical': { catches: ['interpretation-output-matches-parse'], touches: INTERPRET },
+  'interpret-rule-name-differs-for-initials': {
     catches: ['interpretation-output-matches-parse'],
     touches: INTERPRET,
     generative: true,
@@ -243,6 +243,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'evaluate-slow-40ms': { catches: [], touches: ['evaluateGet'] },
   'answersearch-run-to-run-noise': { catches: [], touches: ['answerSearch'] },
   'academic-scores-last-digits': { catches: [], touches: [...ACADEMIC_SEARCH, ...SIMILARITY] },
+  'academic-scores-single-precision': { catches: [], touches: [...ACADEMIC_SEARCH, ...SIMILARITY] },
   'echoes-normalized': { catches: [], touches: [...ACADEMIC_SEARCH, 'answerSearch'] },
   'answersearch-market-case-rejected': { catches: [], touches: ['answerSearch'] },
   'evaluate-capitalized-value-rejected': { catches: [], touches: EVALUATE },

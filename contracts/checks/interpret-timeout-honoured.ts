@@ -1,5 +1,5 @@
 import { show } from '../failure.ts';
-import { agree } from '../properties/relations.ts';
+import { agreeWithNoise, describeTolerance, toleranceNote } from '../properties/tolerance.ts';
 import { defineCheck } from './registry.ts';
 import { body, validRequest } from './support.ts';
 
@@ -47,12 +47,18 @@ export const check = defineCheck({
     // Cut short: aborted true, or the timed_out flag some real interpret answers carried instead.
     const cutShort = aborted === true || (aborted === undefined && answer.timed_out === true);
     if (!cutShort) {
+      const agreement = await agreeWithNoise(
+        body(full).interpretations,
+        answer.interpretations,
+        async () => body(await ctx.api.call(ctx.op, { params })).interpretations,
+      );
+      if (agreement.learned) ctx.note(toleranceNote(ctx.op.label, agreement));
       ctx.expect(
-        agree(answer.interpretations, body(full).interpretations),
+        agreement.agree,
         'not aborted but incomplete',
         () => ({
           received: `${aborted === false ? 'aborted false' : 'no aborted flag'} with ${show(answer.interpretations, 160)}`,
-          documented: `the complete answer: ${show(body(full).interpretations, 160)}`,
+          documented: `the complete answer (numbers within ${describeTolerance(agreement)}): ${show(body(full).interpretations, 160)}`,
           pointer: '/interpretations',
         }),
         timed,

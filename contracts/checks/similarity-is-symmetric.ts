@@ -1,3 +1,4 @@
+import { agreeWithNoise, describeTolerance, toleranceNote } from '../properties/tolerance.ts';
 import { defineCheck } from './registry.ts';
 import { similarity } from './similarity.ts';
 
@@ -13,12 +14,17 @@ export const check = defineCheck({
     const [a, b] = await ctx.data.titles();
     const forward = await ctx.step('s1=a s2=b', () => similarity(ctx, a, b));
     const backward = await ctx.step('s1=b s2=a', () => similarity(ctx, b, a));
+    const agreement = await agreeWithNoise(forward.value, backward.value, async () => {
+      const again = await similarity(ctx, a, b);
+      return again.value;
+    });
+    if (agreement.learned) ctx.note(toleranceNote(ctx.op.label, agreement));
     ctx.expect(
-      Math.abs(forward.value - backward.value) <= 1e-9,
+      agreement.agree,
       'similarity is not symmetric',
       () => ({
         received: `sim(a,b) ${forward.value}, sim(b,a) ${backward.value}`,
-        documented: 'equal values: cosine similarity is symmetric (interface 2.4)',
+        documented: `equal values within ${describeTolerance(agreement)}: cosine similarity is symmetric (interface 2.4)`,
       }),
       backward.response,
     );

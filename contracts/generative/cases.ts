@@ -17,7 +17,7 @@ import { Random, seedOf } from './random.ts';
 import { randomDate, type ValuePools } from './values.ts';
 import {
   abstractText,
-  BOUNDARY_DATES,
+  CENTURY_DATES,
   encyclopediaId,
   LOOKALIKE_DATES,
   MARKET_CASES,
@@ -102,6 +102,8 @@ const NON_ASCII = [
 const CONTROL = [1, 7, 8, 27, 127];
 const PAGE_SIZES = ['0', '1', '2', '3', '5', '10', '20'];
 const PAGE_STARTS = ['0', '1', '2', '5', '10', '50'];
+/** Offsets of the paging window kind: past the first pages, where an off-by-one in skipping shows. */
+const DEEP_STARTS = ['5', '10', '20', '50'];
 const WRONG_TYPE = ['ten', 'abc', 'true', 'null', 'x1'];
 const FRACTIONAL = ['1.5', '2.5', '0.5', '3.25'];
 const NEGATIVE = ['-1', '-2', '-10', '-100'];
@@ -187,7 +189,7 @@ class Builder {
    */
   withAttributesOf(expr: Expression): CaseParam[] {
     const params: CaseParam[] = [{ name: 'expr', value: expr }, ...this.academicExtras()];
-    if (baseOf(this.op) !== 'evaluate' || !this.rng.chance(0.6)) return params;
+    if (baseOf(this.op) !== 'evaluate' || !this.rng.chance(0.8)) return params;
     const asked = params.find((param) => param.name === 'attributes');
     const names = [...new Set([...String(asked?.value ?? 'Id').split(','), ...attributesOf(expr)])].join(',');
     return asked
@@ -243,6 +245,21 @@ class Builder {
       default:
         return extras ? this.paging() : [];
     }
+  }
+
+  /**
+   * A valid request whose list is long enough to page through: evaluate and calchistogram select
+   * every paper from the target's earliest year on (a random small expression mostly matches
+   * nothing, and an empty page equals any slice past the end); the others as valid() draws them.
+   */
+  pageable(): CaseParam[] {
+    const base = baseOf(this.op);
+    if (base !== 'evaluate' && base !== 'calchistogram') return this.valid(false);
+    const earliest = Math.min(...this.pools.years);
+    return [
+      { name: 'expr', value: `Y>=${earliest}` },
+      ...(base === 'calchistogram' ? [{ name: 'attributes', value: this.attributes(HISTOGRAM_ATTRIBUTES, 1, 2) }] : []),
+    ];
   }
 
   /** A valid http(s) URL: a known one, or one made of words with a path, a query, a port. */
@@ -363,7 +380,8 @@ function pagingKinds(op: OperationInfo): Kind[] {
       note: `${count}=0 asks for an empty page (a boundary of a non-negative integer)`,
     })),
     positive('paging:window', (b) => ({
-      params: set(set(b.valid(false), count, b.rng.pick(PAGE_SIZES)), offset, b.rng.pick(PAGE_STARTS)),
+      // A window away from the start (small starts come with the other kinds' optional paging).
+      params: set(set(b.pageable(), count, b.rng.pick(PAGE_SIZES.slice(1))), offset, b.rng.pick(DEEP_STARTS)),
       note: `${count} and ${offset} are non-negative integers`,
     })),
     ...integerNegatives(count),
@@ -486,6 +504,12 @@ function expressionKinds(op: OperationInfo): Kind[] {
   return kinds;
 }
 
+/** A name as an initial and a surname: `jaime teevan` as `j teevan` (a name others share). */
+function initialed(name: string): string {
+  const words = name.split(' ');
+  return words.length < 2 ? name : `${words[0]!.charAt(0)} ${words.at(-1)}`;
+}
+
 function interpretKinds(): Kind[] {
   const query = (build: (b: Builder) => { query: string; complete?: '0' | '1' }, name: string, note: string) =>
     positive(`query:${name}`, (b) => {
@@ -516,8 +540,14 @@ function interpretKinds(): Kind[] {
       note: 'timeout is a non-negative integer of milliseconds',
     })),
     positive('interpret:complete-zero', (b) => ({
-      params: set(b.valid(), 'complete', '0'),
-      note: 'complete is 0 or 1',
+      // An author's name with an initial (j teevan), which several authors share, in a page smaller than
+      // their readings: count must hold without completion too.
+      params: [
+        { name: 'query', value: initialed(b.rng.pick(b.pools.authors)) },
+        { name: 'complete', value: '0', focus: true },
+        { name: 'count', value: b.rng.pick(['1', '2']) },
+      ],
+      note: 'complete is 0 or 1, with a page size',
     })),
     missing('query'),
     negative('complete:out-of-range', (b) => ({
@@ -741,8 +771,8 @@ function hotEventsKinds(): Kind[] {
     date('far', 'a date yyyy-mm-dd (likely without events)', (b) => randomDate(b.rng, 1900, 2100), [404]),
     date(
       'calendar-boundary',
-      'a date at a year, century or leap boundary (1999-12-31, 2000-02-29, 2100-03-01...)',
-      (b) => b.rng.pick(BOUNDARY_DATES),
+      'a date at a year, century and leap boundary at once (2000-02-29, 2000-12-31, 1900-03-01, 2100-02-28...)',
+      (b) => b.rng.pick(CENTURY_DATES),
       [404],
     ),
     missing('date'),

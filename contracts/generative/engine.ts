@@ -82,6 +82,12 @@ export interface EngineResult {
   reads: Set<string>;
   /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads. */
   judged: Set<string>;
+  /**
+   * The relative tolerance numbers were compared within, by operation label, where answers differed
+   * beyond a double's rounding and a repeat of the same request taught how much they vary (operations
+   * absent: SCORE_TOLERANCE).
+   */
+  tolerances: Record<string, number>;
   durationMs: number;
 }
 
@@ -160,6 +166,7 @@ export class GenerativeEngine {
   private readonly cases: Record<Intent, number> = { positive: 0, negative: 0, edge: 0 };
   private targetDown: string | undefined;
   private readonly pending = new Map<string, Pending[]>();
+  private readonly tolerances: Record<string, number> = {};
 
   constructor(private readonly settings: EngineSettings) {}
 
@@ -211,7 +218,11 @@ export class GenerativeEngine {
     c: GeneratedCase,
     response: ApiResponse,
   ): Promise<Failure[]> {
-    const violations: RelationViolation[] = await relation.run(exchange, this.relationSend);
+    const violations: RelationViolation[] = await relation.run(exchange, this.relationSend, (agreement) => {
+      if (!agreement.learned) return;
+      const label = response.operation;
+      this.tolerances[label] = Math.max(this.tolerances[label] ?? 0, agreement.tolerance);
+    });
     return violations.map((violation) => this.propertyFinding(relation.check, violation, response, c));
   }
 
@@ -506,6 +517,7 @@ export class GenerativeEngine {
         stopped: [...new Set([...(this.targetDown ? [this.targetDown] : []), ...this.stopped.values()])],
         reads: this.reads,
         judged: this.judged,
+        tolerances: this.tolerances,
         durationMs: performance.now() - this.started,
       };
     } finally {

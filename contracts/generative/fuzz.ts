@@ -8,6 +8,7 @@ import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
 import { Discovery } from '../discovery.ts';
 import { type Failure, formatFailure } from '../failure.ts';
+import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../properties/tolerance.ts';
 import { REPORT_HTML, renderReportHtml } from '../report-html.ts';
 import { fuzzPage, previousRun } from '../report-page.ts';
 import { findingKey } from '../summary.ts';
@@ -72,6 +73,12 @@ export interface FuzzResult {
   stopped: string[];
   durationMs: number;
   casesPerSecond: number;
+  /**
+   * The relative tolerance scores were compared within: SCORE_TOLERANCE everywhere, except the
+   * operations listed under `learned`, whose answers differed more and a repeat of the same request
+   * taught how much (at most CLIENT_NOTICEABLE).
+   */
+  tolerance: { relative: number; atMost: number; learned: Record<string, number> };
   findings: FuzzFinding[];
   reportDir: string;
 }
@@ -141,6 +148,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     stopped: run.stopped,
     durationMs: Math.round(durationMs),
     casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
+    tolerance: { relative: SCORE_TOLERANCE, atMost: CLIENT_NOTICEABLE, learned: run.tolerances },
     findings,
     reportDir: settings.reportDir,
   };
@@ -170,6 +178,17 @@ export function renderFuzz(result: FuzzResult): string {
     '| operation | cases planned |',
     '| --- | --: |',
     ...Object.entries(result.planned).map(([id, count]) => `| ${id} | ${count} |`),
+    '',
+    `Scores compared within a relative ${result.tolerance.relative}${
+      Object.keys(result.tolerance.learned).length > 0
+        ? '; learned from repeats where answers differed more (at most ' +
+          result.tolerance.atMost +
+          '): ' +
+          Object.entries(result.tolerance.learned)
+            .map(([operation, tolerance]) => `${operation} ${tolerance.toPrecision(2)}`)
+            .join(', ')
+        : ''
+    }.`,
     '',
   ];
   if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');

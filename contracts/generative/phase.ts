@@ -5,6 +5,7 @@ import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
 import { PROPERTY_CHECKS } from '../properties/index.ts';
+import { toleranceNote } from '../properties/tolerance.ts';
 import { findingKey } from '../summary.ts';
 import { mergeTimings, type OperationTimings } from '../timings.ts';
 import { allocate, casesFor, type Intent } from './cases.ts';
@@ -94,6 +95,9 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       mergeTimings(ctx.api.timings, sent.timings);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
+    if (intent === 'positive')
+      for (const [operation, tolerance] of Object.entries(result.tolerances))
+        ctx.note(toleranceNote(operation, { tolerance }));
     if (intent === 'positive') for (const key of result.judged) ctx.api.judged.add(key);
     if (result.cases[intent] === 0) {
       ctx.skip(

@@ -156,6 +156,9 @@ export const BOUNDARY_DATES = [
   '2100-03-01',
 ];
 
+/** The boundary dates of century years, where the leap-year rule has its exceptions (2000 leap, 1900 and 2100 not). */
+export const CENTURY_DATES = BOUNDARY_DATES.filter((date) => date.slice(2, 4) === '00');
+
 /** Dates that are not yyyy-mm-dd as the interface writes them, though they read as one: other digits and dashes. */
 export const LOOKALIKE_DATES = ['２０２１-０３-１５', '2021‐03‐15', '2021−03−15', '٢٠٢١-٠٣-١٥'];
 

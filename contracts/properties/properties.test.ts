@@ -512,7 +512,9 @@ test('relations: a page is the matching slice of a larger page; GET agrees with 
     /relation: page\(count=c, offset=o\) = page\(count=o\+c\+2, offset=0\)\[o, o\+c\)/,
   );
   assert.deepEqual(
-    relationsFor(x('evaluateGet', { expr: 'Y>1' }, page(0, 10))).map((r) => r.check),
+    relationsFor(x('evaluateGet', { expr: 'Y>1' }, page(0, 10)))
+      .map((r) => r.check)
+      .filter((check) => check === 'paging-is-consistent'),
     [],
     'no count: no page relation',
   );

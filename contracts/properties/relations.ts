@@ -4,7 +4,10 @@ import { getOperation, OPERATIONS } from '../../openapi/spec.ts';
 import { show } from '../failure.ts';
 import { field, objects } from '../json.ts';
 import { at, baseOf, intParam } from './responses.ts';
-import type { Relation, RelationViolation, Reply } from './types.ts';
+import { type Agreement, agreeWithNoise, describeTolerance } from './tolerance.ts';
+import type { Exchange, Relation, RelationViolation, Reply } from './types.ts';
+
+export { agree } from './tolerance.ts';
 
 /**
  * The longest query string a relation sends by GET. facts.md says about 16,000 characters of expr
@@ -37,32 +40,16 @@ export function identity(item: unknown): string {
     if (typeof value === 'string' || typeof value === 'number') return `${name} ${JSON.stringify(value)}`;
   }
   if ('value' in record && 'count' in record) return `value ${JSON.stringify(record.value)}`;
-  const { id: _position, ...rest } = record;
-  return JSON.stringify(rest, roundScores);
+  const { id: _position, prob, logprob, ...rest } = record;
+  // Scores name nothing: an item with other members is those members; one with scores only, its rounded scores.
+  return Object.keys(rest).length > 0
+    ? JSON.stringify(rest, roundScores)
+    : JSON.stringify({ prob, logprob }, roundScores);
 }
 
 /** A JSON.stringify replacer that writes a fraction to 9 significant digits (integers as they are). */
 function roundScores(_key: string, value: unknown): unknown {
   return typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(9)) : value;
-}
-
-/** Deep equality of two JSON values, numbers within a relative tolerance (rounding of the same score). */
-export function agree(a: unknown, b: unknown, tolerance = 1e-9): boolean {
-  if (typeof a === 'number' && typeof b === 'number')
-    return a === b || Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
-  if (Array.isArray(a) || Array.isArray(b))
-    return (
-      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => agree(v, b[i], tolerance))
-    );
-  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).sort();
-    const kb = Object.keys(b).sort();
-    return (
-      ka.join('\u0000') === kb.join('\u0000') &&
-      ka.every((k) => agree((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], tolerance))
-    );
-  }
-  return a === b;
 }
 
 /** The request's parameters as a form-encoded query string. */
@@ -99,7 +86,10 @@ export const pageIsSliceOfLargerPage: Relation = {
   },
   priority(x) {
     const paging = getOperation(x.operationId)!.paging!;
-    return (intParam(x.params, paging.offset) ?? 0) * 1000 + (intParam(x.params, paging.count) ?? 0);
+    // A page with items first: an empty page past the end equals the empty slice whatever the paging does.
+    const items = at(x.json, paging.items);
+    const filled = Array.isArray(items) && items.length > 0 ? 1_000_000_000 : 0;
+    return filled + (intParam(x.params, paging.offset) ?? 0) * 1000 + (intParam(x.params, paging.count) ?? 0);
   },
   async run(x, send) {
     const paging = getOperation(x.operationId)!.paging!;
@@ -139,6 +129,16 @@ export const pageIsSliceOfLargerPage: Relation = {
   },
 };
 
+/** A POST answer that differs from the GET twin's, as a finding. */
+function postDiffers(x: Exchange, get: Reply, within: string, relation: string): RelationViolation {
+  const length = Object.values(x.params).reduce((sum, value) => sum + value.length, 0);
+  return {
+    title: 'POST answers differently from GET',
+    received: `POST status ${x.status} ${show(x.json, 160)}`,
+    documented: `same as GET with the same parameters (${length} characters of input; ${within}): status ${get.status} ${show(get.json, 160)} (relation: ${relation}; reproduce the GET: ${get.curl.slice(0, 200)})`,
+  };
+}
+
 export const postAgreesWithGet: Relation = {
   check: 'get-and-post-agree',
   name: 'POST(params) = GET(params)',
@@ -155,19 +155,18 @@ export const postAgreesWithGet: Relation = {
     );
   },
   priority: (x) => encoded(x.params).length,
-  async run(x, send) {
+  async run(x, send, record) {
     const twin = `${baseOf(x.operationId)}Get`;
     const get = await send(twin, { params: x.params });
     if (!get || cutShort(get.json)) return [];
-    if (get.status === x.status && agree(get.json, x.json)) return [];
-    const length = Object.values(x.params).reduce((sum, value) => sum + value.length, 0);
-    return [
-      {
-        title: 'POST answers differently from GET',
-        received: `POST status ${x.status} ${show(x.json, 160)}`,
-        documented: `same as GET with the same parameters (${length} characters of input): status ${get.status} ${show(get.json, 160)} (relation: ${this.name}; reproduce the GET: ${get.curl.slice(0, 200)})`,
-      },
-    ];
+    if (get.status !== x.status) return [postDiffers(x, get, 'the same status', this.name)];
+    const agreement = await agreeWithNoise(
+      get.json,
+      x.json,
+      async () => (await send(twin, { params: x.params }))?.json,
+    );
+    record?.(agreement);
+    return agreement.agree ? [] : [postDiffers(x, get, `numbers within ${describeTolerance(agreement)}`, this.name)];
   },
 };
 
@@ -183,15 +182,20 @@ export const similarityIsSymmetric: Relation = {
     x.params.s2 !== undefined &&
     x.params.s1 !== x.params.s2,
   priority: (x) => (x.params.s1?.length ?? 0) + (x.params.s2?.length ?? 0),
-  async run(x, send) {
+  async run(x, send, record) {
     const swapped = await send(x.operationId, { params: { ...x.params, s1: x.params.s2!, s2: x.params.s1! } });
     if (!ok(swapped) || typeof swapped.json !== 'number') return [];
-    if (agree(x.json, swapped.json)) return [];
+    const agreement = await agreeWithNoise(x.json, swapped.json, async () => {
+      const again = await send(x.operationId, { params: x.params });
+      return ok(again) ? again.json : undefined;
+    });
+    record?.(agreement);
+    if (agreement.agree) return [];
     return [
       {
         title: 'similarity is not symmetric',
         received: `sim(s1,s2) ${x.json}, sim(s2,s1) ${swapped.json}`,
-        documented: `equal values: cosine similarity is symmetric (relation: ${this.name})`,
+        documented: `equal values within ${describeTolerance(agreement)}: cosine similarity is symmetric (relation: ${this.name})`,
       },
     ];
   },
@@ -387,23 +391,28 @@ export const TEXT_OPERATIONS: readonly string[] = [
  * others, the same results in the same order (a live index may move an estimate or a crawl date
  * between two calls: interface 4.9 calls the count an estimate).
  */
-export function sameAnswer(
+export async function sameAnswer(
   operationId: string,
   a: { status: number; json: unknown },
   b: { status: number; json: unknown },
-): boolean {
-  if (a.status !== b.status) return false;
+  repeat: () => Promise<unknown | undefined>,
+): Promise<{ same: boolean; agreement?: Agreement }> {
+  if (a.status !== b.status) return { same: false };
   const paging = getOperation(operationId)?.paging;
-  if (['interpret', 'evaluate', 'calchistogram', 'similarity'].includes(baseOf(operationId)) || a.status !== 200)
-    return agree(a.json, b.json);
+  if (['interpret', 'evaluate', 'calchistogram', 'similarity'].includes(baseOf(operationId)) || a.status !== 200) {
+    const agreement = await agreeWithNoise(a.json, b.json, repeat);
+    return { same: agreement.agree, agreement };
+  }
   if (paging) {
     const items = (json: unknown) => {
       const list = at(json, paging.items);
       return Array.isArray(list) ? list.map(identity) : [];
     };
-    return items(a.json).join('\u0000') === items(b.json).join('\u0000');
+    // Answer search echoes the query as sent: the same query however it was encoded.
+    const echo = (json: unknown) => field(field(json, 'queryContext'), 'originalQuery');
+    return { same: items(a.json).join('\u0000') === items(b.json).join('\u0000') && echo(a.json) === echo(b.json) };
   }
-  return field(a.json, 'url') === field(b.json, 'url') && field(a.json, 'name') === field(b.json, 'name');
+  return { same: field(a.json, 'url') === field(b.json, 'url') && field(a.json, 'name') === field(b.json, 'name') };
 }
 
 export const encodingDoesNotMatter: Relation = {
@@ -421,9 +430,15 @@ export const encodingDoesNotMatter: Relation = {
   // The inputs that need the most escaping first: non-ASCII, spaces, punctuation.
   priority: (x) =>
     Object.values(x.params).reduce((sum, value) => sum + (value.match(/[^A-Za-z0-9\-._~]/g)?.length ?? 0), 0),
-  async run(x, send) {
+  async run(x, send, record) {
     const escaped = await send(x.operationId, { params: x.params, pathParams: x.pathParams, escaped: true });
-    if (!escaped || cutShort(escaped.json) || sameAnswer(x.operationId, x, escaped)) return [];
+    if (!escaped || cutShort(escaped.json)) return [];
+    const same = await sameAnswer(x.operationId, x, escaped, async () => {
+      const again = await send(x.operationId, { params: x.params, pathParams: x.pathParams });
+      return ok(again) ? again.json : undefined;
+    });
+    if (same.agreement) record?.(same.agreement);
+    if (same.same) return [];
     return [
       {
         title: 'the same request, encoded otherwise, answered differently',

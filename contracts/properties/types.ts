@@ -1,5 +1,6 @@
 // Properties: named predicates over a request and what came back, with the id of the check they
 // belong to. The same predicate judges a fixed test's answer and every generated valid request.
+import type { Agreement } from './tolerance.ts';
 
 /** One request and its answer, as a property reads it. */
 export interface Exchange {
@@ -73,5 +74,6 @@ export interface Relation {
   priority(exchange: Exchange): number;
   /** At most this many per operation, whatever the run's budget allows (a cheap relation may not need more). */
   limit?: number;
-  run(exchange: Exchange, send: Send): Promise<RelationViolation[]>;
+  /** `record` hears every comparison of numbers the relation made and the tolerance it used (for the summary). */
+  run(exchange: Exchange, send: Send, record?: (agreement: Agreement) => void): Promise<RelationViolation[]>;
 }

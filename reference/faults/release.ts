@@ -20,13 +20,19 @@ function rescale(value: unknown, factor: number): unknown {
   return value;
 }
 
-/** A factor just below 1 (a score in [-1, 1] stays in it), different for every answer. */
-const wobble = () => 1 - Math.random() * SCORE_WOBBLE;
+/** How far `academic-scores-single-precision` moves a score: single-precision arithmetic (about 6e-8), rounded up. */
+export const SINGLE_PRECISION_WOBBLE = 1e-7;
 
-const wobbleNumber = editNumber((value) => value * wobble());
-const wobbleScores = editOk((body) => {
-  rescale(body, wobble());
-});
+/** A response hook moving every score of an answer by a factor just below 1 (a score in [-1, 1] stays in it), different for every answer. */
+function wobbling(amplitude: number): NonNullable<Fault['response']> {
+  const wobble = () => 1 - Math.random() * amplitude;
+  const wobbleNumber = editNumber((value) => value * wobble());
+  const wobbleScores = editOk((body) => {
+    rescale(body, wobble());
+  });
+  // Similarity answers a bare number; the others an object whose fractions are scores.
+  return (ctx, result) => (ctx.group === 'similarity' ? wobbleNumber : wobbleScores)(ctx, result);
+}
 
 /** How much slower `evaluate-slow-40ms` answers GET evaluate, in milliseconds. */
 export const SLOW_MS = 40;
@@ -78,8 +84,15 @@ export function releaseFaults(): Fault[] {
       operations: [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram, ...OPS.similarity],
       deviation: 'release',
       description: `every score of interpret, evaluate, calchistogram and similarity (prob, logprob, the similarity value) differs from one answer to the next in its last digits (relative ${SCORE_WOBBLE}), as replicas that round differently answer; counts and ids are exact`,
-      // Similarity answers a bare number; the others an object whose fractions are scores.
-      response: (ctx, result) => (ctx.group === 'similarity' ? wobbleNumber : wobbleScores)(ctx, result),
+      response: wobbling(SCORE_WOBBLE),
+    },
+    {
+      name: 'academic-scores-single-precision',
+      group: 'academic',
+      operations: [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram, ...OPS.similarity],
+      deviation: 'release',
+      description: `every score of interpret, evaluate, calchistogram and similarity differs from one answer to the next by up to a relative ${SINGLE_PRECISION_WOBBLE}, as replicas computing in single precision answer: beyond a double's last digits, far below what a client could notice; counts and ids are exact`,
+      response: wobbling(SINGLE_PRECISION_WOBBLE),
     },
   ];
 }

@@ -16,12 +16,14 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 const RIGHT_TO_LEFT = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const LINE_BREAK_OR_TAB = /[\n\r\t]/;
-/** A quoted value of an expression that holds a parenthesis or a comma. */
-const PUNCTUATED_VALUE = /'[^']*[(),][^']*'/;
-/** A quoted value of an expression with a capital letter in it. */
-const CAPITALIZED_VALUE = /'[^']*\p{Lu}[^']*'/u;
-/** `Y=n` as an argument of an And or Or (a separate `Y=[`, `Y=(` or `Y='` is not one). */
-const YEAR_EQUALS = /([(,])Y=(\d{1,4})(?=[,)])/g;
+/** Whether a quoted value of an expression (the text between a pair of quotes) matches `pattern`. */
+function someQuotedValue(expr: string | undefined, pattern: RegExp): boolean {
+  return (expr ?? '').split("'").some((part, i) => i % 2 === 1 && pattern.test(part));
+}
+/** A parenthesis or a comma (inside a quoted value). */
+const PUNCTUATION = /[(),]/;
+/** A capital letter (inside a quoted value). */
+const CAPITAL = /\p{Lu}/u;
 
 /** Expressions a fault rewrites before computing: the answer is computed for `expr`, echoed as sent. */
 async function answerFor(ctx: RequestContext, result: HandlerResult, expr: string): Promise<HandlerResult> {
@@ -93,7 +95,7 @@ export function worldFaults(): Fault[] {
       description:
         "evaluate answers 400 to an expression whose quoted value holds a parenthesis or a comma (Ti=='graph networks (gnn)'), as a parser that does not skip quoted text would",
       response: (ctx, result) =>
-        PUNCTUATED_VALUE.test(ctx.params.expr ?? '')
+        someQuotedValue(ctx.params.expr, PUNCTUATION)
           ? errorResult('academic', 400, 'Missing or invalid parameter: expr (unbalanced parentheses)', 'expr')
           : result,
     },
@@ -104,7 +106,7 @@ export function worldFaults(): Fault[] {
       deviation: 'forbidden',
       description:
         'evaluate answers 500 to an expression whose quoted value holds a capital letter (facts.md writes values lower case: a 4xx or an answer, never a 5xx)',
-      response: (ctx, result) => (CAPITALIZED_VALUE.test(ctx.params.expr ?? '') ? serverError(ctx) : result),
+      response: (ctx, result) => (someQuotedValue(ctx.params.expr, CAPITAL) ? serverError(ctx) : result),
     },
     {
       name: 'calchistogram-right-to-left-500',
@@ -216,14 +218,14 @@ export function worldFaults(): Fault[] {
       }),
     },
     {
-      name: 'interpret-year-prob-above-one',
+      name: 'interpret-prob-above-one-without-completion',
       group: 'academic',
       operations: [...OPS.interpret],
       deviation: 'forbidden',
       description:
-        'interpret gives every interpretation of a query naming a year (after 2012) a prob of 1 plus its probability',
+        'interpret gives every interpretation of a query read without completion (complete=0) a prob of 1 plus its probability',
       response: editOk((body, ctx) => {
-        if (!/\b\d{4}\b/.test(ctx.params.query ?? '')) return;
+        if (ctx.params.complete?.trim() !== '0') return;
         for (const interpretation of objects(body.interpretations))
           if (typeof interpretation.prob === 'number') interpretation.prob = 1 + interpretation.prob;
       }),
@@ -250,21 +252,14 @@ export function worldFaults(): Fault[] {
       }),
     },
     {
-      name: 'evaluate-year-equals-widened',
+      name: 'evaluate-year-range-end-ignored',
       group: 'academic',
       operations: [...OPS.evaluate],
       deviation: 'forbidden',
       description:
-        'evaluate matches Y=n inside an And or Or as the years n-1 to n+1 (Y=[n-1,n+1]): entities of other years come back, the expr echoed as sent',
+        'evaluate ignores the end of a year range (Y=[a,b) and Y=[a,b] are read as Y>=a): papers of later years come back, the expr echoed as sent',
       response: (ctx, result) =>
-        answerFor(
-          ctx,
-          result,
-          (ctx.params.expr ?? '').replace(YEAR_EQUALS, (_all, before: string, year: string) => {
-            const n = Number(year);
-            return `${before}Y=[${n - 1},${n + 1}]`;
-          }),
-        ),
+        answerFor(ctx, result, (ctx.params.expr ?? '').replace(/\bY=\[(\d{1,4}),\d{1,4}[\])]/g, 'Y>=$1')),
     },
     {
       name: 'interpret-output-drops-year',
@@ -305,17 +300,17 @@ export function worldFaults(): Fault[] {
       }),
     },
     {
-      name: 'interpret-rule-name-differs-for-long-queries',
+      name: 'interpret-rule-name-differs-for-initials',
       group: 'academic',
       operations: [...OPS.interpret],
       deviation: 'forbidden',
       description:
-        "interpret names the rule of a query of more than four words #GetPapersByQuery in rules[0].name while its parse's rule element says #GetPapers",
+        "interpret names the rule of a query holding an initial (j teevan) #GetPapersByInitials in rules[0].name while its parse's rule element says #GetPapers",
       response: editOk((body, ctx) => {
-        if ((ctx.params.query ?? '').trim().split(/\s+/).length <= 4) return;
+        if (!/(^|\s)\p{L}(\s|$)/u.test(ctx.params.query ?? '')) return;
         for (const interpretation of objects(body.interpretations)) {
           const rule = objects(interpretation.rules)[0];
-          if (rule && typeof rule.name === 'string') rule.name = '#GetPapersByQuery';
+          if (rule && typeof rule.name === 'string') rule.name = '#GetPapersByInitials';
         }
       }),
     },
@@ -327,8 +322,15 @@ export function worldFaults(): Fault[] {
       description:
         'answer search leaves a q whose percent-escapes use lower-case hex undecoded (%6a%61%7a%7a is searched as written, not as jazz)',
       request(ctx) {
-        const raw = ctx.rawQuery.split('&').find((field) => field.startsWith('q='));
-        if (raw && /%[0-9a-f]*[a-f]/.test(raw)) ctx.params.q = raw.slice(2).replaceAll('+', ' ');
+        for (const field of ctx.rawQuery.split('&')) {
+          const [name = '', value = ''] = field.split('=');
+          let decoded = name;
+          try {
+            decoded = decodeURIComponent(name);
+          } catch {}
+          if (decoded === 'q' && /%(?:[0-9a-f][a-f]|[a-f][0-9a-f])/.test(value))
+            ctx.params.q = value.replaceAll('+', ' ');
+        }
       },
     },
     {
@@ -368,7 +370,7 @@ export function worldFaults(): Fault[] {
       description:
         'evaluate answers 400 to an expression whose quoted value holds a capital letter (facts.md writes values lower case)',
       response: (ctx, result) =>
-        CAPITALIZED_VALUE.test(ctx.params.expr ?? '')
+        someQuotedValue(ctx.params.expr, CAPITAL)
           ? errorResult('academic', 400, 'Missing or invalid parameter: expr (values are lower case)', 'expr')
           : result,
     },
