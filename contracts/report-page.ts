@@ -1,5 +1,6 @@
 // The report page of a conformance run and of a fuzz run (report-html.ts renders it), and the
 // comparison with the previous run of the same kind in the same reports folder.
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { getOperation, operationLabel } from '../openapi/spec.ts';
@@ -7,6 +8,7 @@ import { fingerprintOf } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
 import type { FuzzResult } from './generative/fuzz.ts';
+import { toleranceNote } from './properties/tolerance.ts';
 import {
   maskUrl,
   type PageCell,
@@ -385,6 +387,14 @@ export function fuzzPage(
         findings: warnings.map((finding) => pageFinding(finding, 'warn', `seen in ${finding.seenIn} case(s)`)),
       },
       { id: 'stopped', title: 'Stopped', tone: 'skip', items: result.stopped.map((text) => ({ text })) },
+      {
+        id: 'notes',
+        title: 'Notes',
+        tone: 'info',
+        items: Object.entries(result.tolerance?.learned ?? {}).map(([operation, tolerance]) => ({
+          text: toleranceNote(operation, { tolerance }),
+        })),
+      },
     ],
     operations,
     checks: checks
