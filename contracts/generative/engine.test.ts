@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { roundLength } from './cases.ts';
 import { pacer } from './engine.ts';
 import { parseExpression } from './expression.ts';
 import { type FuzzSettings, runFuzz } from './fuzz.ts';
@@ -70,6 +71,23 @@ test('a 500 only wide Or expressions trigger is found and shrunk to an Or of fou
   assert.equal(parsed.tree.kind === 'bool' ? parsed.tree.args.length : 0, 4, `the smallest Or that fails: ${expr}`);
   assert.deepEqual([...url.searchParams.keys()], ['expr'], 'optional parameters were dropped');
   assert.match(finding.seed ?? '', /^2026, evaluateGet case \d+ \(.*shrunk in \d+ step/, 'the seed line');
+});
+
+test('a 500 only one class of the world triggers is shrunk to the part that carries it', async () => {
+  const result = await runFuzz(
+    settings({
+      baseUrl: `${server.url}/faults/interpret-combining-mark-500`,
+      operations: ['interpretGet'],
+      budget: roundLength('interpretGet'),
+    }),
+  );
+  const finding = result.findings.find((candidate) => candidate.check === 'no-server-error');
+  assert.ok(finding, `no-server-error reported: ${result.findings.map((f) => f.title).join('; ')}`);
+  const query = new URL(urlOfCurl(finding.curl)).searchParams.get('query') ?? '';
+  assert.ok(/\p{M}/u.test(query), `the shrunk query keeps a combining mark: ${JSON.stringify(query)}`);
+  // One part of the world value left: a single sample, not the sentence of every class.
+  assert.ok(!/[\p{Script=Han}\p{Script=Arabic}\p{Script=Hebrew}]/u.test(query), `other classes dropped: ${query}`);
+  assert.match(finding.seed ?? '', /\(query:world; shrunk in \d+ step/, 'shrunk from the world kind');
 });
 
 test('the same seed finds the same findings with the same requests', async () => {
