@@ -1,6 +1,6 @@
 import { interpretationMatchesParse } from '../properties/consistency.ts';
 import { defineCheck } from './registry.ts';
-import { validRequest } from './support.ts';
+import { judgeByProperty, validRequest } from './support.ts';
 
 /** An interpretation's output expression is the query its parse describes. */
 export const check = defineCheck({
@@ -14,16 +14,7 @@ export const check = defineCheck({
     const request = await validRequest(ctx.op, ctx.data);
     const params: Record<string, string> = { ...request.params!, count: '10' };
     const response = await ctx.api.call(ctx.op, { ...request, params });
-    const exchange = {
-      operationId: ctx.op.operationId,
-      params,
-      pathParams: {},
-      status: response.status,
-      json: response.json,
-    };
-    if (!interpretationMatchesParse.reads(exchange))
-      ctx.skip(`interpret answered status ${response.status} with no interpretation for '${params.query}'`);
-    const [first] = interpretationMatchesParse.judge(exchange);
-    if (first) ctx.fail(first.title, first, response);
+    const nothing = `interpret answered status ${response.status} with no interpretation for '${params.query}'`;
+    judgeByProperty(ctx, interpretationMatchesParse, params, response, nothing);
   },
 });

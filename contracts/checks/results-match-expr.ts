@@ -1,6 +1,6 @@
 import { resultsMatchExpr } from '../properties/consistency.ts';
 import { defineCheck } from './registry.ts';
-import { baseName } from './support.ts';
+import { baseName, judgeByProperty } from './support.ts';
 
 /** What evaluate and calchistogram return matches the expression that selected it. */
 export const check = defineCheck({
@@ -16,16 +16,7 @@ export const check = defineCheck({
       ? { expr: await ctx.data.narrowExpr(), attributes: 'Id,Ti,Y,D,AA.AuN,AA.AuId', count: '20' }
       : { expr: await ctx.data.broadExpr(), attributes: 'Y,D', count: '50' };
     const response = await ctx.api.call(ctx.op, { params });
-    const exchange = {
-      operationId: ctx.op.operationId,
-      params,
-      pathParams: {},
-      status: response.status,
-      json: response.json,
-    };
-    if (!resultsMatchExpr.reads(exchange))
-      ctx.skip(`${baseName(ctx.op)} answered status ${response.status} with nothing to judge for ${params.expr}`);
-    const [first] = resultsMatchExpr.judge(exchange);
-    if (first) ctx.fail(first.title, first, response);
+    const nothing = `${baseName(ctx.op)} answered status ${response.status} with nothing to judge for ${params.expr}`;
+    judgeByProperty(ctx, resultsMatchExpr, params, response, nothing);
   },
 });

@@ -2,6 +2,7 @@ import type { ApiResponse, CallOptions, Operation } from '../api.ts';
 import type { Discovery } from '../discovery.ts';
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
+import type { ResponseProperty } from '../properties/types.ts';
 import type { CheckContext } from './registry.ts';
 
 /** The operation's id without its GET/POST suffix: interpret, evaluate, calchistogram, similarity... */
@@ -42,6 +43,29 @@ export async function validRequest(op: Operation, data: Discovery): Promise<Call
     default:
       throw new Error(`no valid request known for ${op.operationId}`);
   }
+}
+
+/**
+ * Judges a fixed request's answer by an invariant: skipped with `nothing` when the answer carries
+ * nothing the invariant reads, failed with its first violation.
+ */
+export function judgeByProperty(
+  ctx: CheckContext,
+  property: ResponseProperty,
+  params: Record<string, string>,
+  response: ApiResponse,
+  nothing: string,
+): void {
+  const exchange = {
+    operationId: ctx.op.operationId,
+    params,
+    pathParams: {},
+    status: response.status,
+    json: response.json,
+  };
+  if (!property.reads(exchange)) ctx.skip(nothing);
+  const [first] = property.judge(exchange);
+  if (first) ctx.fail(first.title, first, response);
 }
 
 /** Reads the value at a JSON pointer (`/histograms/0/histogram`), or undefined. */

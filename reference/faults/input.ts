@@ -34,7 +34,7 @@ export function widestOr(expr: string): number {
 }
 
 /** A 500 in the group's shape (academic and similarity document one; the others do not). */
-function serverError(ctx: RequestContext): HandlerResult {
+export function serverError(ctx: RequestContext): HandlerResult {
   return errorResult(ctx.group, 500, 'Internal server error');
 }
 

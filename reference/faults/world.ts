@@ -3,13 +3,9 @@
 // a URL with a port, a century date; and faults that break a stated range or what an answer says
 // about itself only for some inputs. Every other request is answered as the clean server does.
 import { errorResult } from '../errors.ts';
+import { serverError } from './input.ts';
 import { child, editNumber, editOk, isObject, jsonOf, OPS, objects, withBody } from './transform.ts';
 import type { Fault, HandlerResult, RequestContext } from './types.ts';
-
-/** A 500 in the group's shape. */
-function serverError(ctx: RequestContext): HandlerResult {
-  return errorResult(ctx.group, 500, 'Internal server error');
-}
 
 const COMBINING_MARK = /\p{M}/u;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
