@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { readEnv } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
@@ -53,7 +54,10 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   };
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
+  // Workers are forked with the runner's own Node arguments, so they write profiles too.
+  const profileDir = readEnv().cpuProfDir;
   const args = [
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     PLAYWRIGHT_CLI,
     'test',
     '--config',
