@@ -9,7 +9,7 @@ import { type ConformanceBaseline, readBaseline, updatedBaseline, utcDay, writeB
 import { CHECKS } from './checks/index.ts';
 import type { Check } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
-import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
+import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
 import { type ConformOptions, PROGRESS_FILE, readConformOptions } from './options.ts';
 import { runMeta } from './run-meta.ts';
 import { writeRunReports } from './run-reports.ts';
@@ -29,6 +29,10 @@ export default class ConformanceReporter implements Reporter {
   private suite: Suite | undefined;
   private readonly ended = new Set<string>();
   private options: ConformOptions | undefined;
+  /** Tests the run selected, and requests the ended ones sent, for the progress file. */
+  private total = 0;
+  private requests = 0;
+  private progressWrittenAt = 0;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.started = Date.now();
@@ -36,7 +40,9 @@ export default class ConformanceReporter implements Reporter {
     this.config = config;
     this.suite = suite;
     this.options = readConformOptions();
-    writeProgress(this.options, 0, suite.allTests().length, 0);
+    this.total = suite.allTests().length;
+    writeProgress(this.options, 0, this.total, 0);
+    this.progressWrittenAt = Date.now();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -47,8 +53,8 @@ export default class ConformanceReporter implements Reporter {
     const check = rest.pop() ?? test.title;
     const operation = rest.pop() ?? '';
     const target = rest[0] ?? project;
-    const attached = result.attachments.find((attachment) => attachment.name === OUTCOME_ATTACHMENT && attachment.body);
-    const outcome = attached ? (JSON.parse(attached.body!.toString('utf8')) as TestOutcome) : undefined;
+    const carried = result.annotations.find((annotation) => annotation.type === OUTCOME_ANNOTATION);
+    const outcome = carried?.description ? (JSON.parse(carried.description) as TestOutcome) : undefined;
     const status = result.status === 'skipped' ? 'skipped' : result.status === 'passed' ? 'passed' : 'failed';
     const findings = [...(outcome?.findings ?? [])];
     const ownFailure = findings.some(
@@ -79,12 +85,14 @@ export default class ConformanceReporter implements Reporter {
       timings: outcome?.timings,
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
-    writeProgress(
-      this.options,
-      this.records.length,
-      this.suite?.allTests().length ?? this.records.length,
-      this.records.reduce((sum, r) => sum + (r.requests ? r.requests.test + r.requests.discovery : 0), 0),
-    );
+    this.requests += record.requests ? record.requests.test + record.requests.discovery : 0;
+    // The CLI reads the progress every few seconds: writing it after every test cost the runner
+    // about 4 ms a test (a file written and renamed), so it is written at most every PROGRESS_WRITE_MS.
+    const now = Date.now();
+    if (now - this.progressWrittenAt >= PROGRESS_WRITE_MS || this.records.length >= this.total) {
+      writeProgress(this.options, this.records.length, Math.max(this.total, this.records.length), this.requests);
+      this.progressWrittenAt = now;
+    }
   }
 
   /** Tests the run's --max-duration ended before they started: each is a not-run failure on its cell. */
@@ -216,6 +224,9 @@ function deadlinePassed(options: ConformOptions | undefined): boolean {
   const at = options?.deadlineAt;
   return at !== undefined && Date.now() >= at;
 }
+
+/** Shortest time between two writes of the progress file (the CLI reads it every few seconds). */
+const PROGRESS_WRITE_MS = 1_000;
 
 /** Records tests done of total and requests sent, for the CLI's progress line (best effort). */
 function writeProgress(options: ConformOptions | undefined, done: number, total: number, requests: number): void {
