@@ -18,6 +18,27 @@ export interface SweepTarget {
   generate?: boolean;
 }
 
+/** A Playwright project as a run's plan carries it: its selection as regular expression sources. */
+export interface PlannedProject {
+  name: string;
+  testMatch: string;
+  grep?: string[];
+  grepInvert?: string[];
+  teardown?: string;
+}
+
+/**
+ * What Playwright runs, worked out before it starts (`playwrightPlan` in selection.ts) and handed to
+ * its configuration, so that the configuration (which Playwright's runner and every worker load)
+ * loads none of the suite's modules.
+ */
+export interface PlaywrightPlan {
+  workers: number;
+  /** Playwright's per-test time limit. */
+  timeoutMs: number;
+  projects: PlannedProject[];
+}
+
 /** Non-secret settings of one conformance run; keys travel separately in KGATE_KEY*. */
 export interface ConformOptions {
   /** Observed-only properties (warnings) fail the gate. */
@@ -72,6 +93,8 @@ export interface ConformOptions {
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
   latencyBudgetMs?: Record<string, number>;
+  /** The run's Playwright projects, workers and test time limit (set by runSuite). */
+  plan?: PlaywrightPlan;
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -131,5 +154,6 @@ export function readConformOptions(
     maxDurationMs: given.maxDurationMs,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
+    plan: given.plan,
   };
 }

@@ -10,6 +10,7 @@ import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
 import type { RequestPace } from './pacing.ts';
 import { RUN_REPORT_FILES } from './run-reports.ts';
+import { playwrightPlan } from './selection.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -45,7 +46,11 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    KGATE_CONFORM_OPTIONS: JSON.stringify({ ...run.options, reportDir }),
+    KGATE_CONFORM_OPTIONS: JSON.stringify({
+      ...run.options,
+      reportDir,
+      plan: run.options.plan ?? playwrightPlan(run.options),
+    }),
     KGATE_BASE_URL: run.baseUrl ?? '',
     KGATE_KEY: run.keys.full ?? '',
     KGATE_KEY_UNSUBSCRIBED: run.keys.unsubscribed ?? '',

@@ -1,10 +1,12 @@
+import { availableParallelism } from 'node:os';
 import type { Project } from '@playwright/test';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS, testsExercising } from './checks/index.ts';
 import { GENERATIVE_CHECKS } from './generative/judge.ts';
-import type { ConformOptions } from './options.ts';
+import type { ConformOptions, PlannedProject, PlaywrightPlan } from './options.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
+import { testTimeoutMs } from './request-budget.ts';
 
 const RATE_LIMIT = /@rate-limit/;
 const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
@@ -51,6 +53,32 @@ export function suiteProjects(options: ConformOptions): Project[] {
         ]
       : []),
   ];
+}
+
+/** Playwright's worker processes for a run: --workers, else the number of cores, at least 2. */
+export function workersOf(options: Pick<ConformOptions, 'workers'>): number {
+  return options.workers ?? Math.max(2, availableParallelism());
+}
+
+/** The regular expression sources of a project's grep or grepInvert. */
+function sources(patterns: Project['grep']): string[] | undefined {
+  if (patterns === undefined) return undefined;
+  return (Array.isArray(patterns) ? patterns : [patterns]).map((pattern) => pattern.source);
+}
+
+/** What Playwright runs for these options: the projects, the workers and the per-test time limit. */
+export function playwrightPlan(options: ConformOptions): PlaywrightPlan {
+  const workers = workersOf(options);
+  const projects = suiteProjects(options).map(
+    (project): PlannedProject => ({
+      name: project.name!,
+      testMatch: String(project.testMatch),
+      ...(project.grep !== undefined ? { grep: sources(project.grep) } : {}),
+      ...(project.grepInvert !== undefined ? { grepInvert: sources(project.grepInvert) } : {}),
+      ...(typeof project.teardown === 'string' ? { teardown: project.teardown } : {}),
+    }),
+  );
+  return { workers, timeoutMs: testTimeoutMs(options, workers), projects };
 }
 
 /**

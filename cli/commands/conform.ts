@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
@@ -23,7 +23,7 @@ import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
-import { selectedTests } from '../../contracts/selection.ts';
+import { selectedTests, workersOf } from '../../contracts/selection.ts';
 import { startReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
@@ -269,7 +269,7 @@ export const command: Command = {
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     pace?.continueIn(resolve(options.reportDir));
-    const workers = options.workers ?? Math.max(2, availableParallelism());
+    const workers = workersOf(options);
     const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
     options.maxDurationMs =
       settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
