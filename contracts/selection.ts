@@ -55,9 +55,26 @@ export function suiteProjects(options: ConformOptions): Project[] {
   ];
 }
 
-/** Playwright's worker processes for a run: --workers, else the number of cores, at least 2. */
-export function workersOf(options: Pick<ConformOptions, 'workers'>): number {
-  return options.workers ?? Math.max(2, availableParallelism());
+/**
+ * A run announced to send at most this many requests gets one Playwright worker: a second costs a
+ * Node process, Playwright and the suite to start (about a second of CPU, and on a machine of two
+ * cores the first worker's time), which a run this small does not win back.
+ */
+export const ONE_WORKER_REQUESTS = 60;
+/** At most this many requests a second over the whole run (--max-rps), one worker keeps up with the pace alone. */
+export const ONE_WORKER_MAX_RPS = 2;
+
+/**
+ * Playwright's worker processes for a run: --workers; else one for a small run (`requests`, the
+ * announced estimate, at most ONE_WORKER_REQUESTS) or a slow pace (--max-rps at most
+ * ONE_WORKER_MAX_RPS: more workers would wait for the same slots, each finding its test data anew
+ * against the quota); else the number of cores, at least 2.
+ */
+export function workersOf(options: Pick<ConformOptions, 'workers' | 'maxRps'>, requests?: number): number {
+  if (options.workers !== undefined) return options.workers;
+  if (requests !== undefined && requests <= ONE_WORKER_REQUESTS) return 1;
+  if (options.maxRps !== undefined && options.maxRps <= ONE_WORKER_MAX_RPS) return 1;
+  return Math.max(2, availableParallelism());
 }
 
 /** The regular expression sources of a project's grep or grepInvert. */

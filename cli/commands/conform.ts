@@ -57,7 +57,8 @@ configuration file it starts the embedded reference server and judges that.
                      the time the announced estimate says the pace needs); when it is reached the run
                      stops sending, reports every unfinished test as 'not run: deadline' (failing the
                      gate), writes its reports and exits 1
-  --workers          Playwright worker processes (default: number of cores, at least 2)
+  --workers          Playwright worker processes (default: one for a run announced at 60 requests or
+                     fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
                      @rate-limit tests; merge the folders with kgate report merge
@@ -269,8 +270,12 @@ export const command: Command = {
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     pace?.continueIn(resolve(options.reportDir));
-    const workers = workersOf(options);
-    const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
+    // The workers follow the run's size and pace; a run small enough for one worker is one with one.
+    const selected = selectedTests(options, grep);
+    const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
+    options.workers = workersOf(options, estimateWith(1).total.typical);
+    const workers = options.workers;
+    const estimate = estimateWith(workers);
     options.maxDurationMs =
       settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
     options.deadlineAt = started + options.maxDurationMs;
