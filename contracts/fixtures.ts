@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestInfo } from '@playwright/test';
 import * as playwright from '@playwright/test';
 import { readEnv } from '../config/env.ts';
@@ -13,11 +15,11 @@ import {
   TargetBroken,
 } from './api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
-import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
+import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { closeIdleSockets } from './http.ts';
-import { type ConformOptions, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
 import { applyOverride, severityOf } from './severity.ts';
@@ -273,6 +275,14 @@ export async function runCheck(
     },
   };
   try {
+    if (check.tag === RATE_LIMIT_TAG && kgate.options.plan?.rateLimitLast) {
+      // A burst would make other tests' answers 429: it waits for every other test to end.
+      const waitMs = Math.max(10_000, testInfo.timeout - OTHERS_WAIT_MARGIN_MS);
+      if (!(await afterOthers(kgate.options.reportDir, waitMs)))
+        notes.push(
+          `${check.id} on ${op.label} started after waiting ${Math.round(waitMs / 1000)} s for the other tests, before all had ended`,
+        );
+    }
     await check.run!(ctx);
   } catch (error) {
     if (error instanceof CheckFailure) {
@@ -333,6 +343,23 @@ export async function runCheck(
     throw reported;
   }
   if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
+}
+
+/** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
+const OTHERS_WAIT_MARGIN_MS = 20_000;
+
+/**
+ * Resolves true once the reporter has written OTHERS_ENDED_FILE (every test but the rate-limit
+ * tests has ended), false after `ms` without it (a run whose reporter is not kgate's).
+ */
+async function afterOthers(reportDir: string, ms: number): Promise<boolean> {
+  const file = join(reportDir, OTHERS_ENDED_FILE);
+  const until = Date.now() + ms;
+  while (!existsSync(file)) {
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
 }
 
 /** A failure of kgate itself while running a check: reported on the check's cell, never counted as a catch. */

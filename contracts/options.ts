@@ -37,6 +37,8 @@ export interface PlaywrightPlan {
   /** Playwright's per-test time limit. */
   timeoutMs: number;
   projects: PlannedProject[];
+  /** The rate-limit tests are in the run's own project, declared last, and wait for every other test to end. */
+  rateLimitLast: boolean;
 }
 
 /** Non-secret settings of one conformance run; keys travel separately in KGATE_KEY*. */
@@ -114,6 +116,12 @@ export const DEFAULT_REPORT_DIR = 'reports/conformance';
 
 /** File in the report folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
 export const PROGRESS_FILE = '.progress.json';
+
+/**
+ * File the reporter writes in the report folder once every test but the rate-limit tests has ended:
+ * what those wait for before they burst (see PlaywrightPlan.rateLimitLast).
+ */
+export const OTHERS_ENDED_FILE = '.others-ended';
 
 /** The reference server's academic-only key is not subscribed to these groups. */
 export const REFERENCE_UNSUBSCRIBED_GROUPS = ['answerSearch', 'urlPreview', 'eventKnowledge'];

@@ -146,7 +146,11 @@ test('selectedTests selects what the Playwright projects select', () => {
     // 141 tests of the fixed battery and 39 of the generative phase (three checks on each of 13 operations).
     { given: { options: {} }, want: { tests: 180, projects: ['conformance'] } },
     { given: { options: { generate: 0 } }, want: { tests: 141, projects: ['conformance'] } },
-    { given: { options: { rateLimit: true } }, want: { tests: 182, projects: ['conformance', 'rate-limit'] } },
+    { given: { options: { rateLimit: true } }, want: { tests: 182, projects: ['conformance'] } },
+    {
+      given: { options: { rateLimit: true, shard: { current: 2, total: 2 } } },
+      want: { tests: 182, projects: ['conformance', 'rate-limit'] },
+    },
     { given: { options: { checks: ['auth-required'] } }, want: { tests: 13, projects: ['conformance'] } },
     { given: { options: { excludeChecks: ['auth-required'] } }, want: { tests: 167, projects: ['conformance'] } },
     { given: { options: {}, grep: 'GET /academic/v1.0/evaluate' }, want: { tests: 15, projects: ['conformance'] } },

@@ -3,13 +3,14 @@ import type { Project } from '@playwright/test';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS, testsExercising } from './checks/index.ts';
+import { RATE_LIMIT_TAG } from './checks/registry.ts';
 import { GENERATIVE_CHECKS } from './generative/judge.ts';
 import type { ConformOptions, PlannedProject, PlaywrightPlan } from './options.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
 import { testTimeoutMs } from './request-budget.ts';
 
-const RATE_LIMIT = /@rate-limit/;
-const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
+const RATE_LIMIT = new RegExp(RATE_LIMIT_TAG);
+const NOT_RATE_LIMIT = new RegExp(`^(?![\\s\\S]*${RATE_LIMIT_TAG})`);
 /** The file of the conformance suite's tests. */
 const SUITE_FILE = `operations.spec${MODULE_EXT}`;
 
@@ -19,10 +20,12 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
 }
 
 /**
- * The Playwright projects of a conformance run: `conformance`, and `rate-limit` after it when the
- * rate-limit tests run (they burst traffic, so they run as a teardown project, after every other
- * test). Playwright runs a teardown project whole in every shard; of a sharded run only the last
- * shard runs it, so the shards together run each test once. A fault sweep has one project of its own.
+ * The Playwright projects of a conformance run. The rate-limit tests burst traffic, so they run
+ * after every other test: in an unsharded run in the same project and workers, declared last
+ * (operations.spec.ts), each waiting until every other test has ended (`rateLimitLast`, see
+ * runCheck); a teardown project would start workers of its own. Of a sharded run they form a
+ * teardown project `rate-limit`, which Playwright runs whole in every shard, so only the last
+ * shard has it and the shards together run each test once. A fault sweep has one project of its own.
  */
 export function suiteProjects(options: ConformOptions): Project[] {
   if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
@@ -33,6 +36,9 @@ export function suiteProjects(options: ConformOptions): Project[] {
   const grep = checksGrep(options.checks && [...testsExercising(options.checks), ...(carried ? [carrier] : [])]);
   const excluded = (options.excludeChecks ?? []).filter((id) => !(carried && id === carrier));
   const exclude = excluded.length ? checksGrep(excluded) : undefined;
+  if (rateLimitLast(options)) {
+    return [{ name: 'conformance', testMatch: SUITE_FILE, grep, ...(exclude ? { grepInvert: exclude } : {}) }];
+  }
   const rateLimit = options.rateLimit && (!options.shard || options.shard.current === options.shard.total);
   return [
     {
@@ -53,6 +59,11 @@ export function suiteProjects(options: ConformOptions): Project[] {
         ]
       : []),
   ];
+}
+
+/** Whether the rate-limit tests run in the run's own project, after every other test (an unsharded run that has them). */
+export function rateLimitLast(options: Pick<ConformOptions, 'sweep' | 'rateLimit' | 'shard'>): boolean {
+  return !options.sweep && options.rateLimit && !options.shard;
 }
 
 /**
@@ -95,7 +106,7 @@ export function playwrightPlan(options: ConformOptions): PlaywrightPlan {
       ...(typeof project.teardown === 'string' ? { teardown: project.teardown } : {}),
     }),
   );
-  return { workers, timeoutMs: testTimeoutMs(options, workers), projects };
+  return { workers, timeoutMs: testTimeoutMs(options, workers), projects, rateLimitLast: rateLimitLast(options) };
 }
 
 /**
