@@ -24,7 +24,7 @@ import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests, workersOf } from '../../contracts/selection.ts';
-import { startReferenceServer } from '../../reference/index.ts';
+import type { ReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
@@ -233,9 +233,12 @@ export const command: Command = {
     );
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
-    let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
+    let server: ReferenceServer | undefined;
     if (embedded) {
-      server = await startReferenceServer({ quiet: true });
+      // Loaded only here: a run against a deployment does not load the reference server.
+      const { startReferenceServer } = await import('../../reference/index.ts');
+      // Its corpora are built while Playwright starts, which takes longer to send a first request.
+      server = await startReferenceServer({ quiet: true, buildAfterListening: true });
       target = server.url;
       keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
       if (!json)
