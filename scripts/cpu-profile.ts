@@ -69,7 +69,7 @@ export function summarise(profile: Profile): {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const headings: Record<string, number> = {};
   const hot: Record<string, number> = {};
   let busy = 0;
@@ -126,7 +126,9 @@ for (const name of files.sort()) {
   const { wallMs, busyMs, headings, hot } = summarise(profile);
   const role = main ? roleOf(profile, cliPid, Number(pid)) : 'loader thread';
   busyTotal += busyMs;
-  console.log(`\n${role} (pid ${pid}${main ? '' : ', module loader thread'}): ${busyMs.toFixed(0)} ms CPU of ${wallMs.toFixed(0)} ms`);
+  console.log(
+    `\n${role} (pid ${pid}${main ? '' : ', module loader thread'}): ${busyMs.toFixed(0)} ms CPU of ${wallMs.toFixed(0)} ms`,
+  );
   for (const [heading, ms] of Object.entries(headings).sort((a, b) => b[1] - a[1])) {
     if (ms >= 5) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${heading}`);
     // Loader threads only load modules: their time is start-up.
