@@ -14,7 +14,7 @@ import {
   requestBudget,
   testTimeoutMs,
 } from './request-budget.ts';
-import { selectedTests } from './selection.ts';
+import { playwrightPlan, selectedTests } from './selection.ts';
 
 /**
  * A target on which every discovery item needs its last candidate: few interpretations, few web
@@ -198,4 +198,15 @@ test('the default run time limit is ten minutes plus twice the time the paces ne
   ];
   for (const { given, want } of cases) assert.equal(given, want);
   assert.ok(evaluate > 0);
+});
+
+test('a fault sweep, its targets given by file, is planned as one sweep project with no rate-limit barrier', () => {
+  const options = { ...readConformOptions('{}', true), sweepFile: '/nowhere/sweep-targets.json', rateLimit: true };
+  const plan = playwrightPlan(options);
+  assert.deepEqual(
+    plan.projects.map((project) => project.name),
+    ['sweep'],
+  );
+  assert.equal(plan.rateLimitLast, false, 'a sweep declares its rate-limit tests among the others');
+  assert.equal(playwrightPlan({ ...options, sweepFile: undefined }).rateLimitLast, true, 'an unsharded run with them');
 });

@@ -28,7 +28,7 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
  * shard has it and the shards together run each test once. A fault sweep has one project of its own.
  */
 export function suiteProjects(options: ConformOptions): Project[] {
-  if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
+  if (isSweep(options)) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
   const carrier = GENERATIVE_CHECKS.positiveAccepted;
   // The generated valid requests that the properties judge are sent and reported by the
   // positive-input-accepted tests: they run whenever a property does, selected or not.
@@ -61,9 +61,14 @@ export function suiteProjects(options: ConformOptions): Project[] {
   ];
 }
 
+/** Whether the options are a fault sweep's: its targets given, or the file that holds them. */
+function isSweep(options: Pick<ConformOptions, 'sweep' | 'sweepFile'>): boolean {
+  return options.sweep !== undefined || options.sweepFile !== undefined;
+}
+
 /** Whether the rate-limit tests run in the run's own project, after every other test (an unsharded run that has them). */
-export function rateLimitLast(options: Pick<ConformOptions, 'sweep' | 'rateLimit' | 'shard'>): boolean {
-  return !options.sweep && options.rateLimit && !options.shard;
+export function rateLimitLast(options: Pick<ConformOptions, 'sweep' | 'sweepFile' | 'rateLimit' | 'shard'>): boolean {
+  return !isSweep(options) && options.rateLimit && !options.shard;
 }
 
 /**
@@ -145,7 +150,7 @@ export function selectedTests(options: ConformOptions, grep?: string): SelectedT
   const cliGrep = grep === undefined ? undefined : new RegExp(grep);
   const selected: SelectedTest[] = [];
   for (const project of suiteProjects(options)) {
-    if (options.sweep) break;
+    if (isSweep(options)) break;
     for (const op of OPERATIONS) {
       for (const check of CHECKS) {
         if (!check.run || !check.appliesTo(op)) continue;
