@@ -1,11 +1,8 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from '@playwright/test';
 import { readEnv } from './config/env.ts';
 import { MODULE_EXT } from './config/runtime.ts';
 import { DEFAULT_REPORT_DIR, PLAYWRIGHT_DEBUG_DIR, readConformOptions } from './contracts/options.ts';
-import { testTimeoutMs } from './contracts/request-budget.ts';
 import { createRunDir } from './contracts/run-dir.ts';
-import { suiteProjects } from './contracts/selection.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
 // gets the defaults (the embedded reference server, rate-limit tests on).
@@ -17,19 +14,29 @@ if (!JSON.parse(env.conformOptions ?? '{}').reportDir) {
 }
 const options = readConformOptions();
 const reportDir = options.reportDir;
-const workers = options.workers ?? Math.max(2, availableParallelism());
+// `kgate conform` hands over the plan (projects, workers, time limit), so that this file, which the
+// runner and every worker load, loads none of the suite: the suite's modules then load after the
+// `build` setting below applies. A plain `npx playwright test` works it out here.
+// (The module's name is in a variable: the package build would otherwise bundle it in here.)
+const selection = `./contracts/selection${MODULE_EXT}`;
+const plan =
+  options.plan ?? ((await import(selection)) as typeof import('./contracts/selection.ts')).playwrightPlan(options);
+const regexps = (sources: string[] | undefined) => sources?.map((source) => new RegExp(source));
 
 export default defineConfig({
   testDir: './contracts',
   fullyParallel: true,
-  workers,
+  workers: plan.workers,
   retries: 0,
   // Under --max-rps a test waits for its requests' slots: its time limit grows with the pace.
-  timeout: testTimeoutMs(options, workers),
+  timeout: plan.timeoutMs,
   forbidOnly: env.ci,
   // The workers stop sending at --max-duration; this only catches a test that does not notice.
   ...(options.deadlineAt ? { globalTimeout: Math.max(options.deadlineAt - Date.now(), 1_000) + 30_000 } : {}),
   globalSetup: `./contracts/global-setup${MODULE_EXT}`,
+  // The validators compiled from the spec are JavaScript already: loaded as they are, not transpiled
+  // (half a megabyte, which Babel took seconds over on a first run).
+  build: { external: ['**/openapi/generated/**'] },
   outputDir: `${reportDir}/test-results`,
   // Requests go through the suite's own client (contracts/http.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
@@ -46,5 +53,9 @@ export default defineConfig({
       : []),
     [`./contracts/reporter${MODULE_EXT}`],
   ],
-  projects: suiteProjects(options),
+  projects: plan.projects.map((project) => ({
+    ...project,
+    grep: regexps(project.grep),
+    grepInvert: regexps(project.grepInvert),
+  })),
 });

@@ -1,34 +1,61 @@
-// Conformance suite speed: the full `kgate conform` against the embedded reference server (server
-// start included), against a baseline measured in the same run: `kgate conform --checks
-// response-matches-spec` (Playwright start, server start and one request per operation), so the
-// ratio shows what the checks themselves cost. Then the fault sweep (clean server + every fault),
-// and real `kgate conform` runs against the faults the sweep estimated slowest (and the hanging
-// target, with the default deadline), each timed against a clean run of the same command: the
-// check on the sweep's estimate that no run against a fault takes more than twice a clean one.
-// Targets (issues 4, 9 and 10): full suite, generative phase included, < 20 s on this machine with
-// parallel workers (the same suite with --generate 0 is timed too); sweep < 5 minutes; a run
-// against any fault <= 2 x a clean run.
-// KGATE_BENCH_CONFORM_ROUNDS (default 2) rounds of each suite run; the median is reported.
-import { spawn } from 'node:child_process';
+// What the conformance gate costs, against what it sends. Interleaved in rounds, so that a machine
+// busier in one minute than the next weighs on every row alike, with the wall time and the CPU
+// time of every process of the run (the CLI, Playwright's runner, its workers: /proc's times of
+// waited-for children):
+// - the full gate on the embedded default (`kgate conform`, the reference server in the CLI);
+// - a one-check run, the baseline (`kgate conform --checks response-matches-spec --generate 0`:
+//   Playwright start, server start, one request per operation and a few for test data);
+// - the full gate against a reference server in another process (`kgate serve`), whose own CPU is
+//   read apart, so that kgate's CPU per request sent is its own;
+// - the same two embedded runs compiled, as the installed package runs them (dist/, built first by
+//   `npm run build`, no tsx).
+// Targets: the full gate within 1.5 x a one-check run (wall); a one-check run within 3 s; kgate's
+// own CPU per request under 3 ms against a server in another process.
+// Then the fault sweep (clean server + every fault; target < 5 minutes), and real `kgate conform`
+// runs against the faults the sweep estimated slowest (and a hanging target, with the default
+// deadline), each over a clean run of the same command: no run against a fault takes more than
+// twice a clean one.
+// KGATE_BENCH_CONFORM_ROUNDS (default 3) rounds; medians are reported. KGATE_BENCH_CONFORM_SWEEP=0
+// leaves out the sweep and the runs against faults.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runSweep } from '../contracts/fault-sweep.ts';
 import { startReferenceServer } from '../reference/index.ts';
+import { processCpuSeconds, waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.KGATE_BENCH_CONFORM_ROUNDS ?? 2);
-const SUITE_TARGET_S = 20;
+const ROUNDS = Number(process.env.KGATE_BENCH_CONFORM_ROUNDS ?? 3);
+const WITH_SWEEP = process.env.KGATE_BENCH_CONFORM_SWEEP !== '0';
+const FULL_OVER_ONE_CHECK_TARGET = 1.5;
+const ONE_CHECK_TARGET_S = 3;
+const CPU_PER_REQUEST_TARGET_MS = 3;
 const SWEEP_TARGET_S = 300;
+const ONE_CHECK = ['--checks', 'response-matches-spec', '--generate', '0'];
 
 interface Timed {
   seconds: number;
+  cpuSeconds: number;
   exitCode: number | null;
   tests: number;
+  requests: number;
 }
 
-function conform(args: string[], env: Record<string, string> = {}): Promise<Timed> {
+/** The CLI of this checkout: its TypeScript sources through tsx (as `npm start`), or the compiled dist/. */
+type Cli = 'sources' | 'compiled';
+
+function conform(args: string[], env: Record<string, string> = {}, cli: Cli = 'sources'): Promise<Timed> {
+  const entry =
+    cli === 'sources'
+      ? ['bin/kgate.mjs']
+      : [
+          '--input-type=module',
+          '-e',
+          "const { main } = await import('./dist/cli/main.js'); process.exitCode = await main(process.argv.slice(1));",
+        ];
+  const cpuBefore = waitedChildrenCpuSeconds();
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'conform', '--json', ...args], {
+  const child = spawn(process.execPath, [...entry, 'conform', '--json', ...args], {
     cwd: ROOT,
     // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
     env: {
@@ -46,13 +73,18 @@ function conform(args: string[], env: Record<string, string> = {}): Promise<Time
   });
   return new Promise((resolve) => {
     child.on('close', (exitCode) => {
+      const seconds = (performance.now() - started) / 1000;
+      const cpuSeconds = waitedChildrenCpuSeconds() - cpuBefore;
       let tests = 0;
+      let requests = 0;
       try {
-        tests = (JSON.parse(stdout) as { targets: { tests: { total: number } }[] }).targets[0]!.tests.total;
+        const summary = JSON.parse(stdout) as { requests?: number; targets: { tests: { total: number } }[] };
+        tests = summary.targets[0]!.tests.total;
+        requests = summary.requests ?? 0;
       } catch {
-        tests = 0;
+        // No summary: the run failed, which its exit code shows.
       }
-      resolve({ seconds: (performance.now() - started) / 1000, exitCode, tests });
+      resolve({ seconds, cpuSeconds, exitCode, tests, requests });
     });
   });
 }
@@ -62,96 +94,177 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-const baseline: Timed[] = [];
-const full: Timed[] = [];
-const fixedOnly: Timed[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  baseline.push(await conform(['--checks', 'response-matches-spec']));
-  full.push(await conform([]));
-  fixedOnly.push(await conform(['--generate', '0']));
+/** A reference server in a process of its own (`kgate serve`), as a deployment would be. */
+async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: Record<string, string> }> {
+  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
+    });
+    child.on('exit', (code) => reject(new Error(`kgate serve exited with ${code} before listening`)));
+  });
+  const { url, keys } = JSON.parse(line) as { url: string; keys: Record<string, string> };
+  return { child, url, keys };
 }
-const baselineS = median(baseline.map((run) => run.seconds));
-const fullS = median(full.map((run) => run.seconds));
-const fixedOnlyS = median(fixedOnly.map((run) => run.seconds));
-console.log(
-  `baseline (response-matches-spec only, ${baseline[0]!.tests} tests): ${baselineS.toFixed(1)} s (median of ${ROUNDS})`,
-);
-console.log(
-  `full suite (${full[0]!.tests} tests, exit ${full.map((run) => run.exitCode).join('/')}): ${fullS.toFixed(1)} s = ${(fullS / baselineS).toFixed(2)} x baseline (target < ${SUITE_TARGET_S} s)`,
-);
-console.log(
-  `fixed battery alone (--generate 0, ${fixedOnly[0]!.tests} tests): ${fixedOnlyS.toFixed(1)} s; the generative phase adds ${(fullS - fixedOnlyS).toFixed(1)} s`,
-);
 
-const sweep = await runSweep({ reportDir: 'reports/bench/conformance-sweep' });
-const sweepS = sweep.durationMs / 1000;
-console.log(
-  `fault sweep: ${sweep.caught} / ${sweep.total} faults caught, clean ${sweep.clean?.verdict ?? 'missing'}: ${sweepS.toFixed(1)} s = ${(sweepS / baselineS).toFixed(1)} x baseline (target < ${SWEEP_TARGET_S} s)`,
-);
-
-// Real runs against the faults the sweep estimated slowest, and against a hanging target with the
-// default deadline, each over a clean run of the same command against the same server.
-const slowest = [...sweep.faults]
-  .filter((verdict) => verdict.deviation !== 'hostile')
-  .sort((a, b) => b.timeRatio - a.timeRatio)
-  .slice(0, 3);
-const server = await startReferenceServer({ quiet: true });
-const keys = {
-  KGATE_KEY: server.keys.full,
-  KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-  KGATE_KEY_EXHAUSTED: server.keys.exhausted,
+const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, encoding: 'utf8' });
+if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
+const apart = await serveApart();
+const apartKeys = {
+  KGATE_KEY: apart.keys.full!,
+  KGATE_KEY_UNSUBSCRIBED: apart.keys.academicOnly!,
+  KGATE_KEY_EXHAUSTED: apart.keys.exhausted!,
   KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
 };
-const real: { fault: string; estimated: number; measured: number; seconds: number }[] = [];
-let cleanRunS = 0;
+
+const rows = {
+  full: [] as Timed[],
+  oneCheck: [] as Timed[],
+  external: [] as (Timed & { serverCpuSeconds: number })[],
+  fullCompiled: [] as Timed[],
+  oneCheckCompiled: [] as Timed[],
+};
 try {
-  const cleanRuns: number[] = [];
-  for (let round = 0; round < ROUNDS; round++)
-    cleanRuns.push((await conform(['--base-url', server.url], keys)).seconds);
-  cleanRunS = median(cleanRuns);
-  const hang = sweep.faults.find((verdict) => verdict.fault === 'hang');
-  for (const verdict of [...slowest, ...(hang ? [hang] : [])]) {
-    const run = await conform(['--base-url', `${server.url}/faults/${verdict.fault}`], keys);
-    real.push({
-      fault: verdict.fault,
-      estimated: verdict.timeRatio,
-      measured: run.seconds / cleanRunS,
-      seconds: run.seconds,
-    });
-    console.log(
-      `kgate conform against ${verdict.fault}: ${run.seconds.toFixed(1)} s = x${(run.seconds / cleanRunS).toFixed(2)} a clean run of ${cleanRunS.toFixed(1)} s (sweep estimate x${verdict.timeRatio.toFixed(2)}${verdict.fault === 'hang' ? '; the sweep uses a 2 s deadline, this run the default 10 s' : ''})`,
-    );
+  for (let round = 0; round < ROUNDS; round++) {
+    // Each round in another order, so that no row always follows the same one.
+    const runs: (() => Promise<void>)[] = [
+      async () => {
+        rows.full.push(await conform([]));
+      },
+      async () => {
+        rows.oneCheck.push(await conform(ONE_CHECK));
+      },
+      async () => {
+        const serverBefore = processCpuSeconds(apart.child.pid!);
+        const run = await conform(['--base-url', apart.url], apartKeys);
+        rows.external.push({ ...run, serverCpuSeconds: processCpuSeconds(apart.child.pid!) - serverBefore });
+      },
+      async () => {
+        rows.fullCompiled.push(await conform([], {}, 'compiled'));
+      },
+      async () => {
+        rows.oneCheckCompiled.push(await conform(ONE_CHECK, {}, 'compiled'));
+      },
+    ];
+    for (let i = 0; i < runs.length; i++) await runs[(i + round) % runs.length]!();
   }
 } finally {
-  await server.close();
+  apart.child.kill();
 }
+
+const summary = (name: keyof typeof rows) => {
+  const runs = rows[name];
+  return {
+    seconds: median(runs.map((run) => run.seconds)),
+    cpuSeconds: median(runs.map((run) => run.cpuSeconds)),
+    tests: runs[0]!.tests,
+    requests: median(runs.map((run) => run.requests)),
+    exitCodes: runs.map((run) => run.exitCode),
+  };
+};
+const full = summary('full');
+const oneCheck = summary('oneCheck');
+const external = summary('external');
+const fullCompiled = summary('fullCompiled');
+const oneCheckCompiled = summary('oneCheckCompiled');
+const serverCpuSeconds = median(rows.external.map((run) => run.serverCpuSeconds));
+const cpuPerRequestMs = median(rows.external.map((run) => (run.cpuSeconds / Math.max(1, run.requests)) * 1000));
+const line = (label: string, row: ReturnType<typeof summary>) =>
+  `${label.padEnd(46)} ${row.seconds.toFixed(1).padStart(5)} s wall ${row.cpuSeconds.toFixed(1).padStart(5)} s CPU  (${row.tests} tests, ${row.requests} requests, exit ${row.exitCodes.join('/')})`;
+console.log(`medians of ${ROUNDS} interleaved rounds:`);
+console.log(line('full gate, embedded default', full));
+console.log(line('one-check run (baseline)', oneCheck));
+console.log(line('full gate, server in another process', external));
+console.log(line('full gate, embedded default, compiled', fullCompiled));
+console.log(line('one-check run, compiled', oneCheckCompiled));
 console.log(
-  `worst estimated run against a fault (sweep): x${sweep.worstTimeRatio.ratio.toFixed(2)} (${sweep.worstTimeRatio.fault}; target <= 2)`,
+  `full gate over a one-check run: ${(full.seconds / oneCheck.seconds).toFixed(2)} x wall, ${(full.cpuSeconds / oneCheck.cpuSeconds).toFixed(2)} x CPU (target <= ${FULL_OVER_ONE_CHECK_TARGET} x wall); compiled ${(fullCompiled.seconds / oneCheckCompiled.seconds).toFixed(2)} x wall`,
+);
+console.log(
+  `one-check run: ${oneCheck.seconds.toFixed(1)} s, compiled ${oneCheckCompiled.seconds.toFixed(1)} s (target <= ${ONE_CHECK_TARGET_S} s)`,
+);
+console.log(
+  `kgate's own CPU per request, server in another process: ${cpuPerRequestMs.toFixed(1)} ms (${external.cpuSeconds.toFixed(1)} s for ${external.requests} requests; the server itself ${serverCpuSeconds.toFixed(2)} s; target < ${CPU_PER_REQUEST_TARGET_MS} ms)`,
 );
 
+const figures: Record<string, unknown> = {
+  rounds: ROUNDS,
+  full,
+  oneCheck,
+  external: { ...external, serverCpuSeconds, cpuPerRequestMs },
+  fullCompiled,
+  oneCheckCompiled,
+  fullOverOneCheckWall: full.seconds / oneCheck.seconds,
+  fullOverOneCheckCpu: full.cpuSeconds / oneCheck.cpuSeconds,
+  targets: {
+    fullOverOneCheck: FULL_OVER_ONE_CHECK_TARGET,
+    oneCheckSeconds: ONE_CHECK_TARGET_S,
+    cpuPerRequestMs: CPU_PER_REQUEST_TARGET_MS,
+  },
+};
+
+if (WITH_SWEEP) {
+  const sweep = await runSweep({ reportDir: 'reports/bench/conformance-sweep' });
+  const sweepS = sweep.durationMs / 1000;
+  console.log(
+    `fault sweep: ${sweep.caught} / ${sweep.total} faults caught, clean ${sweep.clean?.verdict ?? 'missing'}: ${sweepS.toFixed(1)} s (target < ${SWEEP_TARGET_S} s)`,
+  );
+
+  // Real runs against the faults the sweep estimated slowest, and against a hanging target with the
+  // default deadline, each over a clean run of the same command against the same server.
+  const slowest = [...sweep.faults]
+    .filter((verdict) => verdict.deviation !== 'hostile')
+    .sort((a, b) => b.timeRatio - a.timeRatio)
+    .slice(0, 3);
+  const server = await startReferenceServer({ quiet: true });
+  const keys = {
+    KGATE_KEY: server.keys.full,
+    KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
+    KGATE_KEY_EXHAUSTED: server.keys.exhausted,
+    KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+  };
+  const real: { fault: string; estimated: number; measured: number; seconds: number }[] = [];
+  let cleanRunS = 0;
+  try {
+    const cleanRuns: number[] = [];
+    for (let round = 0; round < Math.min(ROUNDS, 2); round++)
+      cleanRuns.push((await conform(['--base-url', server.url], keys)).seconds);
+    cleanRunS = median(cleanRuns);
+    const hang = sweep.faults.find((verdict) => verdict.fault === 'hang');
+    for (const verdict of [...slowest, ...(hang ? [hang] : [])]) {
+      const run = await conform(['--base-url', `${server.url}/faults/${verdict.fault}`], keys);
+      real.push({
+        fault: verdict.fault,
+        estimated: verdict.timeRatio,
+        measured: run.seconds / cleanRunS,
+        seconds: run.seconds,
+      });
+      console.log(
+        `kgate conform against ${verdict.fault}: ${run.seconds.toFixed(1)} s = x${(run.seconds / cleanRunS).toFixed(2)} a clean run of ${cleanRunS.toFixed(1)} s (sweep estimate x${verdict.timeRatio.toFixed(2)}${verdict.fault === 'hang' ? '; the sweep uses a 2 s deadline, this run the default 10 s' : ''})`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+  console.log(
+    `worst estimated run against a fault (sweep): x${sweep.worstTimeRatio.ratio.toFixed(2)} (${sweep.worstTimeRatio.fault}; target <= 2)`,
+  );
+  Object.assign(figures, {
+    sweepSeconds: sweepS,
+    sweepTargetSeconds: SWEEP_TARGET_S,
+    sweepWithinTarget: sweepS < SWEEP_TARGET_S,
+    faultsCaught: sweep.caught,
+    faults: sweep.total,
+    worstEstimatedFaultRatio: sweep.worstTimeRatio,
+    cleanRunSeconds: cleanRunS,
+    realRunsAgainstFaults: real,
+  });
+}
+
 mkdirSync(`${ROOT}reports/bench`, { recursive: true });
-writeFileSync(
-  `${ROOT}reports/bench/conform.json`,
-  `${JSON.stringify(
-    {
-      rounds: ROUNDS,
-      baselineSeconds: baselineS,
-      fullSuiteSeconds: fullS,
-      fullOverBaseline: fullS / baselineS,
-      fullSuiteTests: full[0]!.tests,
-      fixedBatteryOnlySeconds: fixedOnlyS,
-      suiteTargetSeconds: SUITE_TARGET_S,
-      suiteWithinTarget: fullS < SUITE_TARGET_S,
-      sweepSeconds: sweepS,
-      sweepTargetSeconds: SWEEP_TARGET_S,
-      sweepWithinTarget: sweepS < SWEEP_TARGET_S,
-      faultsCaught: sweep.caught,
-      faults: sweep.total,
-      worstEstimatedFaultRatio: sweep.worstTimeRatio,
-      cleanRunSeconds: cleanRunS,
-      realRunsAgainstFaults: real,
-    },
-    null,
-    2,
-  )}\n`,
-);
+writeFileSync(`${ROOT}reports/bench/conform.json`, `${JSON.stringify(figures, null, 2)}\n`);

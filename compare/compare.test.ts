@@ -1,3 +1,4 @@
+// test-runner: alone (latency runs must find a 40 ms slowdown and no difference between equal targets)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';

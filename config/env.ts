@@ -26,6 +26,8 @@ export interface HarnessEnv {
   requireK6: boolean;
   /** KGATE_SWEEP_FAULTS: the fault sweep test judges only these faults (comma-separated names; the clean run is whole). */
   sweepFaults?: string[];
+  /** KGATE_CPU_PROF_DIR: Playwright's runner and workers of a conform run write V8 CPU profiles there (scripts/cpu-profile.ts). */
+  cpuProfDir?: string;
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -48,6 +50,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
       ?.split(',')
       .map((name) => name.trim())
       .filter(Boolean),
+    cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
   };
 }
 

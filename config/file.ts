@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, extname, resolve } from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { parse as parseYaml } from 'yaml';
+import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
+
+// ajv and yaml are loaded only when there is a configuration file to read: every kgate command
+// reads this module, and loading both cost a few hundred milliseconds of each command's start.
+const load = createRequire(import.meta.url);
 
 /** The files kgate looks for in the working directory when no --config is given, in this order. */
 export const CONFIG_FILES = ['kgate.config.json', 'kgate.config.yaml', 'kgate.config.yml'] as const;
@@ -68,7 +72,8 @@ let validate: ReturnType<Ajv2020['compile']> | undefined;
 function compiled(): NonNullable<typeof validate> {
   if (validate) return validate;
   schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'));
-  const ajv = new Ajv2020({ allErrors: false, strict: true, verbose: true });
+  const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const ajv = new Ajv({ allErrors: false, strict: true, verbose: true });
   // The rule each pattern stands for, in words: the message a person reads instead of a regex.
   ajv.addKeyword('x-kgate-rule');
   validate = ajv.compile(schema);
@@ -157,7 +162,7 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   let value: unknown;
   try {
-    value = yaml ? parseYaml(text) : JSON.parse(text);
+    value = yaml ? (load('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
     const first = (error as Error).message.split('\n')[0];
     throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`);

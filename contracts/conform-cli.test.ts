@@ -1,3 +1,4 @@
+// test-runner: long (conform runs through the CLI)
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';

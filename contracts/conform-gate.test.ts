@@ -1,3 +1,4 @@
+// test-runner: long (conform runs through the CLI against faults)
 // The gate as a team configures it: kgate.config.json (severity overrides, the baseline) and
 // --baseline / --update-baseline, run through the real CLI against faults of the reference server.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-runner: alone (it counts arrivals per second at a proxy: a busy machine stamps them late)
 // `kgate conform --max-rps` measured where it matters: at the target. A proxy in front of the
 // reference server stamps every request's arrival; the run must stay under the rate in every
 // second, send exactly what it reports, and announce beforehand about what it then sends.

@@ -1,3 +1,4 @@
+// test-runner: long (twelve conform runs against misbehaving connections)
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

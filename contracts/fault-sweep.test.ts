@@ -1,3 +1,4 @@
+// test-runner: long (every fault of the catalogue, minutes)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readEnv } from '../config/env.ts';

@@ -1,4 +1,7 @@
-import { test as base, type TestInfo } from '@playwright/test';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestInfo } from '@playwright/test';
+import * as playwright from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import {
@@ -12,11 +15,11 @@ import {
   TargetBroken,
 } from './api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
-import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
+import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { closeIdleSockets } from './http.ts';
-import { type ConformOptions, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
 import { applyOverride, severityOf } from './severity.ts';
@@ -56,8 +59,12 @@ export interface Kgate {
 export const FAILED_CHECK_ANNOTATION =
   'kgate: this check FAILED against the target (see summary.md); marked as an expected failure so that Playwright keeps its worker';
 
-/** Attachment name under which a test's outcome (a TestOutcome) is stored for the reporters. */
-export const OUTCOME_ATTACHMENT = 'kgate-outcome';
+/**
+ * Type of the annotation that carries a test's outcome (a TestOutcome, as JSON) to the reporter.
+ * An annotation travels in the message that ends the test; an attachment would be a step of its own
+ * (a captured call stack) and a message of its own, per test.
+ */
+export const OUTCOME_ANNOTATION = 'kgate-outcome';
 
 /** What one test found, as the reporter reads it from the test's attachment. */
 export interface TestOutcome {
@@ -81,6 +88,16 @@ export interface TestOutcome {
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
 }
+
+/**
+ * The test type the suite builds on: Playwright's test without its browser fixtures, which kgate
+ * never uses (requests go through its own client). The browser test sets up two fixtures of its own
+ * around every test, each a step whose call stack Playwright captures and source-maps, which
+ * profiles of a run put at about a third of a worker's time. `_baseTest` is the test type Playwright
+ * builds its browser test from; should a release stop exporting it, the browser test serves.
+ */
+const base: typeof playwright.test =
+  (playwright as unknown as { _baseTest?: typeof playwright.test })._baseTest ?? playwright.test;
 
 /**
  * The suite's test object. `api` sends every request and validates every response against the
@@ -155,16 +172,24 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       });
       closeIdleSockets();
     },
-    { scope: 'worker' },
+    // No step of their own (box 'self'): each step is two messages to the runner per test, and Playwright's reports need none.
+    { scope: 'worker', box: 'self' },
   ],
-  api: async ({ kgate, kgateTarget }, use) => {
-    const baseUrl = kgateTarget.baseUrl ?? kgate.settings.baseUrl;
-    if (!baseUrl) throw new Error('no target: set KGATE_BASE_URL, or let the global setup start the reference server');
-    await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
-  },
-  data: async ({ kgate, api }, use) => {
-    await use(kgate.discovery(api.settings).forTest(api.reads, api.dataUsed));
-  },
+  api: [
+    async ({ kgate, kgateTarget }, use) => {
+      const baseUrl = kgateTarget.baseUrl ?? kgate.settings.baseUrl;
+      if (!baseUrl)
+        throw new Error('no target: set KGATE_BASE_URL, or let the global setup start the reference server');
+      await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
+    },
+    { box: 'self' },
+  ],
+  data: [
+    async ({ kgate, api }, use) => {
+      await use(kgate.discovery(api.settings).forTest(api.reads, api.dataUsed));
+    },
+    { box: 'self' },
+  ],
 });
 
 /**
@@ -250,6 +275,14 @@ export async function runCheck(
     },
   };
   try {
+    if (check.tag === RATE_LIMIT_TAG && kgate.options.plan?.rateLimitLast) {
+      // A burst would make other tests' answers 429: it waits for every other test to end.
+      const waitMs = Math.max(10_000, testInfo.timeout - OTHERS_WAIT_MARGIN_MS);
+      if (!(await afterOthers(kgate.options.reportDir, waitMs)))
+        notes.push(
+          `${check.id} on ${op.label} started after waiting ${Math.round(waitMs / 1000)} s for the other tests, before all had ended`,
+        );
+    }
     await check.run!(ctx);
   } catch (error) {
     if (error instanceof CheckFailure) {
@@ -291,7 +324,7 @@ export async function runCheck(
     requests,
     timings,
   };
-  await testInfo.attach(OUTCOME_ATTACHMENT, { body: JSON.stringify(outcome), contentType: 'application/json' });
+  testInfo.annotations.push({ type: OUTCOME_ANNOTATION, description: JSON.stringify(outcome) });
   const ownFailures = findings.filter(
     (finding) =>
       finding.level !== 'warn' &&
@@ -310,6 +343,23 @@ export async function runCheck(
     throw reported;
   }
   if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
+}
+
+/** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
+const OTHERS_WAIT_MARGIN_MS = 20_000;
+
+/**
+ * Resolves true once the reporter has written OTHERS_ENDED_FILE (every test but the rate-limit
+ * tests has ended), false after `ms` without it (a run whose reporter is not kgate's).
+ */
+async function afterOthers(reportDir: string, ms: number): Promise<boolean> {
+  const file = join(reportDir, OTHERS_ENDED_FILE);
+  const until = Date.now() + ms;
+  while (!existsSync(file)) {
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
 }
 
 /** A failure of kgate itself while running a check: reported on the check's cell, never counted as a catch. */

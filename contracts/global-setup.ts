@@ -1,6 +1,6 @@
 import { readEnv } from '../config/env.ts';
 import { registerSecret } from '../config/redact.ts';
-import { startReferenceServer } from '../reference/index.ts';
+import { MODULE_EXT } from '../config/runtime.ts';
 import { clearTransportFailures } from './api.ts';
 import { readConformOptions } from './options.ts';
 
@@ -14,6 +14,10 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
   clearTransportFailures(options.reportDir);
   if (readEnv().baseUrl || options.sweep) return undefined;
   // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
+  // Loaded only here: `kgate conform` starts the server itself, and the runner of its runs need not load it.
+  // A name in a variable: the package build (esbuild) would otherwise bundle the module in here.
+  const reference = `../reference/index${MODULE_EXT}`;
+  const { startReferenceServer } = (await import(reference)) as typeof import('../reference/index.ts');
   const server = await startReferenceServer({ quiet: true });
   for (const key of Object.values(server.keys)) registerSecret(key);
   process.env.KGATE_BASE_URL = server.url;

@@ -1,3 +1,4 @@
+// test-runner: long (thirteen conform runs against hostile targets)
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -195,10 +195,10 @@ describe('kgate report merge: which folders merge', () => {
   });
 });
 
-test('of a sharded run, only the last shard runs the rate-limit teardown (Playwright would run it in every shard)', () => {
+test('of a sharded run, only the last shard runs the rate-limit teardown (Playwright would run it in every shard); an unsharded run has them in its own project', () => {
   const options = readConformOptions('{"rateLimit":true,"embedded":true}', false);
   const CASES: Array<{ given: RunMeta['shard']; want: string[] }> = [
-    { given: undefined, want: ['conformance', 'rate-limit'] },
+    { given: undefined, want: ['conformance'] },
     { given: { current: 1, total: 3 }, want: ['conformance'] },
     { given: { current: 2, total: 3 }, want: ['conformance'] },
     { given: { current: 3, total: 3 }, want: ['conformance', 'rate-limit'] },
@@ -211,6 +211,14 @@ test('of a sharded run, only the last shard runs the rate-limit teardown (Playwr
       JSON.stringify(given),
     );
     assert.equal(projects[0]!.teardown, want.includes('rate-limit') ? 'rate-limit' : undefined);
+    // Unsharded, the rate-limit tests are the project's own (run last); sharded, the main project leaves them out.
+    const title = ' conformance operations.spec.ts GET /answersearch/v7.0/search rate-limit-signalled @rate-limit';
+    const inverted = [projects[0]!.grepInvert ?? []].flat();
+    assert.equal(
+      inverted.some((pattern) => pattern.test(title)),
+      given !== undefined,
+      `${JSON.stringify(given)}: the main project's selection of the rate-limit tests`,
+    );
   }
 });
 

@@ -18,6 +18,29 @@ export interface SweepTarget {
   generate?: boolean;
 }
 
+/** A Playwright project as a run's plan carries it: its selection as regular expression sources. */
+export interface PlannedProject {
+  name: string;
+  testMatch: string;
+  grep?: string[];
+  grepInvert?: string[];
+  teardown?: string;
+}
+
+/**
+ * What Playwright runs, worked out before it starts (`playwrightPlan` in selection.ts) and handed to
+ * its configuration, so that the configuration (which Playwright's runner and every worker load)
+ * loads none of the suite's modules.
+ */
+export interface PlaywrightPlan {
+  workers: number;
+  /** Playwright's per-test time limit. */
+  timeoutMs: number;
+  projects: PlannedProject[];
+  /** The rate-limit tests are in the run's own project, declared last, and wait for every other test to end. */
+  rateLimitLast: boolean;
+}
+
 /** Non-secret settings of one conformance run; keys travel separately in KGATE_KEY*. */
 export interface ConformOptions {
   /** Observed-only properties (warnings) fail the gate. */
@@ -72,6 +95,8 @@ export interface ConformOptions {
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
   latencyBudgetMs?: Record<string, number>;
+  /** The run's Playwright projects, workers and test time limit (set by runSuite). */
+  plan?: PlaywrightPlan;
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -91,6 +116,12 @@ export const DEFAULT_REPORT_DIR = 'reports/conformance';
 
 /** File in the report folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
 export const PROGRESS_FILE = '.progress.json';
+
+/**
+ * File the reporter writes in the report folder once every test but the rate-limit tests has ended:
+ * what those wait for before they burst (see PlaywrightPlan.rateLimitLast).
+ */
+export const OTHERS_ENDED_FILE = '.others-ended';
 
 /** The reference server's academic-only key is not subscribed to these groups. */
 export const REFERENCE_UNSUBSCRIBED_GROUPS = ['answerSearch', 'urlPreview', 'eventKnowledge'];
@@ -131,5 +162,6 @@ export function readConformOptions(
     maxDurationMs: given.maxDurationMs,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
+    plan: given.plan,
   };
 }

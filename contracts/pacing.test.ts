@@ -1,3 +1,4 @@
+// test-runner: alone (it measures the gaps between requests in milliseconds of real time)
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

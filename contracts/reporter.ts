@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
@@ -8,9 +8,10 @@ import { notRunDeadline } from './api.ts';
 import { type ConformanceBaseline, readBaseline, updatedBaseline, utcDay, writeBaseline } from './baseline.ts';
 import { CHECKS } from './checks/index.ts';
 import type { Check } from './checks/registry.ts';
+import { RATE_LIMIT_TAG } from './checks/registry.ts';
 import { excerpt, type Failure } from './failure.ts';
-import { OUTCOME_ATTACHMENT, type TestOutcome } from './fixtures.ts';
-import { type ConformOptions, PROGRESS_FILE, readConformOptions } from './options.ts';
+import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptions } from './options.ts';
 import { runMeta } from './run-meta.ts';
 import { writeRunReports } from './run-reports.ts';
 import { checksOfRun } from './severity.ts';
@@ -29,6 +30,12 @@ export default class ConformanceReporter implements Reporter {
   private suite: Suite | undefined;
   private readonly ended = new Set<string>();
   private options: ConformOptions | undefined;
+  /** Tests other than the rate-limit tests still to end, when those wait for them (see othersEnded). */
+  private othersLeft = 0;
+  /** Tests the run selected, and requests the ended ones sent, for the progress file. */
+  private total = 0;
+  private requests = 0;
+  private progressWrittenAt = 0;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.started = Date.now();
@@ -36,19 +43,29 @@ export default class ConformanceReporter implements Reporter {
     this.config = config;
     this.suite = suite;
     this.options = readConformOptions();
-    writeProgress(this.options, 0, suite.allTests().length, 0);
+    this.total = suite.allTests().length;
+    writeProgress(this.options, 0, this.total, 0);
+    this.progressWrittenAt = Date.now();
+    if (this.options.plan?.rateLimitLast) {
+      // The rate-limit tests wait for the others' end; a folder used before must not say it already came.
+      this.othersLeft = suite.allTests().filter((test) => !test.tags.includes(RATE_LIMIT_TAG)).length;
+      rmSync(join(this.options.reportDir, OTHERS_ENDED_FILE), { force: true });
+      if (this.othersLeft === 0) othersEnded(this.options);
+    }
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     registerKeys();
     this.ended.add(test.id);
+    if (this.othersLeft > 0 && !test.tags.includes(RATE_LIMIT_TAG) && --this.othersLeft === 0)
+      othersEnded(this.options);
     // titlePath: '', project, file, [sweep target,] operation, check id.
     const [, project = '', , ...rest] = test.titlePath();
     const check = rest.pop() ?? test.title;
     const operation = rest.pop() ?? '';
     const target = rest[0] ?? project;
-    const attached = result.attachments.find((attachment) => attachment.name === OUTCOME_ATTACHMENT && attachment.body);
-    const outcome = attached ? (JSON.parse(attached.body!.toString('utf8')) as TestOutcome) : undefined;
+    const carried = result.annotations.find((annotation) => annotation.type === OUTCOME_ANNOTATION);
+    const outcome = carried?.description ? (JSON.parse(carried.description) as TestOutcome) : undefined;
     const status = result.status === 'skipped' ? 'skipped' : result.status === 'passed' ? 'passed' : 'failed';
     const findings = [...(outcome?.findings ?? [])];
     const ownFailure = findings.some(
@@ -79,12 +96,14 @@ export default class ConformanceReporter implements Reporter {
       timings: outcome?.timings,
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
-    writeProgress(
-      this.options,
-      this.records.length,
-      this.suite?.allTests().length ?? this.records.length,
-      this.records.reduce((sum, r) => sum + (r.requests ? r.requests.test + r.requests.discovery : 0), 0),
-    );
+    this.requests += record.requests ? record.requests.test + record.requests.discovery : 0;
+    // The CLI reads the progress every few seconds: writing it after every test cost the runner
+    // about 4 ms a test (a file written and renamed), so it is written at most every PROGRESS_WRITE_MS.
+    const now = Date.now();
+    if (now - this.progressWrittenAt >= PROGRESS_WRITE_MS || this.records.length >= this.total) {
+      writeProgress(this.options, this.records.length, Math.max(this.total, this.records.length), this.requests);
+      this.progressWrittenAt = now;
+    }
   }
 
   /** Tests the run's --max-duration ended before they started: each is a not-run failure on its cell. */
@@ -217,6 +236,9 @@ function deadlinePassed(options: ConformOptions | undefined): boolean {
   return at !== undefined && Date.now() >= at;
 }
 
+/** Shortest time between two writes of the progress file (the CLI reads it every few seconds). */
+const PROGRESS_WRITE_MS = 1_000;
+
 /** Records tests done of total and requests sent, for the CLI's progress line (best effort). */
 function writeProgress(options: ConformOptions | undefined, done: number, total: number, requests: number): void {
   if (!options || options.sweep) return;
@@ -230,6 +252,13 @@ function writeProgress(options: ConformOptions | undefined, done: number, total:
   } catch {
     // The progress line is a courtesy: a report folder that cannot be written fails later, loudly.
   }
+}
+
+/** Tells the rate-limit tests, waiting in the workers, that every other test has ended (see runCheck). */
+function othersEnded(options: ConformOptions | undefined): void {
+  if (!options) return;
+  mkdirSync(options.reportDir, { recursive: true });
+  writeFileSync(join(options.reportDir, OTHERS_ENDED_FILE), '');
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */

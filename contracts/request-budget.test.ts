@@ -14,7 +14,7 @@ import {
   requestBudget,
   testTimeoutMs,
 } from './request-budget.ts';
-import { selectedTests } from './selection.ts';
+import { playwrightPlan, selectedTests } from './selection.ts';
 
 /**
  * A target on which every discovery item needs its last candidate: few interpretations, few web
@@ -143,10 +143,14 @@ test('estimateRequests adds each test, and each item discovered once per worker 
 test('selectedTests selects what the Playwright projects select', () => {
   const options = (over: object) => ({ ...readConformOptions('{}', true), ...over });
   const cases: { given: { options: object; grep?: string }; want: { tests: number; projects: string[] } }[] = [
-    // 141 tests of the fixed battery and 39 of the generative phase (three checks on each of 13 operations).
+    // 154 tests of the fixed battery and 39 of the generative phase (three checks on each of 13 operations).
     { given: { options: {} }, want: { tests: 193, projects: ['conformance'] } },
     { given: { options: { generate: 0 } }, want: { tests: 154, projects: ['conformance'] } },
-    { given: { options: { rateLimit: true } }, want: { tests: 195, projects: ['conformance', 'rate-limit'] } },
+    { given: { options: { rateLimit: true } }, want: { tests: 195, projects: ['conformance'] } },
+    {
+      given: { options: { rateLimit: true, shard: { current: 2, total: 2 } } },
+      want: { tests: 195, projects: ['conformance', 'rate-limit'] },
+    },
     { given: { options: { checks: ['auth-required'] } }, want: { tests: 13, projects: ['conformance'] } },
     { given: { options: { excludeChecks: ['auth-required'] } }, want: { tests: 180, projects: ['conformance'] } },
     { given: { options: {}, grep: 'GET /academic/v1.0/evaluate' }, want: { tests: 17, projects: ['conformance'] } },
@@ -194,4 +198,15 @@ test('the default run time limit is ten minutes plus twice the time the paces ne
   ];
   for (const { given, want } of cases) assert.equal(given, want);
   assert.ok(evaluate > 0);
+});
+
+test('a fault sweep, its targets given by file, is planned as one sweep project with no rate-limit barrier', () => {
+  const options = { ...readConformOptions('{}', true), sweepFile: '/nowhere/sweep-targets.json', rateLimit: true };
+  const plan = playwrightPlan(options);
+  assert.deepEqual(
+    plan.projects.map((project) => project.name),
+    ['sweep'],
+  );
+  assert.equal(plan.rateLimitLast, false, 'a sweep declares its rate-limit tests among the others');
+  assert.equal(playwrightPlan({ ...options, sweepFile: undefined }).rateLimitLast, true, 'an unsharded run with them');
 });

@@ -108,7 +108,7 @@ export function estimateRequests(
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);
     byPath[path] = (byPath[path] ?? 0) + requests;
-    if (test.project === 'rate-limit') rateLimitRequests += measured?.requests ?? 0;
+    if (getCheck(test.check)?.tag) rateLimitRequests += measured?.requests ?? 0;
     const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
     users.set(test.project, byItem);
     const items = new Set<DiscoveryItem>();

@@ -3,12 +3,14 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { readEnv } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
 import type { RequestPace } from './pacing.ts';
 import { RUN_REPORT_FILES } from './run-reports.ts';
+import { playwrightPlan } from './selection.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -44,7 +46,11 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    KGATE_CONFORM_OPTIONS: JSON.stringify({ ...run.options, reportDir }),
+    KGATE_CONFORM_OPTIONS: JSON.stringify({
+      ...run.options,
+      reportDir,
+      plan: run.options.plan ?? playwrightPlan(run.options),
+    }),
     KGATE_BASE_URL: run.baseUrl ?? '',
     KGATE_KEY: run.keys.full ?? '',
     KGATE_KEY_UNSUBSCRIBED: run.keys.unsubscribed ?? '',
@@ -53,7 +59,10 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   };
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
+  // Workers are forked with the runner's own Node arguments, so they write profiles too.
+  const profileDir = readEnv().cpuProfDir;
   const args = [
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     PLAYWRIGHT_CLI,
     'test',
     '--config',

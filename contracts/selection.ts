@@ -1,13 +1,16 @@
+import { availableParallelism } from 'node:os';
 import type { Project } from '@playwright/test';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS, testsExercising } from './checks/index.ts';
+import { RATE_LIMIT_TAG } from './checks/registry.ts';
 import { GENERATIVE_CHECKS } from './generative/judge.ts';
-import type { ConformOptions } from './options.ts';
+import type { ConformOptions, PlannedProject, PlaywrightPlan } from './options.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
+import { testTimeoutMs } from './request-budget.ts';
 
-const RATE_LIMIT = /@rate-limit/;
-const NOT_RATE_LIMIT = /^(?![\s\S]*@rate-limit)/;
+const RATE_LIMIT = new RegExp(RATE_LIMIT_TAG);
+const NOT_RATE_LIMIT = new RegExp(`^(?![\\s\\S]*${RATE_LIMIT_TAG})`);
 /** The file of the conformance suite's tests. */
 const SUITE_FILE = `operations.spec${MODULE_EXT}`;
 
@@ -17,13 +20,15 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
 }
 
 /**
- * The Playwright projects of a conformance run: `conformance`, and `rate-limit` after it when the
- * rate-limit tests run (they burst traffic, so they run as a teardown project, after every other
- * test). Playwright runs a teardown project whole in every shard; of a sharded run only the last
- * shard runs it, so the shards together run each test once. A fault sweep has one project of its own.
+ * The Playwright projects of a conformance run. The rate-limit tests burst traffic, so they run
+ * after every other test: in an unsharded run in the same project and workers, declared last
+ * (operations.spec.ts), each waiting until every other test has ended (`rateLimitLast`, see
+ * runCheck); a teardown project would start workers of its own. Of a sharded run they form a
+ * teardown project `rate-limit`, which Playwright runs whole in every shard, so only the last
+ * shard has it and the shards together run each test once. A fault sweep has one project of its own.
  */
 export function suiteProjects(options: ConformOptions): Project[] {
-  if (options.sweep) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
+  if (isSweep(options)) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
   const carrier = GENERATIVE_CHECKS.positiveAccepted;
   // The generated valid requests that the properties judge are sent and reported by the
   // positive-input-accepted tests: they run whenever a property does, selected or not.
@@ -31,6 +36,9 @@ export function suiteProjects(options: ConformOptions): Project[] {
   const grep = checksGrep(options.checks && [...testsExercising(options.checks), ...(carried ? [carrier] : [])]);
   const excluded = (options.excludeChecks ?? []).filter((id) => !(carried && id === carrier));
   const exclude = excluded.length ? checksGrep(excluded) : undefined;
+  if (rateLimitLast(options)) {
+    return [{ name: 'conformance', testMatch: SUITE_FILE, grep, ...(exclude ? { grepInvert: exclude } : {}) }];
+  }
   const rateLimit = options.rateLimit && (!options.shard || options.shard.current === options.shard.total);
   return [
     {
@@ -51,6 +59,59 @@ export function suiteProjects(options: ConformOptions): Project[] {
         ]
       : []),
   ];
+}
+
+/** Whether the options are a fault sweep's: its targets given, or the file that holds them. */
+function isSweep(options: Pick<ConformOptions, 'sweep' | 'sweepFile'>): boolean {
+  return options.sweep !== undefined || options.sweepFile !== undefined;
+}
+
+/** Whether the rate-limit tests run in the run's own project, after every other test (an unsharded run that has them). */
+export function rateLimitLast(options: Pick<ConformOptions, 'sweep' | 'sweepFile' | 'rateLimit' | 'shard'>): boolean {
+  return !isSweep(options) && options.rateLimit && !options.shard;
+}
+
+/**
+ * A run announced to send at most this many requests gets one Playwright worker: a second costs a
+ * Node process, Playwright and the suite to start (about a second of CPU, and on a machine of two
+ * cores the first worker's time), which a run this small does not win back.
+ */
+export const ONE_WORKER_REQUESTS = 60;
+/** At most this many requests a second over the whole run (--max-rps), one worker keeps up with the pace alone. */
+export const ONE_WORKER_MAX_RPS = 2;
+
+/**
+ * Playwright's worker processes for a run: --workers; else one for a small run (`requests`, the
+ * announced estimate, at most ONE_WORKER_REQUESTS) or a slow pace (--max-rps at most
+ * ONE_WORKER_MAX_RPS: more workers would wait for the same slots, each finding its test data anew
+ * against the quota); else the number of cores, at least 2.
+ */
+export function workersOf(options: Pick<ConformOptions, 'workers' | 'maxRps'>, requests?: number): number {
+  if (options.workers !== undefined) return options.workers;
+  if (requests !== undefined && requests <= ONE_WORKER_REQUESTS) return 1;
+  if (options.maxRps !== undefined && options.maxRps <= ONE_WORKER_MAX_RPS) return 1;
+  return Math.max(2, availableParallelism());
+}
+
+/** The regular expression sources of a project's grep or grepInvert. */
+function sources(patterns: Project['grep']): string[] | undefined {
+  if (patterns === undefined) return undefined;
+  return (Array.isArray(patterns) ? patterns : [patterns]).map((pattern) => pattern.source);
+}
+
+/** What Playwright runs for these options: the projects, the workers and the per-test time limit. */
+export function playwrightPlan(options: ConformOptions): PlaywrightPlan {
+  const workers = workersOf(options);
+  const projects = suiteProjects(options).map(
+    (project): PlannedProject => ({
+      name: project.name!,
+      testMatch: String(project.testMatch),
+      ...(project.grep !== undefined ? { grep: sources(project.grep) } : {}),
+      ...(project.grepInvert !== undefined ? { grepInvert: sources(project.grepInvert) } : {}),
+      ...(typeof project.teardown === 'string' ? { teardown: project.teardown } : {}),
+    }),
+  );
+  return { workers, timeoutMs: testTimeoutMs(options, workers), projects, rateLimitLast: rateLimitLast(options) };
 }
 
 /**
@@ -89,7 +150,7 @@ export function selectedTests(options: ConformOptions, grep?: string): SelectedT
   const cliGrep = grep === undefined ? undefined : new RegExp(grep);
   const selected: SelectedTest[] = [];
   for (const project of suiteProjects(options)) {
-    if (options.sweep) break;
+    if (isSweep(options)) break;
     for (const op of OPERATIONS) {
       for (const check of CHECKS) {
         if (!check.run || !check.appliesTo(op)) continue;

@@ -1,3 +1,4 @@
+// test-runner: alone (it measures latencies against service times of 20 and 50 ms)
 import assert from 'node:assert/strict';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

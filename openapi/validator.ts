@@ -1,6 +1,6 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { getOperation, type JsonObject, loadSpec, type OperationInfo } from './spec.ts';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { REQUEST_VALIDATORS, RESPONSE_VALIDATORS, SPEC_SHA256 } from './generated/validators.js';
+import { EXPECTED_SCHEMA_KEYWORD, getOperation, type OperationInfo, responseValidatorKey, specSha256 } from './spec.ts';
 
 /** One schema violation, located by a JSON pointer into the validated value. */
 export interface SchemaError {
@@ -38,148 +38,27 @@ export interface RequestParts {
   pathParams?: Record<string, string>;
 }
 
-const DEFS_ID = 'urn:kgate:openapi';
-const ANNOTATIONS = [
-  'example',
-  'discriminator',
-  'xml',
-  'externalDocs',
-  'x-kgate-observed',
-  'x-kgate-known-values',
-  'x-kgate-drift',
-  'x-kgate-discriminator',
-  'x-kgate-level',
-  'x-kgate-evidence',
-];
-
 /** The keyword of a warning: a property at level `expected` is absent. */
 export const EXPECTED_KEYWORD = 'expected';
 
-/** The ajv keyword prepareSchema adds to an object: its expected properties, each with its evidence. */
-const EXPECTED_SCHEMA_KEYWORD = 'x-kgate-expected';
-
-/** What the expected keyword knows of one property: the evidence, and where the property is in the spec. */
-interface ExpectedProperty {
-  evidence: string;
-  /** JSON pointer of the property's schema in the spec ('' when the schema is not a component). */
-  at: string;
-}
+let checked = false;
 
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** The expected properties of an object schema, or undefined when it has none. */
-function expectedOf(schema: JsonObject, at: string): Record<string, ExpectedProperty> | undefined {
-  const properties = schema.properties as Record<string, JsonObject> | undefined;
-  if (!properties || typeof properties !== 'object') return undefined;
-  const expected = Object.entries(properties).filter(([, property]) => property?.['x-kgate-level'] === 'expected');
-  if (expected.length === 0) return undefined;
-  return Object.fromEntries(
-    expected.map(([name, property]) => [
-      name,
-      {
-        evidence: String(property['x-kgate-evidence'] ?? ''),
-        at: at && `${at}/properties/${escapePointer(name)}`,
-      },
-    ]),
-  );
-}
-
 /**
- * Reports absent expected properties as errors of their own keyword, which validateResponse
- * turns into warnings. It must not sit under anyOf, oneOf, not or an if condition, where a
- * failure would change which branch applies; the spec has none there.
+ * The validators, compiled at build time from the spec (`compile-validators.ts`): refused, naming
+ * the fix, when the spec changed since, so no run judges by the rules of another spec.
  */
-function checkExpected(schema: Record<string, ExpectedProperty>, data: unknown): boolean {
-  const object = data as Record<string, unknown>;
-  const missing = Object.keys(schema).filter((name) => object[name] === undefined);
-  if (missing.length === 0) return true;
-  checkExpected.errors = missing.map((name) => ({
-    keyword: EXPECTED_SCHEMA_KEYWORD,
-    params: { missingProperty: name, ...schema[name] },
-    message: 'is expected but missing',
-  }));
-  return false;
+function validators(): { responses: typeof RESPONSE_VALIDATORS; requests: typeof REQUEST_VALIDATORS } {
+  if (!checked && SPEC_SHA256 !== specSha256())
+    throw new Error(
+      'openapi/generated/validators.js was compiled from another openapi/openapi.yaml; fix: npm run openapi:generate',
+    );
+  checked = true;
+  return { responses: RESPONSE_VALIDATORS, requests: REQUEST_VALIDATORS };
 }
-checkExpected.errors = [] as Partial<ErrorObject>[];
-
-/**
- * Rewrites spec references into the shared $defs document, tagged unions into if/then chains,
- * and the expected properties of each object into the keyword that reports them. `at` is the
- * node's JSON pointer in the spec, when known.
- */
-function prepareSchema(node: unknown, defs: JsonObject, at = ''): unknown {
-  if (Array.isArray(node)) return node.map((item, i) => prepareSchema(item, defs, at && `${at}/${i}`));
-  if (node === null || typeof node !== 'object') return node;
-  const source = node as JsonObject;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(source)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
-      out.$ref = `${DEFS_ID}#/$defs/${value.slice('#/components/schemas/'.length)}`;
-    } else {
-      out[key] = prepareSchema(value, defs, at && `${at}/${escapePointer(key)}`);
-    }
-  }
-  const expected = expectedOf(source, at);
-  if (expected) out[EXPECTED_SCHEMA_KEYWORD] = expected;
-  const tag = source['x-kgate-discriminator'];
-  if (typeof tag === 'string' && Array.isArray(source.oneOf)) {
-    // Check only the branch the tag selects, so errors point into it instead of listing every branch.
-    const branches = (source.oneOf as JsonObject[]).map((branch) => {
-      const name = String(branch.$ref).slice('#/components/schemas/'.length);
-      const target = defs[name] as JsonObject | undefined;
-      const tagSchema = (target?.properties as JsonObject | undefined)?.[tag] as JsonObject | undefined;
-      return { ref: `${DEFS_ID}#/$defs/${name}`, value: tagSchema?.const };
-    });
-    const fallback = branches.find((branch) => branch.value === undefined);
-    let chain: JsonObject = fallback ? { $ref: fallback.ref } : { not: {} };
-    for (const branch of branches.filter((b) => b.value !== undefined).reverse()) {
-      chain = {
-        if: { properties: { [tag]: { const: branch.value } }, required: [tag] },
-        // biome-ignore lint/suspicious/noThenProperty: a JSON Schema if/then/else, not a thenable.
-        then: { $ref: branch.ref },
-        else: chain,
-      };
-    }
-    delete out.oneOf;
-    out.type = 'object';
-    out.required = [tag];
-    out.allOf = [chain];
-  }
-  return out;
-}
-
-function createAjv(coerce: boolean): Ajv2020 {
-  const ajv = new Ajv2020({
-    strict: true,
-    allErrors: true,
-    allowUnionTypes: true,
-    coerceTypes: coerce,
-    validateFormats: true,
-  });
-  addFormats.default(ajv);
-  for (const keyword of ANNOTATIONS)
-    ajv.addKeyword({ keyword, schemaType: ['object', 'array', 'string', 'boolean', 'number'] });
-  ajv.addKeyword({
-    keyword: EXPECTED_SCHEMA_KEYWORD,
-    type: 'object',
-    schemaType: 'object',
-    errors: true,
-    validate: checkExpected,
-  });
-  const schemas = ((loadSpec().components as JsonObject)?.schemas ?? {}) as JsonObject;
-  const defs: JsonObject = {};
-  for (const [name, schema] of Object.entries(schemas))
-    defs[name] = prepareSchema(schema, schemas, `#/components/schemas/${escapePointer(name)}`);
-  ajv.addSchema({ $id: DEFS_ID, $defs: defs });
-  return ajv;
-}
-
-let responseAjv: Ajv2020 | undefined;
-let requestAjv: Ajv2020 | undefined;
-const responseValidators = new Map<string, ValidateFunction | null>();
-const requestValidators = new Map<string, ValidateFunction>();
 
 /** Normalizes a Content-Type header to its bare media type. */
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
@@ -193,16 +72,9 @@ function documentedResponse(op: OperationInfo, status: number) {
 }
 
 function responseValidator(op: OperationInfo, status: number, mediaType: string): ValidateFunction | null | undefined {
-  const key = `${op.operationId} ${status} ${mediaType}`;
-  if (responseValidators.has(key)) return responseValidators.get(key);
   const response = documentedResponse(op, status);
-  const content = response?.content[mediaType];
-  if (!content) return undefined;
-  responseAjv ??= createAjv(false);
-  const schemas = ((loadSpec().components as JsonObject)?.schemas ?? {}) as JsonObject;
-  const validate = content.schema ? responseAjv.compile(prepareSchema(content.schema, schemas) as JsonObject) : null;
-  responseValidators.set(key, validate);
-  return validate;
+  if (!response?.content[mediaType]) return undefined;
+  return validators().responses[responseValidatorKey(op.operationId, response.status, mediaType)];
 }
 
 /** Sorts ajv's errors into errors and warnings (absent expected properties), each with its pointer. */
@@ -259,8 +131,8 @@ function unknownOperation(operationId: string): never {
 }
 
 /**
- * Validates a response body against the spec for its operation, status and media type.
- * Compiles one validator per (operation, status, media type), lazily, and reuses it.
+ * Validates a response body against the spec for its operation, status and media type, with the
+ * validator compiled at build time for that (operation, documented status, media type).
  */
 export function validateResponse(
   operationId: string,
@@ -309,38 +181,13 @@ export function validateResponse(
   return { valid: errors.length === 0, documented: true, errors, warnings };
 }
 
-function requestSchema(op: OperationInfo): JsonObject {
-  const query: JsonObject = { type: 'object', properties: {}, required: [] as string[] };
-  const path: JsonObject = { type: 'object', properties: {}, required: [] as string[] };
-  for (const param of op.parameters) {
-    const target = param.in === 'path' ? path : param.in === 'query' ? query : undefined;
-    if (!target) continue;
-    (target.properties as JsonObject)[param.name] = param.schema;
-    if (param.required) (target.required as string[]).push(param.name);
-  }
-  const properties: JsonObject = { query, pathParams: path };
-  const required = ['query', 'pathParams'];
-  if (op.requestSchema) {
-    properties.form = op.requestSchema;
-    required.push('form');
-  }
-  return { type: 'object', properties, required };
-}
-
 /**
  * Validates the parameters of a request (query strings, form fields, path parameters), with
  * the strings coerced to the documented types. Errors name the parameter at fault.
  */
 export function validateRequest(operationId: string, parts: RequestParts): ValidationResult {
   const op = getOperation(operationId) ?? unknownOperation(operationId);
-  let validate = requestValidators.get(op.operationId);
-  if (!validate) {
-    requestAjv ??= createAjv(true);
-    const schemas = ((loadSpec().components as JsonObject)?.schemas ?? {}) as JsonObject;
-    const compiled = requestAjv.compile(prepareSchema(requestSchema(op), schemas) as JsonObject);
-    requestValidators.set(op.operationId, compiled);
-    validate = compiled;
-  }
+  const validate = validators().requests[op.operationId]!;
   const data = {
     query: { ...(parts.query ?? {}) },
     pathParams: { ...(parts.pathParams ?? {}) },

@@ -34,6 +34,12 @@ export interface ReferenceServerOptions {
   similarityDeadlineMs?: number;
   /** How the root URL answers: 'clean' (default, the interface read strictly) or 'real' (as the real service did). */
   profile?: Profile;
+  /**
+   * Resolve as soon as the server listens and build the corpora right after (requests wait for
+   * them; `ready` says when they are built): a caller can start its clients meanwhile, as
+   * `kgate conform` starts Playwright, which takes longer to send its first request.
+   */
+  buildAfterListening?: boolean;
 }
 
 /** The profiles the root URL can serve. */
@@ -57,8 +63,10 @@ export interface ReferenceServer {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   url: string;
   keys: ReferenceKeys;
-  /** Paths (with query) of a few requests that answer 200 with non-empty results on this corpus. */
-  examples: string[];
+  /** Paths (with query) of a few requests that answer 200 with non-empty results on this corpus (once `ready`). */
+  readonly examples: string[];
+  /** Resolves once the corpora are built and requests are answered (at once, unless buildAfterListening). */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,31 +131,41 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   if (!PROFILES.includes(profile))
     throw new RangeError(`profile must be one of ${PROFILES.join(', ')}, got ${profile}`);
   const keys = new KeyTable(seed, options.configFile);
-  const entities = namedEntities(seed);
-  const engine = createAcademicEngine({
-    seed,
-    papers,
-    timeBudgetMs: options.timeBudgetMs,
-    similarityDeadlineMs: options.similarityDeadlineMs,
-  });
-  const events = new EventCorpus(seed, entities);
   // Each server gets its own catalogue: some faults keep state (lockouts, held connections).
   const faults = new Map<string, Fault>(createFaults().map((fault) => [fault.name, fault]));
-  const listener = createListener({
-    engine,
-    web: new WebCorpus(seed, entities),
-    previews: new PreviewCorpus(seed),
-    events,
-    keys,
-    settings: cleanSettings(rateLimit, bodyLimit),
-    faults,
-    profile: profile === 'clean' ? undefined : faults.get(PROFILE_FAULT[profile]),
-    quiet: options.quiet ?? false,
-  });
+  let engine: ReturnType<typeof createAcademicEngine> | undefined;
+  let events: EventCorpus | undefined;
+  let listener: ReturnType<typeof createListener> | undefined;
+  const build = () => {
+    const entities = namedEntities(seed);
+    engine = createAcademicEngine({
+      seed,
+      papers,
+      timeBudgetMs: options.timeBudgetMs,
+      similarityDeadlineMs: options.similarityDeadlineMs,
+    });
+    events = new EventCorpus(seed, entities);
+    listener = createListener({
+      engine,
+      web: new WebCorpus(seed, entities),
+      previews: new PreviewCorpus(seed),
+      events,
+      keys,
+      settings: cleanSettings(rateLimit, bodyLimit),
+      faults,
+      profile: profile === 'clean' ? undefined : faults.get(PROFILE_FAULT[profile]),
+      quiet: options.quiet ?? false,
+    });
+  };
+  let ready: Promise<void> = Promise.resolve();
+  if (!options.buildAfterListening) build();
   const server = createServer(
     // Real clients sent expressions of about 16,000 characters in GET query strings: allow long request lines.
     { keepAlive: true, requestTimeout: 30_000, headersTimeout: 20_000, maxHeaderSize: 256 * 1024 },
-    listener,
+    (request, response) => {
+      if (listener) listener(request, response);
+      else void ready.then(() => listener!(request, response));
+    },
   );
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
@@ -157,6 +175,18 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       resolve();
     });
   });
+  // After the caller's next synchronous steps (its clients started), in the next turn of the loop.
+  if (!listener)
+    ready = new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          build();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
@@ -167,13 +197,20 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       academicOnly: keys.named('academicOnly')!.key,
       exhausted: keys.named('exhausted')!.key,
     },
-    examples: examplePaths(engine.samples(), events.samples()),
+    get examples() {
+      if (!engine || !events) throw new Error('the reference server is not ready: await its ready first');
+      return examplePaths(engine.samples(), events.samples());
+    },
+    ready,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const fault of faults.values()) fault.dispose?.();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      closing ??= ready.then(
+        () =>
+          new Promise<void>((resolve) => {
+            for (const fault of faults.values()) fault.dispose?.();
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      );
       return closing;
     },
   };

@@ -16,6 +16,7 @@ export const RUNTIME_ROOTS = ['config', 'openapi', 'contracts', 'load', 'drift',
 /** Modules in those folders that only the project's own tests, benches and docs use. */
 const DEV_ONLY = [
   'openapi/check-generated.ts',
+  'openapi/compile-validators.ts',
   'contracts/checks-table.ts',
   'contracts/fault-sweep.ts',
   'contracts/fault-sweep.spec.ts',
@@ -23,9 +24,14 @@ const DEV_ONLY = [
   'contracts/secret-scan.ts',
   'reference/test-client.ts',
 ];
-/** Files read at run time through `new URL(..., import.meta.url)`, copied to the same place under dist/. */
+/**
+ * Files read at run time through `new URL(..., import.meta.url)`, and the generated validators
+ * module (JavaScript already), copied to the same place under dist/.
+ */
 export const RUNTIME_DATA = [
   'openapi/openapi.yaml',
+  'openapi/generated/openapi.json',
+  'openapi/generated/validators.js',
   'config/kgate.config.schema.json',
   'contracts/request-budget.json',
 ];

@@ -1,3 +1,4 @@
+// test-runner: long (packs, installs and runs every command of the package)
 // kgate as another repository gets it: `npm pack`, installed into an empty project, and every
 // command run there, from that project's folder, with none of this repository's dev dependencies.
 import assert from 'node:assert/strict';

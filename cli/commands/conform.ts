@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
@@ -23,8 +23,8 @@ import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
-import { selectedTests } from '../../contracts/selection.ts';
-import { startReferenceServer } from '../../reference/index.ts';
+import { selectedTests, workersOf } from '../../contracts/selection.ts';
+import type { ReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
@@ -57,7 +57,8 @@ configuration file it starts the embedded reference server and judges that.
                      the time the announced estimate says the pace needs); when it is reached the run
                      stops sending, reports every unfinished test as 'not run: deadline' (failing the
                      gate), writes its reports and exits 1
-  --workers          Playwright worker processes (default: number of cores, at least 2)
+  --workers          Playwright worker processes (default: one for a run announced at 60 requests or
+                     fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
                      @rate-limit tests; merge the folders with kgate report merge
@@ -232,9 +233,12 @@ export const command: Command = {
     );
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
-    let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
+    let server: ReferenceServer | undefined;
     if (embedded) {
-      server = await startReferenceServer({ quiet: true });
+      // Loaded only here: a run against a deployment does not load the reference server.
+      const { startReferenceServer } = await import('../../reference/index.ts');
+      // Its corpora are built while Playwright starts, which takes longer to send a first request.
+      server = await startReferenceServer({ quiet: true, buildAfterListening: true });
       target = server.url;
       keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
       if (!json)
@@ -269,8 +273,12 @@ export const command: Command = {
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     pace?.continueIn(resolve(options.reportDir));
-    const workers = options.workers ?? Math.max(2, availableParallelism());
-    const estimate = estimateRequests(selectedTests(options, grep), workers, undefined, options.generate);
+    // The workers follow the run's size and pace; a run small enough for one worker is one with one.
+    const selected = selectedTests(options, grep);
+    const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
+    options.workers = workersOf(options, estimateWith(1).total.typical);
+    const workers = options.workers;
+    const estimate = estimateWith(workers);
     options.maxDurationMs =
       settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
     options.deadlineAt = started + options.maxDurationMs;

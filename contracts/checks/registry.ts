@@ -80,6 +80,9 @@ export class SkipCheck extends Error {
  * `generative` checks judge generated requests, one test per operation, only when the run's
  * generative phase is on (`--generate N`, N > 0).
  */
+/** The tag of the tests that burst traffic to find the rate limit: opted into, and run after all others. */
+export const RATE_LIMIT_TAG = '@rate-limit';
+
 export interface Check {
   /** Reads as the property verified; also the file name, the test title and the CLI name. */
   id: string;
@@ -90,7 +93,7 @@ export interface Check {
   /** `test`: runs as its own test per operation; `fixture`: applied to every response; `generative`: judges generated requests. */
   kind: 'test' | 'fixture' | 'generative';
   /** Tag for tests that need opting in (bursts of traffic). */
-  tag?: '@rate-limit';
+  tag?: typeof RATE_LIMIT_TAG;
   /** Which operations the check's test runs on (fixture checks: every operation). */
   appliesTo(op: Operation): boolean;
   /**
