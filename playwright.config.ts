@@ -31,7 +31,7 @@ export default defineConfig({
   ...(options.deadlineAt ? { globalTimeout: Math.max(options.deadlineAt - Date.now(), 1_000) + 30_000 } : {}),
   globalSetup: `./contracts/global-setup${MODULE_EXT}`,
   outputDir: `${reportDir}/test-results`,
-  // Requests go through the suite's own client (contracts/http.ts), never the browser or
+  // Requests go through the suite's own client (http/client.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   reporter: [

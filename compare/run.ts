@@ -5,8 +5,8 @@
 import { curlLine } from '../contracts/failure.ts';
 import { allocate } from '../contracts/generative/cases.ts';
 import { Random, seedOf } from '../contracts/generative/random.ts';
-import { sendHttp, TransportError } from '../contracts/http.ts';
 import { type BatteryContext, buildBattery } from '../drift/battery.ts';
+import { sendHttp, TransportError } from '../http/client.ts';
 import { getOperation, OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
 import { NoiseModel, type NoisyPointer } from './noise.ts';
 import { type CompareRequest, fromBattery, fromCase, generatedCases, resolveChain, secondPage } from './requests.ts';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { sendHttp, TransportError } from '../http/client.ts';
 import { getOperation, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
-import { sendHttp, TransportError } from './http.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';

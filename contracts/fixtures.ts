@@ -1,6 +1,7 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
+import { closeIdleSockets } from '../http/client.ts';
 import {
   Api,
   type ApiSettings,
@@ -15,7 +16,6 @@ import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.
 import { type Check, type CheckContext, failureOf, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
-import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';

@@ -1,6 +1,6 @@
 import { MASK } from '../config/redact.ts';
-import { sendHttp, TransportError } from '../contracts/http.ts';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
+import { sendHttp, TransportError } from '../http/client.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';

@@ -8,6 +8,7 @@ const ROOTS = [
   'action',
   'config',
   'openapi',
+  'http',
   'reference',
   'contracts',
   'load',

@@ -7,7 +7,7 @@ import { type AddressInfo, createServer as createNetServer, type Socket } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './http.ts';
+import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './client.ts';
 
 /** Tiny hostile servers, one per path, so the client is proven without the reference server. */
 const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
