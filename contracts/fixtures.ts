@@ -1,11 +1,14 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
-import { closeIdleSockets } from '../http/client.ts';
+import { closeIdleSockets, configureNetwork } from '../http/client.ts';
+import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
+import { networkSettings } from '../http/network.ts';
 import {
   Api,
   type ApiSettings,
   DeadlineReached,
+  FrontServerRefused,
   notRunDeadline,
   type Operation,
   ResponseUnusable,
@@ -77,7 +80,14 @@ export interface TestOutcome {
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
    */
-  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
+  requests?: {
+    test: number;
+    discovery: number;
+    data: string[];
+    retries?: Record<string, number>;
+    /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
+    front?: FrontLimits;
+  };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
 }
@@ -95,6 +105,16 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       const env = readEnv();
       const options = readConformOptions();
       for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
+      // The run's route, as the CLI resolved it: proxies from the variables it set, TLS files from the options.
+      const file = (value: string | undefined, source: string) => (value ? { value, source } : undefined);
+      configureNetwork(
+        networkSettings({
+          environment: env.proxies,
+          caFile: file(options.network?.caFile, 'caFile'),
+          clientCert: file(options.network?.clientCert, 'clientCert'),
+          clientKey: file(options.network?.clientKey, 'clientKey'),
+        }),
+      );
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({
@@ -189,7 +209,9 @@ export async function runCheck(
   const discoveredBefore = kgate.discoveryRequests();
   const own: Failure[] = [];
   const extra: Failure[] = [];
-  const notes: string[] = [];
+  const notes: string[] = kgate.options.network?.description
+    ? [`requests went through this route: ${kgate.options.network.description}`]
+    : [];
   let skipped: string | undefined;
   let carrier = false;
   const fail = (
@@ -264,6 +286,8 @@ export async function runCheck(
       extra.push(...error.findings);
     } else if (error instanceof ResponseUnusable) {
       skipped = `not judged: ${error.message}`;
+    } else if (error instanceof FrontServerRefused) {
+      skipped = error.message;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
@@ -279,6 +303,7 @@ export async function runCheck(
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
+    ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = {

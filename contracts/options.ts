@@ -72,6 +72,11 @@ export interface ConformOptions {
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
   latencyBudgetMs?: Record<string, number>;
+  /**
+   * The run's TLS files and its route in words (no secret: the proxies travel to the workers in
+   * their https_proxy / http_proxy / no_proxy variables, as the keys travel in KGATE_KEY*).
+   */
+  network?: { caFile?: string; clientCert?: string; clientKey?: string; description?: string };
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -131,5 +136,6 @@ export function readConformOptions(
     maxDurationMs: given.maxDurationMs,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
+    network: given.network,
   };
 }

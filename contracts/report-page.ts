@@ -385,6 +385,7 @@ export function fuzzPage(
         findings: warnings.map((finding) => pageFinding(finding, 'warn', `seen in ${finding.seenIn} case(s)`)),
       },
       { id: 'stopped', title: 'Stopped', tone: 'skip', items: result.stopped.map((text) => ({ text })) },
+      { id: 'notes', title: 'Notes', tone: 'info', items: (result.notes ?? []).map((text) => ({ text })) },
     ],
     operations,
     checks: checks

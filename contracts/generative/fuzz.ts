@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
+import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import type { OperationId } from '../../openapi/spec.ts';
 import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
@@ -49,6 +50,8 @@ export interface FuzzSettings {
   maxRps?: number;
   concurrency?: number;
   reportDir: string;
+  /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
   onProgress?(progress: EngineProgress): void;
 }
 
@@ -73,6 +76,8 @@ export interface FuzzResult {
   durationMs: number;
   casesPerSecond: number;
   findings: FuzzFinding[];
+  /** What the run met on its way that is no finding: the route it took, a front server's size limits. */
+  notes: string[];
   reportDir: string;
 }
 
@@ -142,6 +147,10 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     durationMs: Math.round(durationMs),
     casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
     findings,
+    notes: [
+      ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
+      ...frontLimitNotes(apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits())),
+    ],
     reportDir: settings.reportDir,
   };
   writeFileSync(join(settings.reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
@@ -173,6 +182,7 @@ export function renderFuzz(result: FuzzResult): string {
     '',
   ];
   if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');
+  if (result.notes.length > 0) lines.push('## Notes', '', ...result.notes.map((note) => `- ${note}`), '');
   lines.push(result.findings.length === 0 ? 'No findings.' : `## Findings (${result.findings.length})`, '');
   for (const finding of result.findings) {
     lines.push('```', formatFailure(finding), `  seen in:    ${finding.seenIn} case(s)`, '```', '');
