@@ -195,25 +195,20 @@ function release(connection: Connection): void {
 async function acquire(url: URL, route: Route, fresh: boolean): Promise<{ connection: Connection; reused: boolean }> {
   const pool = poolOf(route.pool);
   for (;;) {
-    if (!fresh) {
-      const now = performance.now();
-      for (const connection of [...pool.idle]) {
-        if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) retire(connection);
-        else if (now - connection.idleSince >= SETTLE_MS) {
-          // Bytes may already wait in the kernel while a busy event loop has not read them: let a
-          // whole poll phase pass first, so they reach idleData (and close the connection) instead
-          // of being read as this request's answer.
-          pool.idle.splice(pool.idle.indexOf(connection), 1);
-          await pollPassed();
-          if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) {
-            retire(connection);
-            continue;
-          }
-          stopIdle(connection);
-          connection.socket.ref();
-          return { connection, reused: true };
-        }
+    const rested = fresh ? undefined : takeRested(pool);
+    if (rested) {
+      // Bytes may already wait in the kernel while a busy event loop has not read them: let a
+      // whole poll phase pass first, so they reach idleData (and close the connection) instead
+      // of being read as this request's answer.
+      await pollPassed();
+      if (rested.dead || rested.socket.destroyed || rested.socket.readableEnded) {
+        retire(rested);
+        // The pool may have changed meanwhile: look at it afresh.
+        continue;
       }
+      stopIdle(rested);
+      rested.socket.ref();
+      return { connection: rested, reused: true };
     }
     if (fresh || pool.open < MAX_CONNECTIONS_PER_ORIGIN) return { connection: open(url, route), reused: false };
     await new Promise<void>((resolve) => {
@@ -221,6 +216,22 @@ async function acquire(url: URL, route: Route, fresh: boolean): Promise<{ connec
       setTimeout(resolve, SETTLE_MS);
     });
   }
+}
+
+/**
+ * Takes the first idle connection that has rested SETTLE_MS out of the pool (retiring the closed
+ * ones on the way), in one synchronous step: no other request can take the same one.
+ */
+function takeRested(pool: Pool): Connection | undefined {
+  const now = performance.now();
+  for (const connection of [...pool.idle]) {
+    if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) retire(connection);
+    else if (now - connection.idleSince >= SETTLE_MS) {
+      pool.idle.splice(pool.idle.indexOf(connection), 1);
+      return connection;
+    }
+  }
+  return undefined;
 }
 
 /** Resolves once the event loop has gone through at least one whole poll phase (I/O read) since the call. */
