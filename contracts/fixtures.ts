@@ -3,7 +3,7 @@ import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
-import { networkSettings } from '../http/network.ts';
+import { networkSettings, proxySecrets } from '../http/network.ts';
 import {
   Api,
   type ApiSettings,
@@ -107,14 +107,16 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
       // The run's route, as the CLI resolved it: proxies from the variables it set, TLS files from the options.
       const file = (value: string | undefined, source: string) => (value ? { value, source } : undefined);
-      configureNetwork(
-        networkSettings({
-          environment: env.proxies,
-          caFile: file(options.network?.caFile, 'caFile'),
-          clientCert: file(options.network?.clientCert, 'clientCert'),
-          clientKey: file(options.network?.clientKey, 'clientKey'),
-        }),
-      );
+      // The embedded reference server runs on this machine: never through a proxy.
+      const network = networkSettings({
+        environment: options.embedded ? {} : env.proxies,
+        caFile: file(options.network?.caFile, 'caFile'),
+        clientCert: file(options.network?.clientCert, 'clientCert'),
+        clientKey: file(options.network?.clientKey, 'clientKey'),
+      });
+      for (const proxy of [network.proxy?.https, network.proxy?.http])
+        for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
+      configureNetwork(network);
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({

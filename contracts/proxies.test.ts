@@ -200,6 +200,13 @@ describe('kgate through squid', { skip }, () => {
       const lines = linesSince(squid, from);
       assert.ok(lines.length > 0, `${given.join(' ')}: squid carried its requests`);
       assert.match(run.stderr, /network: http through proxy http:\/\/127\.0\.0\.1:\d+ \(HTTP_PROXY\)/);
+      // The reports name the route too: the result's notes (fuzz, compare) or its network (drift live).
+      const result = JSON.parse(run.stdout) as { notes?: string[]; network?: string };
+      assert.match(
+        [...(result.notes ?? []), result.network ?? ''].join('\n'),
+        /http through proxy http:\/\/127\.0\.0\.1:\d+ \(HTTP_PROXY\)/,
+        `${given.join(' ')}: the route in the result`,
+      );
     }
   });
 });

@@ -22,6 +22,8 @@ export interface LiveOptions {
   baseline?: Baseline;
   /** Called after every case: cases done of the battery, requests sent. */
   onProgress?(done: number, total: number, requests: number): void;
+  /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
 }
 
 /** How one battery request went. */
@@ -45,6 +47,8 @@ export interface CaseOutcome {
 export interface LiveResult {
   kind: 'drift-live';
   baseUrl: string;
+  /** The route the requests took (proxy masked, CA file, client certificate), when not direct. */
+  network?: string;
   startedAt: string;
   durationMs: number;
   findings: DriftFinding[];
@@ -177,6 +181,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   return {
     kind: 'drift-live',
     baseUrl: options.baseUrl,
+    ...(options.network ? { network: options.network } : {}),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     findings: list,

@@ -207,6 +207,7 @@ async function runLive(argv: string[]): Promise<number> {
         keys: target.keys,
         timeoutMs,
         baseline,
+        network: network.description,
         onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
       });
     } finally {
