@@ -58,6 +58,10 @@ test("a front server's refusal of a request beyond what the interface promises i
       given: { method: 'GET', sent: get(10_000), answer: answer(400, json, '{"error":{"code":"BadArgument"}}') },
     },
     {
+      name: "a deployment's own 413 in JSON to a body over 1 MB is its answer, judged (the interface documents 400)",
+      given: { method: 'POST', sent: post(1_049_600), answer: answer(413, json, '{"error":{"code":"BadArgument"}}') },
+    },
+    {
       name: "the interface's own 400 to a body over 1 MB is its answer (body-limit-enforced judges it)",
       given: { method: 'POST', sent: post(1_049_600), answer: answer(400, json, '{"error":"too large"}') },
     },

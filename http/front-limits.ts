@@ -10,8 +10,10 @@
 // exceed LONG_HEAD_BYTES (the smallest limit common front servers use: some gateways cut at 2 KB,
 // nginx and Apache at 8 KB, Node and HAProxy at 16 KB; the interface sends long inputs through its
 // POST variants), or whose body exceeds LONG_BODY_BYTES (the documented 1 MB, read as the smaller
-// 1,000,000 bytes). A shorter request getting such an answer is judged as any answer is, and so is
-// a 5xx or a 2xx to a long one: only the refusals a front server gives pass as its own.
+// 1,000,000 bytes). Its 414 or 431, whatever the body, is the front server's; its 413 or 400 is the
+// front server's when it is not JSON (an interface answering in JSON is judged: its own 413 where
+// it documents 400 fails). A shorter request getting such an answer is judged as any answer is,
+// and so is a 5xx or a 2xx to a long one: only the refusals a front server gives pass as its own.
 
 /** Requests whose request line and headers are longer than this may meet a front server's limit. */
 export const LONG_HEAD_BYTES = 2_048;
@@ -44,9 +46,11 @@ function interfaceJson(contentType: string | undefined, body: Buffer): boolean {
 }
 
 /**
- * The front server's refusal in an answer, or undefined when the answer is to be judged: a 413,
- * 414 or 431 (statuses the interface never sends) to a long request, or a 400 to one that is not
- * the interface's JSON (its own 400, JSON, stays the interface's answer, judged as strictly as ever).
+ * The front server's refusal in an answer, or undefined when the answer is to be judged: a 414 or
+ * 431 to a long request (the request line and headers are the HTTP server's to judge, whatever it
+ * sends), or a 413 or 400 to one that is not JSON (an interface may send those itself: its JSON
+ * answer stays the interface's, judged as strictly as ever, so a deployment answering its own 413
+ * where the interface documents 400 still fails).
  */
 export function frontRefusal(
   method: string,
@@ -58,7 +62,7 @@ export function frontRefusal(
   const longBody = sent.bodyBytes > LONG_BODY_BYTES;
   if (!longHead && !longBody) return undefined;
   const contentType = answer.headers['content-type'];
-  if (answer.status === 400 && interfaceJson(contentType, answer.body)) return undefined;
+  if ((answer.status === 400 || answer.status === 413) && interfaceJson(contentType, answer.body)) return undefined;
   const part = longBody && (answer.status === 413 || answer.status === 400 || !longHead) ? 'body' : 'head';
   return {
     part,
