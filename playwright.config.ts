@@ -38,7 +38,7 @@ export default defineConfig({
   // (half a megabyte, which Babel took seconds over on a first run).
   build: { external: ['**/openapi/generated/**'] },
   outputDir: `${reportDir}/test-results`,
-  // Requests go through the suite's own client (contracts/http.ts), never the browser or
+  // Requests go through the suite's own client (http/client.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   reporter: [

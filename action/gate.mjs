@@ -37,6 +37,10 @@ export const INPUTS = {
   'against-url': '',
   'against-key-variable': '',
   'compare-args': '',
+  proxy: '',
+  'ca-file': '',
+  'client-cert': '',
+  'client-key': '',
 };
 
 /** @typedef {Record<keyof typeof INPUTS, string>} Inputs */
@@ -78,8 +82,19 @@ export function readInputs(env) {
     throw new GateError('input expect-shards goes with merge (the run folders to merge)');
   if (inputs.merge && inputs.shard)
     throw new GateError('inputs merge and shard exclude each other: shards run the gate, one later job merges them');
+  if (Boolean(inputs['client-cert']) !== Boolean(inputs['client-key']))
+    throw new GateError('inputs client-cert and client-key go together: a client certificate and its key');
   return /** @type {Inputs} */ (inputs);
 }
+
+/** The inputs of the route to the target, and the flags of kgate conform and kgate compare they become. */
+/** @type {[keyof Inputs, string][]} */
+const NETWORK_FLAGS = [
+  ['proxy', '--proxy'],
+  ['ca-file', '--ca-file'],
+  ['client-cert', '--client-cert'],
+  ['client-key', '--client-key'],
+];
 
 /**
  * The arguments of `kgate conform` for the inputs: each given input becomes its flag, the report
@@ -100,6 +115,7 @@ export function conformArgs(inputs) {
     ['max-rps-by-path', '--max-rps-by-path'],
     ['max-duration', '--max-duration'],
     ['config', '--config'],
+    ...NETWORK_FLAGS,
   ];
   for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);
   if (inputs.shard) args.push('--shard', inputs.shard);
@@ -145,6 +161,7 @@ export function compareArgs(inputs) {
   if (inputs['base-url']) args.push('--base-url', inputs['base-url']);
   if (inputs.config) args.push('--config', inputs.config);
   if (inputs['max-rps']) args.push('--max-rps', inputs['max-rps']);
+  for (const [input, flag] of NETWORK_FLAGS) if (inputs[input]) args.push(flag, inputs[input]);
   if (inputs['compare-args']) args.push(...inputs['compare-args'].split(/\s+/).filter(Boolean));
   return args;
 }

@@ -41,6 +41,10 @@ test('readInputs takes each input from KGATE_INPUT_<NAME>, with the defaults of 
       given: { 'key-variable': '3f9a0c1d-2e4b' },
       want: /^input key-variable takes the NAME of an environment variable/,
     },
+    {
+      given: { 'client-cert': 'certs/client.pem' },
+      want: /^inputs client-cert and client-key go together/,
+    },
   ];
   for (const { given, want } of cases)
     assert.throws(
@@ -64,6 +68,10 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         'max-rps-by-path': '/academic/v1.0/calchistogram=0.1',
         'max-duration': '20m',
         config: 'gate/kgate.config.json',
+        proxy: 'http://proxy.internal:3128',
+        'ca-file': 'certs/internal-ca.pem',
+        'client-cert': 'certs/client.pem',
+        'client-key': 'certs/client.key',
         args: '--grep  evaluate --timeout 20000',
       },
       want: [
@@ -86,6 +94,14 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         '20m',
         '--config',
         'gate/kgate.config.json',
+        '--proxy',
+        'http://proxy.internal:3128',
+        '--ca-file',
+        'certs/internal-ca.pem',
+        '--client-cert',
+        'certs/client.pem',
+        '--client-key',
+        'certs/client.key',
         '--strict',
         '--grep',
         'evaluate',
@@ -110,6 +126,7 @@ test('compareArgs turns the inputs into kgate compare options, reports in report
         config: 'gate/kgate.config.json',
         'max-rps': '2',
         'compare-args': '--latency  --requests 60',
+        'ca-file': 'certs/internal-ca.pem',
       },
       want: [
         'compare',
@@ -123,6 +140,8 @@ test('compareArgs turns the inputs into kgate compare options, reports in report
         'gate/kgate.config.json',
         '--max-rps',
         '2',
+        '--ca-file',
+        'certs/internal-ca.pem',
         '--latency',
         '--requests',
         '60',

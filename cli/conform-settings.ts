@@ -16,6 +16,7 @@ import {
   UsageError,
   urlOption,
 } from './args.ts';
+import { NETWORK_OPTIONS } from './network.ts';
 
 /** Largest --max-rps / maxRps accepted. */
 export const MAX_RPS_LIMIT = 10_000;
@@ -41,6 +42,7 @@ export const CONFORM_OPTIONS = {
   config: { type: 'string' },
   json: { type: 'boolean' },
   'playwright-report': { type: 'boolean' },
+  ...NETWORK_OPTIONS,
 } as const;
 
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */

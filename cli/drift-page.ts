@@ -91,7 +91,10 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     requests: summary.requests,
-    facts: summary.transportErrors > 0 ? [{ label: 'no answer', value: String(summary.transportErrors) }] : [],
+    facts: [
+      ...(result.network ? [{ label: 'network', value: result.network }] : []),
+      ...(summary.transportErrors > 0 ? [{ label: 'no answer', value: String(summary.transportErrors) }] : []),
+    ],
     counts: [
       { label: 'new', value: summary.new, cell: 'fail' },
       { label: 'known', value: summary.known, cell: 'known' },

@@ -179,7 +179,15 @@ pre.curl { font-size: 11px; color: #3e4c59; margin: 4px 0 0; }
 <h2>Differences</h2>
 ${result.differences.length === 0 ? '<p>None: both deployments answered alike, beyond the noise below.</p>' : `<table><thead><tr><th>operation</th><th>pointer</th><th>kind</th><th>candidate</th><th>current</th><th>requests</th><th>example</th></tr></thead><tbody>\n${differences}\n</tbody></table>`}
 </section>
-<section>
+${
+  (result.notes ?? []).length > 0
+    ? `<section>
+<h2>Notes</h2>
+<ul>${(result.notes ?? []).map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>
+</section>
+`
+    : ''
+}<section>
 <h2>Learned to ignore</h2>
 ${noise ? `<p>The current deployment varied there between identical calls (${result.ignored} difference(s) set aside).</p><ul>${noise}</ul>` : '<p>Nothing: the current deployment answered identical calls identically.</p>'}
 </section>

@@ -87,6 +87,7 @@ export function renderCompare(result: CompareResult): string {
       lines.push(`  ${noisy.operation} ${noisy.pointer || '(status or whole body)'}: ${how} (${noisy.seen} pair(s))`);
     }
   }
+  if ((result.notes ?? []).length > 0) lines.push('', 'Notes:', ...(result.notes ?? []).map((note) => `  ${note}`));
   if (result.latency.length > 0) {
     lines.push(
       '',

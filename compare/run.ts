@@ -5,8 +5,17 @@
 import { curlLine } from '../contracts/failure.ts';
 import { allocate } from '../contracts/generative/cases.ts';
 import { Random, seedOf } from '../contracts/generative/random.ts';
-import { sendHttp, TransportError } from '../contracts/http.ts';
 import { type BatteryContext, buildBattery } from '../drift/battery.ts';
+import { sendHttp, TransportError } from '../http/client.ts';
+import {
+  type FrontLimits,
+  type FrontRefusal,
+  frontLimitNotes,
+  frontRefusal,
+  noFrontLimits,
+  recordPassed,
+  recordRefusal,
+} from '../http/front-limits.ts';
 import { getOperation, OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
 import { NoiseModel, type NoisyPointer } from './noise.ts';
 import { type CompareRequest, fromBattery, fromCase, generatedCases, resolveChain, secondPage } from './requests.ts';
@@ -52,6 +61,8 @@ export interface CompareSettings {
   maxRps?: number;
   /** Measure latency too. */
   latency?: { samples: number; threshold: RegressionThreshold };
+  /** The route to both deployments in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
   onProgress?(line: string): void;
 }
 
@@ -118,6 +129,12 @@ export interface CompareResult {
   threshold: RegressionThreshold;
   /** Per operation: requests compared and differences found. */
   operations: { operation: string; requests: number; differences: number; regression: boolean }[];
+  /**
+   * What is no difference but worth knowing: requests a server in front of either deployment
+   * refused for their size (beyond what the interface promises, so they were not compared), and
+   * the route the requests took.
+   */
+  notes?: string[];
   durationMs: number;
 }
 
@@ -134,12 +151,20 @@ interface Side {
   failed: number;
   /** Transport failures by operation id: an operation that failed BROKEN_AFTER times is not asked again. */
   broken: Map<string, number>;
+  /** Requests a server in front of this deployment refused for their size, and the longest that got through. */
+  front: FrontLimits;
 }
 
 /** Transport failures of one operation on one side after which its further requests are not sent. */
 export const BROKEN_AFTER = 2;
 
-type Sent = Answer & { elapsedMs: number };
+/** An answer with its time; `front` when a server in front of the deployment refused the request for its size (not compared). */
+type Sent = Answer & { elapsedMs: number; front?: FrontRefusal };
+
+/** True when neither side's answer is a front server's refusal: only then do the answers say anything about the deployments. */
+function comparable(...answers: (Sent | undefined)[]): boolean {
+  return answers.every((answer) => !answer?.front);
+}
 
 function pacer(maxRps: number | undefined): (() => Promise<void>) | undefined {
   if (!maxRps) return undefined;
@@ -210,6 +235,12 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
         continue;
       }
       side.answered++;
+      const refusal = frontRefusal(request.operation.method.toUpperCase(), raw.sent, raw);
+      if (refusal) {
+        recordRefusal(side.front, refusal);
+        return { status: raw.status, text: '', front: refusal, elapsedMs: performance.now() - started };
+      }
+      recordPassed(side.front, raw.sent);
       const text = raw.body.toString('utf8');
       let json: unknown;
       try {
@@ -297,6 +328,7 @@ async function confirmDifferences(
   const byDifference = new Map<string, Exchange[]>();
   for (const done of exchanges) {
     const op = done.request.operation;
+    if (!comparable(done.candidate, done.current)) continue;
     for (const diff of diffAnswers(op.operationId, done.candidate, done.current)) {
       if (diff.kind === 'transport' || noise.explains(op.label, diff)) continue;
       const key = `${op.label}\u0000${normalizePointer(diff.pointer)}`;
@@ -314,7 +346,11 @@ async function confirmDifferences(
       for (let r = 0; r < CONFIRM_REPEATS; r++) {
         const again = await send(current, done.request, settings, counters);
         sent++;
-        noise.learn(done.request.operation.label, diffAnswers(done.request.operation.operationId, again, done.current));
+        if (comparable(again))
+          noise.learn(
+            done.request.operation.label,
+            diffAnswers(done.request.operation.operationId, again, done.current),
+          );
       }
     }
   };
@@ -355,6 +391,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     answered: 0,
     failed: 0,
     broken: new Map(),
+    front: noFrontLimits(),
   };
   const current: Side = {
     name: 'current',
@@ -363,6 +400,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     answered: 0,
     failed: 0,
     broken: new Map(),
+    front: noFrontLimits(),
   };
   const repeatDraw = new Random(seedOf(settings.seed, 'compare-repeat'));
   const repeatsSoFar = new Map<string, number>();
@@ -385,7 +423,8 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     const done: Exchange = { request, candidate: a, current: b };
     if (repeat) {
       done.repeat = await send(current, request, settings, counters);
-      noise.learn(op.label, diffAnswers(op.operationId, done.repeat, done.current));
+      if (comparable(done.repeat, done.current))
+        noise.learn(op.label, diffAnswers(op.operationId, done.repeat, done.current));
     }
     exchanges.push(done);
     return done;
@@ -464,6 +503,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
   const byOperation = new Map<string, { requests: number }>();
   for (const done of exchanges) {
     const op = done.request.operation;
+    if (!comparable(done.candidate, done.current)) continue;
     const entry = byOperation.get(op.label) ?? { requests: 0 };
     entry.requests++;
     byOperation.set(op.label, entry);
@@ -477,7 +517,13 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
   let latency: LatencyItem[] = [];
   let samples: LatencySamples[] = [];
   if (settings.latency) {
-    const measured = await measureLatency(exchanges, candidate, current, settings, counters);
+    const measured = await measureLatency(
+      exchanges.filter((done) => comparable(done.candidate, done.current)),
+      candidate,
+      current,
+      settings,
+      counters,
+    );
     latency = measured.items;
     samples = measured.samples;
   }
@@ -500,7 +546,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     current: settings.current.baseUrl,
     seed: settings.seed,
     requests: {
-      compared: exchanges.length,
+      compared: exchanges.filter((done) => comparable(done.candidate, done.current)).length,
       repeated: exchanges.filter((done) => done.repeat).length,
       confirmed,
       sent: counters.sent,
@@ -511,6 +557,11 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     latency,
     threshold,
     operations,
+    notes: [
+      ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
+      ...frontLimitNotes(candidate.front).map((note) => `candidate: ${note}`),
+      ...frontLimitNotes(current.front).map((note) => `current: ${note}`),
+    ],
     durationMs: Math.round(performance.now() - started),
   };
   Object.defineProperty(result, 'samples', { value: samples, enumerable: false });

@@ -28,6 +28,27 @@ export interface HarnessEnv {
   sweepFaults?: string[];
   /** KGATE_CPU_PROF_DIR: Playwright's runner and workers of a conform run write V8 CPU profiles there (scripts/cpu-profile.ts). */
   cpuProfDir?: string;
+  /**
+   * The forward proxies, as curl reads them: https_proxy / HTTPS_PROXY for https targets,
+   * http_proxy / HTTP_PROXY for http targets, all_proxy / ALL_PROXY for both (the lower-case
+   * variable wins when both are set), each with the name it came from; no_proxy / NO_PROXY lists
+   * the hosts that bypass them.
+   */
+  proxies: {
+    https?: { url: string; source: string };
+    http?: { url: string; source: string };
+    all?: { url: string; source: string };
+    noProxy?: string;
+  };
+}
+
+/** The first of the named variables that is set and not blank, with its name. */
+function firstSet(env: NodeJS.ProcessEnv, names: string[]): { url: string; source: string } | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (value && value.trim() !== '') return { url: value.trim(), source: name };
+  }
+  return undefined;
 }
 
 /** Reads the harness settings from the given environment (process.env by default). */
@@ -51,6 +72,12 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
       .map((name) => name.trim())
       .filter(Boolean),
     cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
+    proxies: {
+      https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
+      http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),
+      all: firstSet(env, ['all_proxy', 'ALL_PROXY']),
+      noProxy: firstSet(env, ['no_proxy', 'NO_PROXY'])?.url,
+    },
   };
 }
 

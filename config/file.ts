@@ -7,6 +7,8 @@ import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
 // reads this module, and loading both cost a few hundred milliseconds of each command's start.
 const load = createRequire(import.meta.url);
 
+import { NetworkConfigError, parseProxyUrl } from '../http/network.ts';
+
 /** The files kgate looks for in the working directory when no --config is given, in this order. */
 export const CONFIG_FILES = ['kgate.config.json', 'kgate.config.yaml', 'kgate.config.yml'] as const;
 /** The JSON configuration file's name (the usual one). */
@@ -57,6 +59,16 @@ export interface KgateConfig {
   maxDuration?: number;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
   latencyBudgetMs?: Record<string, number>;
+  /** The forward proxy of every request (replaces HTTPS_PROXY, HTTP_PROXY, ALL_PROXY). */
+  proxy?: string;
+  /** Hosts reached without the proxy (replaces NO_PROXY). */
+  noProxy?: string[];
+  /** CA certificates (PEM) TLS trusts instead of Node's, absolute (resolved against the configuration file's folder). */
+  caFile?: string;
+  /** Client certificate (PEM) for mutual TLS, absolute. */
+  clientCert?: string;
+  /** The client certificate's key (PEM), absolute. */
+  clientKey?: string;
 }
 
 /** A configuration file that cannot be used: the message names the file, the key and the rule. */
@@ -126,6 +138,14 @@ export function parseConfig(value: unknown, source: string): KgateConfig {
   const config = value as KgateConfig & { $schema?: string };
   if (config.baseUrl !== undefined) config.baseUrl = checkedBaseUrl(config.baseUrl, source);
   if (config.againstUrl !== undefined) config.againstUrl = checkedBaseUrl(config.againstUrl, source, 'againstUrl');
+  if (config.proxy !== undefined) {
+    try {
+      parseProxyUrl(config.proxy, `${source}: key 'proxy'`);
+    } catch (error) {
+      if (error instanceof NetworkConfigError) throw new ConfigError(error.message);
+      throw error;
+    }
+  }
   return config;
 }
 
@@ -147,7 +167,7 @@ function checkedBaseUrl(raw: string, source: string, key = 'baseUrl'): string {
 /**
  * Reads the configuration: the given file (which must exist), else the first of CONFIG_FILES in
  * the working directory, else nothing. JSON, or YAML for a `.yaml`/`.yml` file. A relative
- * `baseline` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
+ * `baseline`, `caFile`, `clientCert` or `clientKey` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
  */
 export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
   const found = file ?? CONFIG_FILES.find((name) => existsSync(resolve(cwd, name)));
@@ -168,7 +188,10 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
     throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`);
   }
   const config = parseConfig(value ?? {}, found);
-  if (config.baseline !== undefined) config.baseline = resolve(dirname(path), config.baseline);
+  for (const key of ['baseline', 'caFile', 'clientCert', 'clientKey'] as const) {
+    const file = config[key];
+    if (file !== undefined) config[key] = resolve(dirname(path), file);
+  }
   return config;
 }
 

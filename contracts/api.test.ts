@@ -10,6 +10,7 @@ import {
   type ApiSettings,
   BREAKER_POLL_MS,
   DeadlineReached,
+  FrontServerRefused,
   isJsonMediaType,
   ResponseUnusable,
   retryWaitMs,
@@ -42,6 +43,11 @@ before(async () => {
       res.writeHead(status, { 'content-type': type, ...headers });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    // A front server with a 2 KB request line limit, as some gateways have: its own 414 page.
+    if (path.startsWith('/front-2k') && (req.url ?? '').length > 2_000)
+      return json(414, '<html><title>414 Request-URI Too Large</title></html>', 'text/html');
+    if (path.startsWith('/front-414'))
+      return json(414, '<html><title>414 Request-URI Too Large</title></html>', 'text/html');
     if (path.startsWith('/html')) return json(200, PREVIEW, 'text/html');
     if (path.startsWith('/broken')) return json(200, '{"_type": "WebPa');
     if (path.startsWith('/drop')) return json(200, { ...PREVIEW, url: undefined, primaryImageOfPage: undefined });
@@ -110,6 +116,33 @@ test('the request fixture records what is wrong with a response on its operation
     assert.equal(finding.operation, operation.label, `${given}: reported on the operation that answered`);
     assert.equal(finding.origin, 'fixture', `${given}: found by the request fixture`);
     assert.ok(!JSON.stringify(client.findings).includes('test-key-0001'), `${given}: the key is never in a finding`);
+  }
+});
+
+test("a front server's refusal of a long GET is no finding and never trips the operation; of a short one, it is judged", async () => {
+  const breaker = mkdtempSync(join(tmpdir(), 'kgate-api-front-'));
+  try {
+    const client = api('/front-2k', { breakerDir: breaker });
+    const long = { q: `https://example.org/${'a'.repeat(3_000)}` };
+    for (let i = 0; i < 3; i++)
+      await assert.rejects(
+        client.call(op('urlPreview'), { params: long }),
+        (error: unknown) => error instanceof FrontServerRefused && error.refusal.status === 414,
+        'a long GET refused by the front server is not judged',
+      );
+    assert.deepEqual(client.findings, [], 'no finding for a refusal beyond what the interface promises');
+    const short = await client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+    assert.equal(short.status, 200, 'the operation is not given up on: three refusals later, a short request is sent');
+    assert.equal(client.front.refused['head GET 414 text/html']?.count, 3);
+    const judged = api('/front-414', { breakerDir: breaker });
+    await assert.rejects(judged.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), ResponseUnusable);
+    assert.deepEqual(
+      judged.findings.map((finding) => finding.check).sort(),
+      ['body-is-json', 'content-type-is-json'],
+      "a short GET refused the same way fails as any answer that is not the interface's",
+    );
+  } finally {
+    rmSync(breaker, { recursive: true, force: true });
   }
 });
 

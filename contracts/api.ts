@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { sendHttp, TransportError } from '../http/client.ts';
+import {
+  type FrontLimits,
+  type FrontRefusal,
+  frontRefusal,
+  noFrontLimits,
+  recordPassed,
+  recordRefusal,
+} from '../http/front-limits.ts';
 import { getOperation, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
-import { sendHttp, TransportError } from './http.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
@@ -168,6 +176,24 @@ export class ResponseUnusable extends Error {
   }
 }
 
+/**
+ * A request a server in front of the interface refused for its size (http/front-limits.ts): beyond
+ * what the interface promises, so its answer is judged by nobody and counts for no breaker. The
+ * fixture records it for the run's note; whoever sent the request decides what else to do (the
+ * generative engine sends a GET's input through the POST variant; a check goes on without it).
+ */
+export class FrontServerRefused extends Error {
+  override name = 'FrontServerRefused';
+  constructor(
+    readonly refusal: FrontRefusal,
+    operation: string,
+  ) {
+    super(
+      `not judged: a ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} of ${operation} got ${refusal.status} ${refusal.contentType} from a server in front of the interface (its size limit, beyond what the interface promises)`,
+    );
+  }
+}
+
 /** The failure of a test the run's --max-duration ended: it fails the gate, so a slow target cannot pass by running out the clock. */
 export function notRunDeadline(check: string, operation: string): Failure {
   return {
@@ -228,6 +254,8 @@ export class Api {
   ownCheck?: string;
   /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (see judgedKey). */
   readonly judged = new Set<string>();
+  /** Requests a front server refused for their size, and the longest that reached the interface. */
+  readonly front: FrontLimits = noFrontLimits();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -530,6 +558,12 @@ export class Api {
     this.takeStray();
     if (raw.stray !== undefined && judged && !this.settings.disabledChecks.has('response-is-framed'))
       this.record(strayFinding(operation, curl, raw.stray));
+    const refusal = frontRefusal(request.method, raw.sent, raw);
+    if (refusal) {
+      recordRefusal(this.front, refusal);
+      throw new FrontServerRefused(refusal, operation);
+    }
+    recordPassed(this.front, raw.sent);
     const budget = this.latencyBudgetOf(op, ownTimeoutMs);
     if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
       this.countBroken(op, 'latency-within-budget');

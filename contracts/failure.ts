@@ -1,4 +1,6 @@
 import { MASK } from '../config/redact.ts';
+import { currentNetwork } from '../http/client.ts';
+import { curlNetworkArgs } from '../http/network.ts';
 
 /** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
 export type Severity = 'fail' | 'warn';
@@ -101,9 +103,13 @@ export interface SentRequest {
 /** Longest body shown inside a curl line; longer bodies are summarised by their size. */
 const CURL_BODY_LIMIT = 200;
 
-/** Builds a curl command that reproduces a request, with the subscription key replaced by `***`. */
+/**
+ * Builds a curl command that reproduces a request, with the subscription key replaced by `***`,
+ * along the route kgate took: the proxy (its password masked too) or --noproxy, the CA file and
+ * the client certificate.
+ */
 export function curlLine(request: SentRequest): string {
-  const parts = ['curl -sS'];
+  const parts = ['curl -sS', ...curlNetworkArgs(new URL(request.url), currentNetwork())];
   if (request.method !== 'GET') parts.push(`-X ${request.method}`);
   for (const [name, value] of Object.entries(request.headers)) {
     const shown = name.toLowerCase() === 'ocp-apim-subscription-key' ? MASK : value;

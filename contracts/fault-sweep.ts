@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sendHttp } from '../http/client.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { CHECKS, FIXTURE_CHECKS, getCheck } from './checks/index.ts';
 import type { Failure } from './failure.ts';
 import { crossReaders, FAULT_TABLE, type MatrixCell } from './fault-table.ts';
-import { sendHttp } from './http.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,

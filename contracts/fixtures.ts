@@ -4,10 +4,14 @@ import type { TestInfo } from '@playwright/test';
 import * as playwright from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
+import { closeIdleSockets, configureNetwork } from '../http/client.ts';
+import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
+import { networkSettings, proxySecrets } from '../http/network.ts';
 import {
   Api,
   type ApiSettings,
   DeadlineReached,
+  FrontServerRefused,
   notRunDeadline,
   type Operation,
   ResponseUnusable,
@@ -18,7 +22,6 @@ import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
-import { closeIdleSockets } from './http.ts';
 import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
 import { PROPERTY_CHECKS } from './properties/index.ts';
@@ -84,7 +87,14 @@ export interface TestOutcome {
    * Requests the test sent, those test data discovery sent for it (the first test of a worker to
    * need an item pays for it), and the discovery items it used.
    */
-  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
+  requests?: {
+    test: number;
+    discovery: number;
+    data: string[];
+    retries?: Record<string, number>;
+    /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
+    front?: FrontLimits;
+  };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
 }
@@ -112,6 +122,18 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       const env = readEnv();
       const options = readConformOptions();
       for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
+      // The run's route, as the CLI resolved it: proxies from the variables it set, TLS files from the options.
+      const file = (value: string | undefined, source: string) => (value ? { value, source } : undefined);
+      // The embedded reference server runs on this machine: never through a proxy.
+      const network = networkSettings({
+        environment: options.embedded ? {} : env.proxies,
+        caFile: file(options.network?.caFile, 'caFile'),
+        clientCert: file(options.network?.clientCert, 'clientCert'),
+        clientKey: file(options.network?.clientKey, 'clientKey'),
+      });
+      for (const proxy of [network.proxy?.https, network.proxy?.http])
+        for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
+      configureNetwork(network);
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({
@@ -214,7 +236,9 @@ export async function runCheck(
   const discoveredBefore = kgate.discoveryRequests();
   const own: Failure[] = [];
   const extra: Failure[] = [];
-  const notes: string[] = [];
+  const notes: string[] = kgate.options.network?.description
+    ? [`requests went through this route: ${kgate.options.network.description}`]
+    : [];
   let skipped: string | undefined;
   let carrier = false;
   const fail = (
@@ -297,6 +321,8 @@ export async function runCheck(
       extra.push(...error.findings);
     } else if (error instanceof ResponseUnusable) {
       skipped = `not judged: ${error.message}`;
+    } else if (error instanceof FrontServerRefused) {
+      skipped = error.message;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
@@ -312,6 +338,7 @@ export async function runCheck(
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
+    ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = {

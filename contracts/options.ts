@@ -97,6 +97,11 @@ export interface ConformOptions {
   latencyBudgetMs?: Record<string, number>;
   /** The run's Playwright projects, workers and test time limit (set by runSuite). */
   plan?: PlaywrightPlan;
+  /**
+   * The run's TLS files and its route in words (no secret: the proxies travel to the workers in
+   * their https_proxy / http_proxy / no_proxy variables, as the keys travel in KGATE_KEY*).
+   */
+  network?: { caFile?: string; clientCert?: string; clientKey?: string; description?: string };
 }
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
@@ -163,5 +168,6 @@ export function readConformOptions(
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
     plan: given.plan,
+    network: given.network,
   };
 }

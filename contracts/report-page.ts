@@ -391,9 +391,12 @@ export function fuzzPage(
         id: 'notes',
         title: 'Notes',
         tone: 'info',
-        items: Object.entries(result.tolerance?.learned ?? {}).map(([operation, tolerance]) => ({
-          text: toleranceNote(operation, { tolerance }),
-        })),
+        items: [
+          ...(result.notes ?? []).map((text) => ({ text })),
+          ...Object.entries(result.tolerance?.learned ?? {}).map(([operation, tolerance]) => ({
+            text: toleranceNote(operation, { tolerance }),
+          })),
+        ],
       },
     ],
     operations,

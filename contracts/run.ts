@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { readEnv } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
-import { sendHttp, TransportError } from './http.ts';
 import type { ConformOptions } from './options.ts';
-import type { RequestPace } from './pacing.ts';
 import { RUN_REPORT_FILES } from './run-reports.ts';
 import { playwrightPlan } from './selection.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
@@ -23,7 +20,21 @@ export interface SuiteRun {
   options: ConformOptions;
   /** Extra Playwright arguments (--grep, --shard). */
   playwrightArgs?: string[];
+  /** The forward proxies of the run's route (secret: they may hold credentials) and what bypasses them; none: direct. */
+  proxies?: { https?: string; http?: string; noProxy: string[] };
 }
+
+/** The variables a worker reads its proxies from (config/env.ts): only the run's own reach it. */
+const PROXY_VARIABLES = [
+  'https_proxy',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'HTTP_PROXY',
+  'all_proxy',
+  'ALL_PROXY',
+  'no_proxy',
+  'NO_PROXY',
+];
 
 /** What a run produced: Playwright's exit code and the reporter's summary (absent if Playwright failed to start). */
 export interface SuiteResult {
@@ -57,6 +68,10 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     KGATE_KEY_EXHAUSTED: run.keys.exhausted ?? '',
     FORCE_COLOR: process.stdout.isTTY && !run.options.quiet ? '1' : '0',
   };
+  for (const name of PROXY_VARIABLES) delete env[name];
+  if (run.proxies?.https) env.https_proxy = run.proxies.https;
+  if (run.proxies?.http) env.http_proxy = run.proxies.http;
+  if (run.proxies && run.proxies.noProxy.length > 0) env.no_proxy = run.proxies.noProxy.join(',');
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
   // Workers are forked with the runner's own Node arguments, so they write profiles too.
@@ -99,72 +114,4 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     records: read<TestRecord[]>(SUMMARY_FILES.tests),
     output,
   };
-}
-
-/** Resolves when a TCP connection to the URL's host and port opens; rejects with the reason otherwise. */
-export function checkReachable(baseUrl: string, timeoutMs = 5_000): Promise<void> {
-  const url = new URL(baseUrl);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no TCP connection to ${url.hostname}:${port} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.end();
-      resolve();
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new Error(`${error.code ?? 'error'} connecting to ${url.hostname}:${port}`));
-    });
-  });
-}
-
-/** One cheap request per API, for the key preflight. */
-const PREFLIGHT_PATHS = [
-  `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>1900')}&count=1`,
-  '/answersearch/v7.0/search?q=kgate&mkt=en-US&count=1',
-  `/urlpreview/v7.0/search?q=${encodeURIComponent('https://www.example.com/')}`,
-  `/eventknowledge/v1.0/hotevents?date=${new Date().toISOString().slice(0, 10)}&$top=1`,
-];
-
-/**
- * Asks each API one cheap question with the key. Resolves to a reason when every answer is 401:
- * the key is refused everywhere, so a run would only report that, once per check; a usage problem
- * to fix before the gate can say anything. Anything else (an answer, no answer within 2 s)
- * resolves undefined and the suite judges it.
- */
-export async function keyRefusedEverywhere(
-  baseUrl: string,
-  key: string,
-  pace?: RequestPace,
-): Promise<string | undefined> {
-  const statuses = await Promise.all(
-    PREFLIGHT_PATHS.map(async (path) => {
-      const paced = path.split('?')[0]!;
-      await pace?.wait(paced);
-      try {
-        const response = await sendHttp({
-          method: 'GET',
-          url: `${baseUrl}${path}`,
-          headers: { 'Ocp-Apim-Subscription-Key': key },
-          // Short: a target that does not answer here is judged (quickly) by the suite itself.
-          timeoutMs: 2_000,
-          onSent: pace && (() => pace.sent(paced)),
-          beforeRetry: pace && (() => pace.wait(paced)),
-          maxBytes: 1024 * 1024,
-        });
-        return response.status;
-      } catch (error) {
-        if (error instanceof TransportError) return undefined;
-        throw error;
-      }
-    }),
-  );
-  return statuses.every((status) => status === 401)
-    ? `every API answered 401 to the key (${PREFLIGHT_PATHS.length} requests)`
-    : undefined;
 }

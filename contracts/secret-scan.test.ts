@@ -37,7 +37,7 @@ test('readZip returns the entries of a deflated archive', () => {
   assert.deepEqual(readZip(zipOf('report.json', '{"a":1}')).map(String), ['{"a":1}']);
 });
 
-test('scanForSecrets finds a key in plain files, report.html, nested folders and the HTML report zip', () => {
+test('scanForSecrets finds a key in plain files, report.html, nested folders and the HTML report zip, and a proxy password percent-encoded', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kgate-scan-'));
   try {
     mkdirSync(join(dir, 'html'));
@@ -57,8 +57,11 @@ test('scanForSecrets finds a key in plain files, report.html, nested folders and
         want: true,
       },
     ];
+    cases.push({ given: { file: 'proxy.txt', text: 'proxy http://runner:p%40ss%20word@127.0.0.1:3128' }, want: true });
     for (const { given } of cases) writeFileSync(join(dir, given.file), given.text);
-    const hits = scanForSecrets(dir, ['key-0123456789abcdef']).map((hit) => hit.file.slice(dir.length + 1));
+    const hits = scanForSecrets(dir, ['key-0123456789abcdef', 'p@ss word']).map((hit) =>
+      hit.file.slice(dir.length + 1),
+    );
     for (const { given, want } of cases) assert.equal(hits.includes(given.file), want, given.file);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,9 +9,11 @@ export interface SecretHit {
 }
 
 /**
- * Lists every file under `dir` (recursively) whose content contains one of the secrets. Playwright's
- * HTML report keeps its data in a base64 zip inside index.html: that archive is opened and its
- * entries are searched too, so a key in a test error cannot hide there.
+ * Lists every file under `dir` (recursively) whose content contains one of the secrets, as given or
+ * percent-encoded (a proxy password inside a URL). Playwright's HTML report keeps its data in a
+ * base64 zip inside index.html: that archive is opened and its entries are searched too, so a key
+ * in a test error cannot hide there. For a proxy, pass every form its password takes
+ * (http/network.ts proxySecrets: as given, percent-encoded, inside the basic credentials).
  */
 export function scanForSecrets(dir: string, secrets: string[]): SecretHit[] {
   const hits: SecretHit[] = [];
@@ -19,7 +21,8 @@ export function scanForSecrets(dir: string, secrets: string[]): SecretHit[] {
     const texts = [readFileSync(file).toString('utf8')];
     for (const entry of embeddedZipEntries(texts[0]!)) texts.push(entry);
     for (const secret of secrets) {
-      if (texts.some((text) => text.includes(secret))) hits.push({ file, secret });
+      const forms = [...new Set([secret, encodeURIComponent(secret)])];
+      if (texts.some((text) => forms.some((form) => text.includes(form)))) hits.push({ file, secret });
     }
   }
   return hits;

@@ -1,3 +1,4 @@
+import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
 import {
   type BaselineEntry,
   type BaselineMark,
@@ -43,7 +44,14 @@ export interface TestRecord {
   /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads (absent in records of older runs). */
   judged?: string[];
   /** Requests the test sent, those discovery sent for it, and the discovery items it used (absent in records of older runs). */
-  requests?: { test: number; discovery: number; data: string[]; retries?: Record<string, number> };
+  requests?: {
+    test: number;
+    discovery: number;
+    data: string[];
+    retries?: Record<string, number>;
+    /** Requests a front server refused for their size, and the longest that got through. */
+    front?: FrontLimits;
+  };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
 }
@@ -302,7 +310,7 @@ function summariseTarget(
         check: record.check,
         reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
       })),
-    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records)],
+    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records), ...frontNote(records)],
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
@@ -473,6 +481,13 @@ function renderBaseline(target: TargetSummary): string[] {
     lines.push(...baseline.unjudged.map(entry), '');
   }
   return lines;
+}
+
+/** One note per kind of front-server refusal the run met, with the limit found (http/front-limits.ts). */
+export function frontNote(records: readonly TestRecord[]): string[] {
+  const all = noFrontLimits();
+  for (const record of records) mergeFrontLimits(all, record.requests?.front);
+  return frontLimitNotes(all);
 }
 
 /**

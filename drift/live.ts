@@ -1,6 +1,8 @@
 import { MASK } from '../config/redact.ts';
-import { sendHttp, TransportError } from '../contracts/http.ts';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
+import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
+import { frontRefusal } from '../http/front-limits.ts';
+import { curlNetworkArgs } from '../http/network.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';
@@ -20,6 +22,8 @@ export interface LiveOptions {
   baseline?: Baseline;
   /** Called after every case: cases done of the battery, requests sent. */
   onProgress?(done: number, total: number, requests: number): void;
+  /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
 }
 
 /** How one battery request went. */
@@ -43,6 +47,8 @@ export interface CaseOutcome {
 export interface LiveResult {
   kind: 'drift-live';
   baseUrl: string;
+  /** The route the requests took (proxy masked, CA file, client certificate), when not direct. */
+  network?: string;
   startedAt: string;
   durationMs: number;
   findings: DriftFinding[];
@@ -110,6 +116,20 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     sent += 1;
     const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
     const durationMs = Date.now() - begin;
+    if ('front' in answer) {
+      // A server in front of the deployment refused a request beyond what the interface promises
+      // (http/front-limits.ts): its answer says nothing about the interface.
+      cases.push({
+        name: request.name,
+        operation: request.operation.label,
+        issues: 0,
+        error: answer.front,
+        skipped: true,
+        durationMs,
+        curl,
+      });
+      continue;
+    }
     if ('error' in answer) {
       if (answer.unreachable && cases.every((item) => item.status === undefined)) {
         throw new UnreachableError(`target ${options.baseUrl} is unreachable: ${answer.error}`);
@@ -161,6 +181,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   return {
     kind: 'drift-live',
     baseUrl: options.baseUrl,
+    ...(options.network ? { network: options.network } : {}),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     findings: list,
@@ -184,7 +205,7 @@ function buildUrl(baseUrl: string, request: BatteryRequest): string {
 
 function curlLine(url: string, request: BatteryRequest): string {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  const parts = ['curl', '-sS'];
+  const parts = ['curl', '-sS', ...curlNetworkArgs(new URL(url), currentNetwork())];
   if (request.key !== 'none') parts.push('-H', quote(`Ocp-Apim-Subscription-Key: ${MASK}`));
   if (request.form) parts.push('--data', quote(new URLSearchParams(request.form).toString()));
   parts.push(quote(url));
@@ -193,7 +214,8 @@ function curlLine(url: string, request: BatteryRequest): string {
 
 type Answer =
   | { status: number; headers: Record<string, string>; text: string }
-  | { error: string; unreachable: boolean };
+  | { error: string; unreachable: boolean }
+  | { front: string };
 
 async function send(
   url: string,
@@ -220,12 +242,19 @@ async function send(
       timeoutMs,
       maxBytes,
     });
+    const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
+    if (refusal)
+      return {
+        front: `not judged: a server in front of the deployment refused the ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} with ${refusal.status} ${refusal.contentType} (its size limit, beyond what the interface promises)`,
+      };
     const beyond = beyondJsonLimits(response.body);
     if (beyond) return { error: `status ${response.status}, ${beyond}`, unreachable: false };
     return { status: response.status, headers: response.headers, text: response.body.toString('utf8') };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    const unreachable = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(error.message);
+    // No route (the proxy or TLS in the way) is as final as no server: one line, exit 2.
+    const unreachable =
+      error.route !== undefined || /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(error.message);
     const message =
       error.problem === 'too-large'
         ? `body larger than ${maxBytes} bytes`

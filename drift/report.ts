@@ -54,6 +54,7 @@ export function renderMarkdown(result: LiveResult): string {
     '# kgate drift live',
     '',
     `Target: ${result.baseUrl}  `,
+    ...(result.network ? [`Network: ${result.network}  `] : []),
     `Started: ${result.startedAt}, ${summary.requests} requests in ${(result.durationMs / 1000).toFixed(1)} s  `,
     `Findings: ${summary.findings} (${summary.new} new, ${summary.known} known from the baseline)` +
       (summary.transportErrors > 0 ? `, ${summary.transportErrors} requests without an answer` : ''),

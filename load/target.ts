@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { registerSecret } from '../config/redact.ts';
 import { CHILD_EXEC_ARGV, MODULE_EXT } from '../config/runtime.ts';
-import { sendHttp } from '../contracts/http.ts';
+import { sendHttp } from '../http/client.ts';
 
 /** Where a load run or probe sends its requests. */
 export interface Target {

@@ -18,6 +18,7 @@ const ROOTS = [
   'action',
   'config',
   'openapi',
+  'http',
   'reference',
   'contracts',
   'load',

@@ -14,7 +14,7 @@ import { readCompareKeys, readEnv } from '../../config/env.ts';
 import { ConfigError, type KgateConfig, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
-import { checkReachable } from '../../contracts/run.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import {
   EXIT,
@@ -28,10 +28,12 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import { applyNetwork, NETWORK_OPTIONS, NETWORK_USAGE, networkLine, resolveNetwork } from '../network.ts';
 
 const USAGE = `usage: kgate compare --base-url CANDIDATE --against-url CURRENT [--latency] [--latency-samples N]
                      [--regression-percent P] [--regression-ms MS] [--requests N] [--seed S]
                      [--max-rps R] [--timeout MS] [--report-dir DIR] [--config FILE] [--json]
+                     [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Judges a release candidate against the deployment it replaces. The same requests go to both (the
 live battery's, the second page of every paged operation and N seeded generated ones, chains
@@ -56,10 +58,13 @@ regression is a median slower by more than the threshold whose 95 % interval lie
   --report-dir          write this run's reports to DIR (default: a new ${DEFAULT_COMPARE_REPORT_DIR}/<run-id>/)
   --config              configuration file (default: kgate.config.json or .yaml in the working directory)
   --json                print one JSON result object instead of the summary
+${NETWORK_USAGE}
+                        (both deployments are reached along the same route)
 
 Keys: KGATE_KEY for the candidate, KGATE_AGAINST_KEY for the current deployment (default: KGATE_KEY),
 or the variables keyVariables.full and keyVariables.against of the configuration file name.
-exit codes: 0 alike, 1 a difference or a latency regression, 2 bad usage or unreachable target`;
+exit codes: 0 alike, 1 a difference or a latency regression, 2 bad usage, an unreachable deployment or
+proxy, a refused proxy or TLS connection, or a front server refusing every request`;
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -75,6 +80,7 @@ const OPTIONS = {
   'report-dir': { type: 'string' },
   config: { type: 'string' },
   json: { type: 'boolean' },
+  ...NETWORK_OPTIONS,
 } as const;
 
 /** The parsed command line of `kgate compare`, merged with the environment and the configuration file. */
@@ -161,6 +167,10 @@ export const command: Command = {
     const env = readEnv();
     const config = configOf(argv);
     const args = parseCompareArgs(argv, env.baseUrl, config);
+    const network = resolveNetwork(parseCommandArgs(argv, OPTIONS, 'compare').values, env, config);
+    applyNetwork(network);
+    const line = networkLine('compare', network);
+    if (line) console.error(redactSecrets(line));
     const keys = readCompareKeys(config.keyVariables);
     registerSecret(keys.candidate);
     registerSecret(keys.current);
@@ -176,8 +186,17 @@ export const command: Command = {
         await checkReachable(url);
       } catch (error) {
         console.error(
-          `kgate compare: option ${option}: cannot reach ${url} (${(error as Error).message}); start the deployment or correct the URL`,
+          redactSecrets(
+            `kgate compare: option ${option}: cannot reach ${url} (${(error as Error).message}); start the deployment or correct the URL`,
+          ),
         );
+        return EXIT.usage;
+      }
+      // The proxy and TLS on the way to each deployment, and a front server refusing every request,
+      // are one line here; what the deployments answer is the comparison's to judge.
+      const problem = await preflight(url, option === '--base-url' ? keys.candidate : keys.current);
+      if (problem && problem.kind !== 'key') {
+        console.error(redactSecrets(`kgate compare: option ${option}: ${url}: ${problem.reason}`));
         return EXIT.usage;
       }
     }
@@ -198,6 +217,7 @@ export const command: Command = {
       result = await runCompare({
         candidate: { baseUrl: args.candidateUrl, key: keys.candidate },
         current: { baseUrl: args.currentUrl, key: keys.current },
+        network: network.description,
         requests: args.requests,
         seed: args.seed,
         timeoutMs: args.timeoutMs,

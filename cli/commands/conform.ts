@@ -19,15 +19,17 @@ import {
   readConformOptions,
 } from '../../contracts/options.ts';
 import { runPace } from '../../contracts/pacing.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
-import { checkReachable, keyRefusedEverywhere, runSuite } from '../../contracts/run.ts';
+import { runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests, workersOf } from '../../contracts/selection.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
+import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../network.ts';
 import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
@@ -36,6 +38,7 @@ const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks id
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json] [--playwright-report]
+                     [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
 whether it honours the interface. With no --base-url, no KGATE_BASE_URL and no baseUrl in the
@@ -75,10 +78,12 @@ configuration file it starts the embedded reference server and judges that.
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict. Flags override it, and so do the KGATE_* variables.
+                     maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict, proxy, noProxy,
+                     caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)
+${NETWORK_USAGE}
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
 without a subscription to some API), KGATE_KEY_EXHAUSTED (quota used up), or the variables that
@@ -90,7 +95,7 @@ reports: report.html (the page to open: verdict, matrix, failures with curl line
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
 kgate report merge makes one verdict of the folders of --shard runs
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
-unreachable target`;
+unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -154,6 +159,7 @@ export const command: Command = {
       throw error;
     }
     const settings = resolveConformSettings(values, env, config);
+    const configured = resolveNetwork(values, env, config);
     const grep = stringOption(values, 'grep');
     if (grep !== undefined) {
       try {
@@ -211,6 +217,11 @@ export const command: Command = {
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
       playwrightReport: values['playwright-report'] === true || given.playwrightReport,
+      network: {
+        caFile: configured.settings.tls?.caFile,
+        clientCert: configured.settings.tls?.certFile,
+        clientKey: configured.settings.tls?.keyFile,
+      },
       grep,
       shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
       latencyBudgetMs: settings.latencyBudgetMs,
@@ -234,6 +245,11 @@ export const command: Command = {
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
     let server: ReferenceServer | undefined;
+    // A reference server kgate starts itself is reached directly, never through a proxy.
+    const network = embedded ? embeddedNetwork(configured) : configured;
+    applyNetwork(network);
+    options.network!.description = network.description;
+    if (network.description) say(`kgate conform: network: ${network.description}`);
     if (embedded) {
       // Loaded only here: a run against a deployment does not load the reference server.
       const { startReferenceServer } = await import('../../reference/index.ts');
@@ -260,11 +276,15 @@ export const command: Command = {
         console.error('kgate conform: KGATE_KEY is not set; requests carry no key, so most checks will fail with 401.');
       }
       for (const key of Object.values(keys)) registerSecret(key);
-      const refused = keys.full ? await keyRefusedEverywhere(target!, keys.full, pace) : undefined;
-      if (refused) {
+      const problem = await preflight(target!, keys.full, pace);
+      if (problem) {
         pace?.remove();
         console.error(
-          `kgate conform: ${target} refused KGATE_KEY: ${refused}. Check the key (and its subscriptions) before judging the target.`,
+          redactSecrets(
+            problem.kind === 'key'
+              ? `kgate conform: ${target} refused KGATE_KEY: ${problem.reason}. Check the key (and its subscriptions) before judging the target.`
+              : `kgate conform: ${target}: ${problem.reason}`,
+          ),
         );
         return EXIT.usage;
       }
@@ -287,7 +307,14 @@ export const command: Command = {
     );
     const stopProgress = heartbeat(() => progressLine(options.reportDir, started));
     try {
-      const result = await runSuite({ baseUrl: target, keys, options, playwrightArgs });
+      const proxies = network.settings.proxy;
+      const result = await runSuite({
+        baseUrl: target,
+        keys,
+        options,
+        playwrightArgs,
+        proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+      });
       stopProgress();
       const summary = result.summary;
       if (!summary) {

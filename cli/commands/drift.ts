@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { REPORT_HTML, renderReportHtml } from '../../contracts/report-html.ts';
 import { previousRun } from '../../contracts/report-page.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
@@ -33,11 +34,20 @@ import {
 } from '../args.ts';
 import { driftPage } from '../drift-page.ts';
 import type { Command } from '../main.ts';
+import {
+  applyNetwork,
+  commandNetwork,
+  embeddedNetwork,
+  NETWORK_OPTIONS,
+  NETWORK_USAGE,
+  networkLine,
+} from '../network.ts';
 import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate drift <live|spec|har|history> [options]
 
   kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE] [--timeout 10s] [--report-dir DIR] [--json]
+                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
       Sends a battery of requests (every operation; success and documented error cases) and
       compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
       embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
@@ -48,6 +58,7 @@ const USAGE = `usage: kgate drift <live|spec|har|history> [options]
                            flaky; the report folder gets history.html, a timeline per operation
       --timeout            per-request time limit (default 10s)
       --report-dir DIR     where <run-id>/report.html, drift.json and drift.md go (default reports/drift)
+${NETWORK_USAGE.replace(/^ {2}/gm, '      ')}
 
   kgate drift spec OLD.yaml NEW.yaml [--json]
       Lists every difference between two specs and whether it breaks existing clients.
@@ -62,7 +73,8 @@ const USAGE = `usage: kgate drift <live|spec|har|history> [options]
       --html OUT           also write the timeline page to OUT
 
   --json   print the result as one JSON object
-exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable target`;
+exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable
+target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
 
 /** `kgate drift`: live target vs spec, spec vs spec, recorded HAR vs spec. */
 export const command: Command = {
@@ -97,6 +109,7 @@ async function runLive(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       'report-dir': { type: 'string' },
       json: { type: 'boolean' },
+      ...NETWORK_OPTIONS,
     },
     'drift live',
   );
@@ -130,6 +143,25 @@ async function runLive(argv: string[]): Promise<number> {
   }
   if (baseUrl && !env.key) {
     throw new UsageError('kgate drift live: KGATE_KEY must hold a subscription key to run against a --base-url target');
+  }
+  const configured = commandNetwork(values, env, 'drift live');
+  // A reference server kgate starts itself is reached directly, never through a proxy.
+  const network = baseUrl ? configured : embeddedNetwork(configured);
+  applyNetwork(network);
+  const line = networkLine('drift live', network);
+  if (line) console.error(redactSecrets(line));
+  if (baseUrl) {
+    try {
+      await checkReachable(baseUrl);
+    } catch (error) {
+      console.error(redactSecrets(`kgate drift live: target ${baseUrl} is unreachable: ${(error as Error).message}`));
+      return EXIT.usage;
+    }
+    const problem = await preflight(baseUrl, env.key);
+    if (problem && problem.kind !== 'key') {
+      console.error(redactSecrets(`kgate drift live: ${baseUrl}: ${problem.reason}`));
+      return EXIT.usage;
+    }
   }
   const historyFile = stringOption(values, 'history');
   let history: History | undefined;
@@ -175,6 +207,7 @@ async function runLive(argv: string[]): Promise<number> {
         keys: target.keys,
         timeoutMs,
         baseline,
+        network: network.description,
         onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
       });
     } finally {

@@ -13,8 +13,8 @@ import {
   runFuzz,
 } from '../../contracts/generative/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { REPORT_HTML } from '../../contracts/report-html.ts';
-import { checkReachable, keyRefusedEverywhere } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
@@ -31,10 +31,19 @@ import {
   UsageError,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import {
+  applyNetwork,
+  commandNetwork,
+  embeddedNetwork,
+  NETWORK_OPTIONS,
+  NETWORK_USAGE,
+  networkLine,
+} from '../network.ts';
 import { humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 
 const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
                   [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
+                  [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Sends generated requests and reports the defects only some inputs trigger: valid requests (by the
 spec and the expression grammar of facts.md, GET and POST, encoded and not) must get a 2xx,
@@ -53,10 +62,14 @@ conformance failures, with a curl line (key masked) and the seed that reproduces
   --allow-remote  allow a budget above ${REMOTE_BUDGET_LIMIT} against a target that is not a loopback address
   --report-dir    write this run's reports to DIR (default: a new ${DEFAULT_FUZZ_REPORT_DIR}/<run-id>/)
   --json          print one JSON result object instead of the report
+${NETWORK_USAGE}
+                 (the configuration file in the working directory may set proxy, noProxy, caFile,
+                 clientCert and clientKey)
 
 The subscription key comes from KGATE_KEY (with the embedded server: its own key); 429 answers are
 retried after the wait they state.
-exit codes: 0 no findings, 1 findings, 2 bad usage or unreachable target`;
+exit codes: 0 no findings, 1 findings, 2 bad usage, an unreachable target or proxy, a refused proxy or
+TLS connection, a front server refusing every request, or a key every API refuses`;
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -69,6 +82,7 @@ const OPTIONS = {
   'allow-remote': { type: 'boolean' },
   'report-dir': { type: 'string' },
   json: { type: 'boolean' },
+  ...NETWORK_OPTIONS,
 } as const;
 
 /** The parsed command line of `kgate fuzz` (the target still to resolve). */
@@ -136,6 +150,12 @@ export const command: Command = {
     const env = readEnv();
     registerSecret(env.key);
     const args = parseFuzzArgs(argv, env.baseUrl);
+    const configured = commandNetwork(parseCommandArgs(argv, OPTIONS, 'fuzz').values, env, 'fuzz');
+    // A reference server kgate starts itself is reached directly, never through a proxy.
+    const network = args.baseUrl ? configured : embeddedNetwork(configured);
+    applyNetwork(network);
+    const line = networkLine('fuzz', network);
+    if (line) console.error(redactSecrets(line));
     let target: Target;
     if (args.baseUrl) {
       try {
@@ -146,10 +166,14 @@ export const command: Command = {
         );
         return EXIT.usage;
       }
-      const refused = env.key ? await keyRefusedEverywhere(args.baseUrl, env.key) : undefined;
-      if (refused) {
+      const problem = await preflight(args.baseUrl, env.key);
+      if (problem) {
         console.error(
-          `kgate fuzz: ${args.baseUrl} refused KGATE_KEY: ${refused}. Check the key before fuzzing the target.`,
+          redactSecrets(
+            problem.kind === 'key'
+              ? `kgate fuzz: ${args.baseUrl} refused KGATE_KEY: ${problem.reason}. Check the key before fuzzing the target.`
+              : `kgate fuzz: ${args.baseUrl}: ${problem.reason}`,
+          ),
         );
         return EXIT.usage;
       }
@@ -182,6 +206,7 @@ export const command: Command = {
         maxBytes: DEFAULT_MAX_BYTES,
         maxRps: args.maxRps,
         reportDir,
+        network: network.description,
         onProgress(progress) {
           const line = formatFuzzProgress(progress, args.budget, args.durationMs);
           if (interactive) process.stderr.write(`\r\x1b[2K${line}`);

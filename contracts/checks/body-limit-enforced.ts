@@ -1,3 +1,4 @@
+import { FrontServerRefused } from '../api.ts';
 import { defineCheck } from './registry.ts';
 
 /** Below both readings of "1 MB". */
@@ -20,7 +21,7 @@ export function formOfSize(bytes: number): string {
 export const check = defineCheck({
   id: 'body-limit-enforced',
   severity: 'fail',
-  verifies: `a similarity POST body of ${UNDER_LIMIT} bytes is accepted (200 or the documented 408) and one of ${OVER_LIMIT} bytes gets the documented 400 ("1 MB" read both ways)`,
+  verifies: `a similarity POST body of ${UNDER_LIMIT} bytes is accepted (200 or the documented 408) and one of ${OVER_LIMIT} bytes gets the documented 400 ("1 MB" read both ways); where a server in front of the interface refuses the larger body itself (nginx's 413 over its 1m default), the run's notes name that limit instead`,
   kind: 'test',
   appliesTo: (op) => op.operationId === 'similarityPost',
   async run(ctx) {
@@ -40,11 +41,20 @@ export const check = defineCheck({
       );
     });
     await ctx.step(`${OVER_LIMIT} bytes`, async () => {
-      const response = await ctx.api.call(ctx.op, {
-        rawBody: formOfSize(OVER_LIMIT),
-        intent: 'error',
-        timeoutMs: Math.max(ctx.timeoutMs, 15_000),
-      });
+      let response: Awaited<ReturnType<typeof ctx.api.call>>;
+      try {
+        response = await ctx.api.call(ctx.op, {
+          rawBody: formOfSize(OVER_LIMIT),
+          intent: 'error',
+          timeoutMs: Math.max(ctx.timeoutMs, 15_000),
+        });
+      } catch (error) {
+        // A front server's own refusal (nginx's 413 over its 1m default) keeps the body from the
+        // interface: the deployment refuses it, and the run's notes name the limit; the interface's
+        // own 400 cannot be judged behind it.
+        if (!(error instanceof FrontServerRefused)) throw error;
+        return;
+      }
       ctx.expect(
         response.status === 400,
         'a body over 1 MB was not refused with 400',

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
+import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import type { OperationId } from '../../openapi/spec.ts';
 import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
@@ -50,6 +51,8 @@ export interface FuzzSettings {
   maxRps?: number;
   concurrency?: number;
   reportDir: string;
+  /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
   onProgress?(progress: EngineProgress): void;
 }
 
@@ -80,6 +83,8 @@ export interface FuzzResult {
    */
   tolerance: { relative: number; atMost: number; learned: Record<string, number> };
   findings: FuzzFinding[];
+  /** What the run met on its way that is no finding: the route it took, a front server's size limits. */
+  notes: string[];
   reportDir: string;
 }
 
@@ -150,6 +155,10 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
     tolerance: { relative: SCORE_TOLERANCE, atMost: CLIENT_NOTICEABLE, learned: run.tolerances },
     findings,
+    notes: [
+      ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
+      ...frontLimitNotes(apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits())),
+    ],
     reportDir: settings.reportDir,
   };
   writeFileSync(join(settings.reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
@@ -192,6 +201,7 @@ export function renderFuzz(result: FuzzResult): string {
     '',
   ];
   if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');
+  if (result.notes.length > 0) lines.push('## Notes', '', ...result.notes.map((note) => `- ${note}`), '');
   lines.push(result.findings.length === 0 ? 'No findings.' : `## Findings (${result.findings.length})`, '');
   for (const finding of result.findings) {
     lines.push('```', formatFailure(finding), `  seen in:    ${finding.seenIn} case(s)`, '```', '');

@@ -1,6 +1,7 @@
 // The generative phase of `kgate conform`: each operation's share of the run's generated requests,
 // sent once per worker (all intents at once, so that slow answers overlap), and reported by the
 // three generative checks' tests, each taking the findings of the cases of its intent.
+import { type FrontLimits, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
@@ -41,6 +42,8 @@ interface Sent {
   requests: number;
   /** The same requests per operation, with their latencies. */
   timings: OperationTimings;
+  /** Requests a front server refused for their size, those that got through, inputs resent as POST. */
+  front: FrontLimits;
   /** Set by the test that counts `requests` as its own, so the run counts them once. */
   counted: boolean;
 }
@@ -75,7 +78,8 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     });
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
-    return { result, count, requests: requestsSent(apis), timings, counted: false };
+    const front = apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits());
+    return { result, count, requests: requestsSent(apis), timings, front, counted: false };
   });
 }
 
@@ -93,6 +97,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       sent.counted = true;
       ctx.api.requestCount += sent.requests;
       mergeTimings(ctx.api.timings, sent.timings);
+      mergeFrontLimits(ctx.api.front, sent.front);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
     if (intent === 'positive')

@@ -7,7 +7,7 @@ import { type AddressInfo, createServer as createNetServer, type Socket } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './http.ts';
+import { closeIdleSockets, SETTLE_MS, sendHttp, TransportError } from './client.ts';
 
 /** Tiny hostile servers, one per path, so the client is proven without the reference server. */
 const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
@@ -230,6 +230,53 @@ test('a 408 on an idle connection is the server closing it, not stray bytes', as
     assert.deepEqual(reported, []);
   } finally {
     server.close();
+  }
+});
+
+test('a kept-alive connection carries one exchange at a time, while servers close idle connections around it', async () => {
+  // A server that closes each idle connection 20 to 40 ms after its answer (around the 25 ms a
+  // connection rests), and notes a request that arrives while the previous one on its connection
+  // is still unanswered: two exchanges on one connection at once.
+  let overlaps = 0;
+  const sockets = new Set<Socket>();
+  const raw = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    let pending = '';
+    let busy = false;
+    let closer: NodeJS.Timeout | undefined;
+    socket.on('data', (chunk) => {
+      pending += chunk.toString('latin1');
+      while (pending.includes('\r\n\r\n')) {
+        pending = pending.slice(pending.indexOf('\r\n\r\n') + 4);
+        if (busy) overlaps++;
+        busy = true;
+        clearTimeout(closer);
+        setTimeout(() => {
+          busy = false;
+          socket.write(answer('{"ok":true}'));
+          closer = setTimeout(() => socket.destroy(), 20 + Math.random() * 20);
+        }, Math.random() * 3);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/x`;
+  try {
+    const worker = async () => {
+      for (let i = 0; i < 40; i++) {
+        const response = await get(url).catch((error: unknown) => error);
+        if (response instanceof TransportError) continue;
+        assert.equal((response as { status: number }).status, 200);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    assert.equal(overlaps, 0, 'no connection was handed to two requests at once');
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    raw.close();
+    closeIdleSockets();
   }
 });
 

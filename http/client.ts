@@ -1,13 +1,29 @@
 // kgate's HTTP/1.1 client: every request of every command that talks to a target goes through it
-// (the conformance suite, kgate fuzz, kgate drift live, the preflight and the probes). It is written
-// over node:net and node:tls rather than node:http so that kgate sees the wire as it is: it knows
-// whether a connection was used before and whether any byte of an answer arrived (a request that a
-// server's idle close cut off is sent again, once, on a fresh connection), where each answer ends
-// by its own framing (bytes after that end, or bytes arriving between exchanges, are reported and
-// the connection is closed, never read as the next request's answer), and it keeps one deadline
-// for the whole exchange, a size cap, no decompression, and an abort signal.
+// (the conformance suite, kgate fuzz, kgate drift live, kgate compare, the preflight, the probes and
+// the validated share of kgate load). It is written over node:net and node:tls rather than node:http
+// so that kgate sees the wire as it is: it knows whether a connection was used before and whether
+// any byte of an answer arrived (a request that a server's idle close cut off is sent again, once,
+// on a fresh connection), where each answer ends by its own framing (bytes after that end, or bytes
+// arriving between exchanges, are reported and the connection is closed, never read as the next
+// request's answer), and it keeps one deadline for the whole exchange, a size cap, no
+// decompression, and an abort signal. The route is the network's (configureNetwork): directly, or
+// through a forward proxy as curl would go (absolute-form requests for http targets, a CONNECT
+// tunnel for https ones), with the run's CA and client certificate for TLS.
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
+import {
+  describeTlsError,
+  hostOf,
+  isTlsError,
+  maskedProxy,
+  type NetworkSettings,
+  portOf,
+  proxyAuthorization,
+  proxyFor,
+} from './network.ts';
+import { type ParseResult, preview, ResponseParser } from './response-parser.ts';
+
+export { MAX_HEADER_BYTES } from './response-parser.ts';
 
 /** A response read in full (up to the size cap). */
 export interface RawResponse {
@@ -21,10 +37,19 @@ export interface RawResponse {
   retried?: boolean;
   /** Bytes that came after the answer's declared end, described: the connection was closed, not reused. */
   stray?: string;
+  /** Size of the request as sent: its request line and headers, and its body. */
+  sent: { headBytes: number; bodyBytes: number };
 }
 
 /** Why a request could not complete: each maps to one named transport check. */
 export type TransportProblem = 'timeout' | 'connection' | 'too-large';
+
+/**
+ * What stood between kgate and the target when a connection could not be made: the forward proxy
+ * (unreachable, or refusing the tunnel) or TLS (an untrusted, expired or misnamed certificate, a
+ * client certificate the server requires). The preflight turns either into one line and exit 2.
+ */
+export type RouteProblem = 'proxy' | 'tls';
 
 /** A request that did not yield a whole response within the limits. */
 export class TransportError extends Error {
@@ -38,6 +63,8 @@ export class TransportError extends Error {
     readonly status?: number,
     /** True when the request had been sent a second time, on a fresh connection. */
     readonly retried = false,
+    /** Set when the proxy or TLS kept the request from reaching the target at all. */
+    readonly route?: RouteProblem,
   ) {
     super(message);
   }
@@ -67,19 +94,19 @@ export interface HttpRequest {
   onStray?: (detail: string) => void;
 }
 
-/** Largest status line and headers read, as node:http allows. */
-export const MAX_HEADER_BYTES = 16 * 1024;
 /** How long a kept-alive connection rests after an answer before it carries the next request. */
 export const SETTLE_MS = 25;
 /** Connections open to one origin at most; further requests wait for one. */
 export const MAX_CONNECTIONS_PER_ORIGIN = 64;
 
-const CRLF = Buffer.from('\r\n');
-
 /** One kept-alive connection. */
 interface Connection {
+  /** The socket exchanges are written to: a tunnel's TLS socket once the tunnel stands. */
   socket: Socket;
+  /** The pool it belongs to: the target's origin and the proxy it goes through. */
   origin: string;
+  /** Settles when the connection can carry a request (connected, tunnelled, TLS done); rejects with the reason it cannot. */
+  ready: Promise<void>;
   /** Exchanges completed on it. */
   exchanges: number;
   /** Closed by either side, or by kgate after a framing problem: never used again. */
@@ -165,30 +192,25 @@ function release(connection: Connection): void {
  * answer (bytes a server writes right after an answer, a stray second response, show up in that
  * time and close it), else a new one; at MAX_CONNECTIONS_PER_ORIGIN, the first to come free.
  */
-async function acquire(url: URL, fresh: boolean): Promise<{ connection: Connection; reused: boolean }> {
-  const pool = poolOf(url.origin);
+async function acquire(url: URL, route: Route, fresh: boolean): Promise<{ connection: Connection; reused: boolean }> {
+  const pool = poolOf(route.pool);
   for (;;) {
-    if (!fresh) {
-      const now = performance.now();
-      for (const connection of [...pool.idle]) {
-        if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) retire(connection);
-        else if (now - connection.idleSince >= SETTLE_MS) {
-          // Bytes may already wait in the kernel while a busy event loop has not read them: let a
-          // whole poll phase pass first, so they reach idleData (and close the connection) instead
-          // of being read as this request's answer.
-          pool.idle.splice(pool.idle.indexOf(connection), 1);
-          await pollPassed();
-          if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) {
-            retire(connection);
-            continue;
-          }
-          stopIdle(connection);
-          connection.socket.ref();
-          return { connection, reused: true };
-        }
+    const rested = fresh ? undefined : takeRested(pool);
+    if (rested) {
+      // Bytes may already wait in the kernel while a busy event loop has not read them: let a
+      // whole poll phase pass first, so they reach idleData (and close the connection) instead
+      // of being read as this request's answer.
+      await pollPassed();
+      if (rested.dead || rested.socket.destroyed || rested.socket.readableEnded) {
+        retire(rested);
+        // The pool may have changed meanwhile: look at it afresh.
+        continue;
       }
+      stopIdle(rested);
+      rested.socket.ref();
+      return { connection: rested, reused: true };
     }
-    if (fresh || pool.open < MAX_CONNECTIONS_PER_ORIGIN) return { connection: open(url), reused: false };
+    if (fresh || pool.open < MAX_CONNECTIONS_PER_ORIGIN) return { connection: open(url, route), reused: false };
     await new Promise<void>((resolve) => {
       pool.waiting.push(resolve);
       setTimeout(resolve, SETTLE_MS);
@@ -196,227 +218,246 @@ async function acquire(url: URL, fresh: boolean): Promise<{ connection: Connecti
   }
 }
 
+/**
+ * Takes the first idle connection that has rested SETTLE_MS out of the pool (retiring the closed
+ * ones on the way), in one synchronous step: no other request can take the same one.
+ */
+function takeRested(pool: Pool): Connection | undefined {
+  const now = performance.now();
+  for (const connection of [...pool.idle]) {
+    if (connection.dead || connection.socket.destroyed || connection.socket.readableEnded) retire(connection);
+    else if (now - connection.idleSince >= SETTLE_MS) {
+      pool.idle.splice(pool.idle.indexOf(connection), 1);
+      return connection;
+    }
+  }
+  return undefined;
+}
+
 /** Resolves once the event loop has gone through at least one whole poll phase (I/O read) since the call. */
 function pollPassed(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
-function open(url: URL): Connection {
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const socket =
-    url.protocol === 'https:'
-      ? connectTls({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, ALPNProtocols: ['http/1.1'] })
-      : connectTcp({ host, port });
+/** The network of this process (configureNetwork): direct, with Node's CAs, until told otherwise. */
+let network: NetworkSettings = {};
+
+/**
+ * Sets the route of every later request of this process: the proxies and what bypasses them, the
+ * CA file and the client certificate. Kept-alive connections of the previous route are closed.
+ */
+export function configureNetwork(settings: NetworkSettings): void {
+  network = settings;
+  closeIdleSockets();
+}
+
+/** The network requests go through now. */
+export function currentNetwork(): NetworkSettings {
+  return network;
+}
+
+/** How a request reaches its target: the proxy (if any), tunnelled for https; and the pool its connections share. */
+interface Route {
+  proxy?: URL;
+  /** A CONNECT tunnel through the proxy (https targets); else absolute-form requests to it. */
+  tunnel: boolean;
+  pool: string;
+}
+
+function routeOf(url: URL): Route {
+  const proxy = proxyFor(url, network.proxy);
+  return {
+    proxy,
+    tunnel: proxy !== undefined && url.protocol === 'https:',
+    pool: `${proxy?.href ?? ''} ${url.origin}`,
+  };
+}
+
+/** An error that kept a connection from being made, with what stood in the way. */
+class RouteError extends Error {
+  constructor(
+    message: string,
+    readonly route?: RouteProblem,
+  ) {
+    super(message);
+  }
+}
+
+/** Resolves when `socket` emits `event`; rejects when it fails or closes first, with `describe`'s reading of the error. */
+function whenReady(
+  socket: Socket,
+  event: 'connect' | 'secureConnect',
+  describe: (error: NodeJS.ErrnoException) => RouteError,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      socket.off(event, onReady);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+    };
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: NodeJS.ErrnoException) => {
+      cleanup();
+      reject(describe(error));
+    };
+    const onClose = () => {
+      cleanup();
+      reject(describe(Object.assign(new Error('connection closed while it was being set up'), { code: 'ECONNRESET' })));
+    };
+    socket.once(event, onReady);
+    socket.once('error', onError);
+    socket.once('close', onClose);
+  });
+}
+
+function tlsOptions(url: URL) {
+  const host = hostOf(url);
+  return {
+    host,
+    port: portOf(url),
+    servername: /^[\d.:]+$/.test(host) ? undefined : host,
+    ALPNProtocols: ['http/1.1'],
+    ...(network.tls?.ca ? { ca: network.tls.ca } : {}),
+    ...(network.tls?.cert ? { cert: network.tls.cert } : {}),
+    ...(network.tls?.key ? { key: network.tls.key } : {}),
+  };
+}
+
+/** The error of a TCP connection as today's checks name it (`ECONNREFUSED: connect ECONNREFUSED ...`). */
+const tcpError = (error: NodeJS.ErrnoException) => new RouteError(`${error.code ?? 'error'}: ${error.message}`);
+
+/** The error of a TLS handshake: a certificate problem names the host and the reason. */
+function tlsError(url: URL): (error: NodeJS.ErrnoException) => RouteError {
+  return (error) => (isTlsError(error) ? new RouteError(describeTlsError(error, url.host), 'tls') : tcpError(error));
+}
+
+/** Opens a connection for `url` along its route; `ready` says when it can carry a request. */
+function open(url: URL, route: Route): Connection {
+  const target = { host: hostOf(url), port: portOf(url) };
+  let socket: Socket;
+  let ready: Promise<void>;
+  if (!route.proxy) {
+    socket = url.protocol === 'https:' ? connectTls(tlsOptions(url)) : connectTcp(target);
+    ready =
+      url.protocol === 'https:'
+        ? whenReady(socket, 'secureConnect', tlsError(url))
+        : whenReady(socket, 'connect', tcpError);
+  } else {
+    const proxy = route.proxy;
+    socket = connectTcp({ host: hostOf(proxy), port: portOf(proxy) });
+    const toProxy = whenReady(
+      socket,
+      'connect',
+      (error) =>
+        new RouteError(`cannot connect to the proxy ${maskedProxy(proxy)}: ${error.code ?? error.message}`, 'proxy'),
+    );
+    ready = route.tunnel ? toProxy.then(() => tunnel(connection, url, proxy)) : toProxy;
+  }
   socket.setNoDelay(true);
   // Every error is handled by the exchange that owns the socket, or ends an idle one; this keeps a
   // late one (after kgate closed the connection) from being an unhandled 'error' event.
   socket.on('error', () => {});
-  poolOf(url.origin).open++;
-  return { socket, origin: url.origin, exchanges: 0, dead: false, idleSince: 0 };
+  // A connection that fails to open is its exchange's failure (handled there); never an unhandled rejection.
+  ready.catch(() => {});
+  poolOf(route.pool).open++;
+  const connection: Connection = { socket, origin: route.pool, ready, exchanges: 0, dead: false, idleSince: 0 };
+  return connection;
 }
-
-/** The first bytes of a chunk, printable. */
-function preview(chunk: Buffer): string {
-  const text = chunk
-    .subarray(0, 80)
-    .toString('latin1')
-    .replace(/[^\x20-\x7e]/g, '.');
-  return JSON.stringify(chunk.length > 80 ? `${text}...` : text);
-}
-
-/** What the parser makes of the bytes of one answer. */
-type ParseResult =
-  | { state: 'more' }
-  | { state: 'done'; response: Omit<RawResponse, 'elapsedMs'>; rest: Buffer; reusable: boolean }
-  | { state: 'error'; problem: TransportProblem; message: string };
 
 /**
- * Reads one HTTP/1.1 answer from the bytes as they arrive: status line and headers (informational
- * 1xx answers skipped), then a body framed by Content-Length, by chunked transfer coding, or by the
- * end of the connection. `rest` is whatever came after the answer's declared end.
+ * Asks the proxy for a tunnel to the target (CONNECT host:port) and starts TLS inside it; the
+ * connection's socket becomes the TLS socket. Any answer but a 2xx is the proxy refusing.
  */
-class ResponseParser {
-  private buffer: Buffer = Buffer.alloc(0);
-  private head: { status: number; headers: Record<string, string>; reusable: boolean } | undefined;
-  private framing: { kind: 'length'; left: number } | { kind: 'chunked' } | { kind: 'close' } | undefined;
-  private readonly chunks: Buffer[] = [];
-  /** Body bytes read so far (after decoding chunked framing). */
-  bodyBytes = 0;
-  /** Bytes of the answer received at all. */
-  received = 0;
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly method: string,
-  ) {}
-
-  get status(): number | undefined {
-    return this.head?.status;
-  }
-
-  push(chunk: Buffer): ParseResult {
-    this.received += chunk.length;
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    return this.advance();
-  }
-
-  /** The connection ended: an answer framed by the close is complete now; anything else is cut off. */
-  end(): ParseResult {
-    if (this.head && this.framing?.kind === 'close') {
-      this.take(this.buffer);
-      if (this.bodyBytes > this.maxBytes) return this.tooLarge();
-      return this.done(Buffer.alloc(0), false);
-    }
-    const where = this.head
-      ? `connection closed after ${this.bodyBytes} body bytes`
-      : this.received > 0
-        ? `connection closed after ${this.received} bytes of the status line and headers`
-        : 'connection closed before any byte of the answer';
-    return { state: 'error', problem: 'connection', message: where };
-  }
-
-  private advance(): ParseResult {
-    for (;;) {
-      if (!this.head) {
-        const at = this.buffer.indexOf('\r\n\r\n');
-        if (at < 0) {
-          if (this.buffer.length > MAX_HEADER_BYTES) return this.headerOverflow();
-          return { state: 'more' };
-        }
-        if (at > MAX_HEADER_BYTES) return this.headerOverflow();
-        const head = this.parseHead(this.buffer.subarray(0, at).toString('latin1'));
-        if ('message' in head) return { state: 'error', problem: 'connection', message: head.message };
-        this.buffer = this.buffer.subarray(at + 4);
-        if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
-        this.head = head;
-        const length = head.headers['content-length'];
-        const noBody = this.method === 'HEAD' || head.status === 204 || head.status === 304;
-        if (noBody) this.framing = { kind: 'length', left: 0 };
-        else if (/\bchunked\b/i.test(head.headers['transfer-encoding'] ?? '')) this.framing = { kind: 'chunked' };
-        else if (length !== undefined) {
-          const left = /^\d+$/.test(length.trim()) ? Number(length.trim()) : Number.NaN;
-          if (!Number.isSafeInteger(left))
-            return {
-              state: 'error',
-              problem: 'connection',
-              message: `invalid Content-Length ${JSON.stringify(length)}`,
-            };
-          if (left > this.maxBytes) return this.tooLarge(left);
-          this.framing = { kind: 'length', left };
-        } else {
-          this.framing = { kind: 'close' };
-          this.head.reusable = false;
-        }
-      }
-      const framing = this.framing!;
-      if (framing.kind === 'close') {
-        this.take(this.buffer);
-        this.buffer = Buffer.alloc(0);
-        return this.bodyBytes > this.maxBytes ? this.tooLarge() : { state: 'more' };
-      }
-      if (framing.kind === 'length') {
-        const piece = this.buffer.subarray(0, framing.left);
-        this.take(piece);
-        framing.left -= piece.length;
-        this.buffer = this.buffer.subarray(piece.length);
-        return framing.left === 0 ? this.done(this.buffer, this.head!.reusable) : { state: 'more' };
-      }
-      // Chunked: size line, data, CRLF; a zero size ends it, after optional trailers and a blank line.
-      const line = this.buffer.indexOf('\r\n');
-      if (line < 0) return this.buffer.length > MAX_HEADER_BYTES ? this.headerOverflow() : { state: 'more' };
-      const size = Number.parseInt(this.buffer.subarray(0, line).toString('latin1').split(';')[0]!.trim(), 16);
-      if (!Number.isFinite(size) || size < 0)
-        return { state: 'error', problem: 'connection', message: 'invalid chunk size in a chunked body' };
-      if (size === 0) {
-        // Optional trailer lines, then an empty line.
-        const after = this.buffer.subarray(line + 2);
-        const blank = after.subarray(0, 2).equals(CRLF) ? 0 : after.indexOf('\r\n\r\n');
-        if (blank < 0) return after.length > MAX_HEADER_BYTES ? this.headerOverflow() : { state: 'more' };
-        const end = line + 2 + (blank === 0 ? 2 : blank + 4);
-        return this.done(this.buffer.subarray(end), this.head!.reusable);
-      }
-      if (this.buffer.length < line + 2 + size + 2) {
-        if (this.bodyBytes + size > this.maxBytes) return this.tooLarge();
-        return { state: 'more' };
-      }
-      this.take(this.buffer.subarray(line + 2, line + 2 + size));
-      if (this.bodyBytes > this.maxBytes) return this.tooLarge();
-      this.buffer = this.buffer.subarray(line + 2 + size + 2);
-    }
-  }
-
-  private parseHead(
-    text: string,
-  ): { status: number; headers: Record<string, string>; reusable: boolean } | { message: string } {
-    const [statusLine = '', ...lines] = text.split('\r\n');
-    const match = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(statusLine);
-    if (!match) return { message: `not an HTTP/1.x status line: ${preview(Buffer.from(statusLine, 'latin1'))}` };
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      if (colon <= 0) return { message: `malformed header line: ${preview(Buffer.from(line, 'latin1'))}` };
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
-    }
-    const connection = (headers.connection ?? '').toLowerCase();
-    const reusable = match[1] === '1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
-    return { status: Number(match[2]), headers, reusable };
-  }
-
-  private take(piece: Buffer): void {
-    if (piece.length === 0) return;
-    this.bodyBytes += piece.length;
-    if (this.bodyBytes <= this.maxBytes) this.chunks.push(piece);
-  }
-
-  private done(rest: Buffer, reusable: boolean): ParseResult {
-    const head = this.head!;
-    return {
-      state: 'done',
-      response: { status: head.status, headers: head.headers, body: Buffer.concat(this.chunks) },
-      rest,
-      reusable,
+async function tunnel(connection: Connection, url: URL, proxy: URL): Promise<void> {
+  const raw = connection.socket;
+  const authority = url.host.includes(':') || url.port ? url.host : `${url.host}:${portOf(url)}`;
+  const authorization = proxyAuthorization(proxy);
+  raw.write(
+    `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${authorization ? `Proxy-Authorization: ${authorization}\r\n` : ''}\r\n`,
+  );
+  const head = await new Promise<string>((resolve, reject) => {
+    let bytes = Buffer.alloc(0);
+    const cleanup = () => {
+      raw.off('data', onData);
+      raw.off('error', onEnd);
+      raw.off('close', onEnd);
     };
-  }
-
-  private tooLarge(declared?: number): ParseResult {
-    return {
-      state: 'error',
-      problem: 'too-large',
-      message: `body exceeds the ${this.maxBytes}-byte cap${declared === undefined ? '' : ` (Content-Length ${declared})`}`,
+    const onData = (chunk: Buffer) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      const at = bytes.indexOf('\r\n\r\n');
+      if (at < 0 && bytes.length < 16 * 1024) return;
+      cleanup();
+      // Nothing may follow the proxy's 2xx before TLS starts; anything does only after a refusal, which closes.
+      if (at >= 0 && bytes.length > at + 4 && /^HTTP\/1\.\d 2/.test(bytes.toString('latin1')))
+        raw.unshift(bytes.subarray(at + 4));
+      resolve(bytes.subarray(0, Math.max(at, 0)).toString('latin1'));
     };
-  }
-
-  private headerOverflow(): ParseResult {
-    return {
-      state: 'error',
-      problem: 'connection',
-      message: `HPE_HEADER_OVERFLOW: status line and headers larger than ${MAX_HEADER_BYTES} bytes`,
+    const onEnd = () => {
+      cleanup();
+      reject(
+        new RouteError(
+          `the proxy ${maskedProxy(proxy)} closed the connection before answering CONNECT ${authority}`,
+          'proxy',
+        ),
+      );
     };
+    raw.on('data', onData);
+    raw.once('error', onEnd);
+    raw.once('close', onEnd);
+  });
+  const status = /^HTTP\/1\.\d (\d{3})(?: (.*))?/.exec(head.split('\r\n')[0] ?? '');
+  if (!status || !status[1]!.startsWith('2')) {
+    const answer = status
+      ? `${status[1]}${status[2] ? ` ${status[2].trim()}` : ''}`
+      : `no HTTP answer (${preview(Buffer.from(head, 'latin1'))})`;
+    throw new RouteError(`the proxy ${maskedProxy(proxy)} refused CONNECT ${authority}: ${answer}`, 'proxy');
   }
+  const secure: TLSSocket = connectTls({ ...tlsOptions(url), socket: raw });
+  secure.on('error', () => {});
+  connection.socket = secure;
+  await whenReady(secure, 'secureConnect', tlsError(url));
 }
 
-/** The request's bytes on the wire. */
-function serialize(url: URL, request: HttpRequest): Buffer {
-  const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+/**
+ * The request's bytes on the wire: origin form (`GET /path?query`), or absolute form
+ * (`GET http://host/path?query`) with the proxy's credentials when it goes to a forward proxy.
+ */
+function serialize(
+  url: URL,
+  route: Route,
+  request: HttpRequest,
+): { bytes: Buffer; headBytes: number; bodyBytes: number } {
+  const absolute = route.proxy !== undefined && !route.tunnel;
+  const target = absolute ? `${url.origin}${url.pathname}${url.search}` : `${url.pathname}${url.search}`;
+  const lines = [`${request.method} ${target} HTTP/1.1`, `Host: ${url.host}`];
+  const authorization = absolute ? proxyAuthorization(route.proxy!) : undefined;
+  if (authorization) lines.push(`Proxy-Authorization: ${authorization}`);
   for (const [name, value] of Object.entries(request.headers)) lines.push(`${name}: ${value}`);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   if (body !== undefined) lines.push(`Content-Length: ${body.length}`);
   // No Accept-Encoding: kgate never inflates a body, so a compressed one stays the bytes it is.
-  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), ...(body ? [body] : [])]);
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  return {
+    bytes: Buffer.concat([head, ...(body ? [body] : [])]),
+    headBytes: head.length,
+    bodyBytes: body?.length ?? 0,
+  };
 }
 
 /** One attempt at the exchange: `fresh` forces a new connection. */
 function attempt(
   url: URL,
+  route: Route,
   request: HttpRequest,
+  wire: Buffer,
   fresh: boolean,
   started: number,
   deadline: { signal: AbortSignal },
 ): Promise<
-  RawResponse & {
+  Omit<RawResponse, 'sent'> & {
     reusedBeforeAnyByte?: TransportError;
     ambiguous?: string;
   }
@@ -433,16 +474,14 @@ function attempt(
         connection.socket.off('end', onEnd);
         connection.socket.off('close', onEnd);
         connection.socket.off('error', onError);
-        connection.socket.off('connect', onConnect);
-        connection.socket.off('secureConnect', onConnect);
       }
     };
-    const fail = (problem: TransportProblem, message: string) => {
+    const fail = (problem: TransportProblem, message: string, problemOfRoute?: RouteProblem) => {
       if (settled) return;
       settled = true;
       cleanup();
       if (connection) retire(connection);
-      const error = new TransportError(problem, message, parser?.bodyBytes ?? 0, parser?.status);
+      const error = new TransportError(problem, message, parser?.bodyBytes ?? 0, parser?.status, false, problemOfRoute);
       // A kept-alive connection the server had closed (or was closing) when the request went out:
       // nothing of an answer came back, so the request is safe to send again (every operation reads).
       if (reused && problem === 'connection' && (parser?.received ?? 0) === 0)
@@ -484,20 +523,20 @@ function attempt(
       fail('connection', `${error.code ?? 'error'}: ${error.message}`);
     };
     const send = () => {
+      if (settled) return;
       parser = new ResponseParser(request.maxBytes, request.method);
       const socket = connection!.socket;
       socket.on('data', onData);
       socket.once('end', onEnd);
       socket.once('close', onEnd);
       socket.on('error', onError);
-      socket.write(serialize(url, request), (error) => {
+      socket.write(wire, (error) => {
         if (!error) request.onSent?.();
       });
     };
-    const onConnect = () => send();
     if (deadline.signal.aborted) return onAbort();
     deadline.signal.addEventListener('abort', onAbort, { once: true });
-    acquire(url, fresh).then(({ connection: taken, reused: wasReused }) => {
+    acquire(url, route, fresh).then(({ connection: taken, reused: wasReused }) => {
       connection = taken;
       reused = wasReused;
       if (settled) {
@@ -507,14 +546,7 @@ function attempt(
       }
       parser = new ResponseParser(request.maxBytes, request.method);
       if (reused) return send();
-      const socket = taken.socket;
-      socket.on('error', onError);
-      socket.once('close', onEnd);
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
-        socket.off('error', onError);
-        socket.off('close', onEnd);
-        onConnect();
-      });
+      taken.ready.then(send, (error: RouteError) => fail('connection', error.message, error.route));
     });
   });
 }
@@ -523,7 +555,10 @@ function attempt(
  * Sends one request; resolves with the whole response or rejects with a TransportError. A request
  * that a kept-alive connection lost before any byte of its answer arrived is sent again once, on a
  * fresh connection (RawResponse.retried says so); a fresh connection that
- * fails, or one that fails after part of an answer, is the exchange's failure.
+ * fails, or one that fails after part of an answer, is the exchange's failure. Through a forward
+ * proxy the same rules hold for the connection to the proxy (or the tunnel through it); a proxy that
+ * cannot be reached, refuses the tunnel or answers 407, and a TLS handshake that fails, reject with
+ * TransportError.route set.
  */
 export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
   const url = new URL(request.url);
@@ -533,6 +568,9 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
       throw new TypeError(`invalid header ${JSON.stringify(name)}`);
   }
+  const route = routeOf(url);
+  const { bytes: wire, headBytes, bodyBytes } = serialize(url, route, request);
+  const sent = { headBytes, bodyBytes };
   // Each attempt has the whole deadline: a retry only follows a connection lost before any byte of
   // an answer (at once, never after a wait), and may first wait for its slot under a pace.
   const deadlined = async (fresh: boolean) => {
@@ -543,21 +581,32 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
     if (request.signal?.aborted) onAbort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await attempt(url, request, fresh, started, controller);
+      const answer = await attempt(url, route, request, wire, fresh, started, controller);
+      // Through a proxy in absolute form, a 407 is the proxy refusing the request, never the target's answer.
+      if (answer.status === 407 && route.proxy && !route.tunnel)
+        throw new TransportError(
+          'connection',
+          `the proxy ${maskedProxy(route.proxy)} refused the request: 407 (Proxy Authentication Required)`,
+          0,
+          407,
+          false,
+          'proxy',
+        );
+      return answer;
     } finally {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', onAbort);
     }
   };
   const first = await deadlined(false);
-  if (!first.reusedBeforeAnyByte && !first.ambiguous) return first;
+  if (!first.reusedBeforeAnyByte && !first.ambiguous) return { ...first, sent };
   try {
     await request.beforeRetry?.();
     const second = await deadlined(true);
     if (second.reusedBeforeAnyByte) throw second.reusedBeforeAnyByte;
     // Which exchange the extra answer belonged to is known only when the fresh connection shows it
     // again (second.stray names this request's operation); otherwise nobody is blamed on a guess.
-    return { ...second, retried: true };
+    return { ...second, retried: true, sent };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     throw new TransportError(
@@ -566,6 +615,7 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
       error.bytesRead,
       error.status,
       true,
+      error.route,
     );
   }
 }

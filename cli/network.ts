@@ -1,0 +1,116 @@
+import type { HarnessEnv } from '../config/env.ts';
+import { ConfigError, type KgateConfig, loadConfig } from '../config/file.ts';
+import { registerSecret } from '../config/redact.ts';
+import { configureNetwork } from '../http/client.ts';
+import {
+  describeNetwork,
+  NetworkConfigError,
+  type NetworkSettings,
+  networkSettings,
+  proxySecrets,
+} from '../http/network.ts';
+import { type ParsedArgs, stringOption, UsageError } from './args.ts';
+
+/** The options of every command that talks to a target: the route to it (see NETWORK_USAGE). */
+export const NETWORK_OPTIONS = {
+  proxy: { type: 'string' },
+  'ca-file': { type: 'string' },
+  'client-cert': { type: 'string' },
+  'client-key': { type: 'string' },
+} as const;
+
+/** The usage lines of NETWORK_OPTIONS, for each command's --help. */
+export const NETWORK_USAGE = `  --proxy        forward proxy of every request, http://[user:password@]host[:port]; replaces
+                 HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (read as curl reads them), NO_PROXY still applies
+  --ca-file      PEM file of the CA certificates TLS trusts instead of Node's (like curl's --cacert;
+                 NODE_EXTRA_CA_CERTS adds to Node's instead)
+  --client-cert  client certificate (PEM) for a deployment that requires mutual TLS, with --client-key
+  --client-key   the client certificate's private key (PEM, unencrypted)`;
+
+/** A command's network, resolved: the client's settings, a line for the run header, and the paths workers need. */
+export interface ResolvedNetwork {
+  settings: NetworkSettings;
+  /** The route in words, credentials masked; undefined when requests go directly with Node's CAs. */
+  description?: string;
+}
+
+/**
+ * Resolves the route of a command: --proxy over the configuration file's proxy over the
+ * environment's (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY), the file's noProxy over NO_PROXY, the flags'
+ * TLS files over the file's. Throws UsageError naming the option, key or variable at fault.
+ */
+export function resolveNetwork(
+  values: ParsedArgs['values'],
+  env: Pick<HarnessEnv, 'proxies'>,
+  config: KgateConfig = {},
+  configSource = 'the configuration file',
+): ResolvedNetwork {
+  const flag = (name: string) => {
+    const value = stringOption(values, name);
+    if (value !== undefined && value.trim() === '')
+      throw new UsageError(`option --${name} takes a value, got an empty string`);
+    return value === undefined ? undefined : { value, source: `option --${name}` };
+  };
+  const fromFile = (key: 'proxy' | 'caFile' | 'clientCert' | 'clientKey') =>
+    config[key] === undefined ? undefined : { value: config[key]!, source: `${configSource}: key '${key}'` };
+  const certFlag = flag('client-cert');
+  const keyFlag = flag('client-key');
+  let settings: NetworkSettings;
+  try {
+    settings = networkSettings({
+      proxy: flag('proxy') ?? fromFile('proxy'),
+      environment: env.proxies,
+      noProxy: config.noProxy,
+      caFile: flag('ca-file') ?? fromFile('caFile'),
+      // A certificate and its key come from the same place: both flags, or both keys of the file.
+      ...(certFlag || keyFlag
+        ? { clientCert: certFlag, clientKey: keyFlag }
+        : { clientCert: fromFile('clientCert'), clientKey: fromFile('clientKey') }),
+    });
+  } catch (error) {
+    if (error instanceof NetworkConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  return { settings, description: describeNetwork(settings) };
+}
+
+/**
+ * Makes the route the one of every request this process sends, and its proxy passwords secrets
+ * (masked wherever they could appear: as given, percent-encoded, inside basic credentials).
+ */
+export function applyNetwork(network: ResolvedNetwork): void {
+  for (const proxy of [network.settings.proxy?.https, network.settings.proxy?.http])
+    for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
+  configureNetwork(network.settings);
+}
+
+/** The route for the embedded reference server: a process kgate started on this machine is never reached through a proxy. */
+export function embeddedNetwork(network: ResolvedNetwork): ResolvedNetwork {
+  const { proxy: _, ...rest } = network.settings;
+  return { settings: rest, description: describeNetwork(rest) };
+}
+
+/**
+ * The network of a command without a --config option of its own (fuzz, drift live, load, probe):
+ * its flags, then the network keys of the configuration file in the working directory (if there
+ * is one), then the environment. Throws UsageError for a bad flag, file or variable.
+ */
+export function commandNetwork(
+  values: ParsedArgs['values'],
+  env: Pick<HarnessEnv, 'proxies'>,
+  command: string,
+): ResolvedNetwork {
+  let config: KgateConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`kgate ${command}: ${error.message}`);
+    throw error;
+  }
+  return resolveNetwork(values, env, config);
+}
+
+/** The one line a command prints for the route it takes, or nothing for a direct one with Node's CAs. */
+export function networkLine(command: string, network: ResolvedNetwork): string | undefined {
+  return network.description ? `kgate ${command}: network: ${network.description}` : undefined;
+}

@@ -1,0 +1,164 @@
+// The limits of the servers in front of a deployment. A reverse proxy, a gateway, a forward proxy
+// or the deployment's own HTTP server refuses a request beyond what it accepts (a request line or
+// headers over its buffers, a body over its size limit) with an answer of its own: nginx's
+// `414 Request-URI Too Large` page, Node's `431` with an empty body, squid's `400` page, a `413`.
+// Such a request goes beyond what the interface promises to serve, so that answer is the
+// infrastructure's, not the interface's: it is named once per run, with the limit it showed,
+// never judged as a failure, and never makes kgate give up on an operation.
+//
+// The rule for "beyond what the interface promises": a request whose request line and headers
+// exceed LONG_HEAD_BYTES (the smallest limit common front servers use: some gateways cut at 2 KB,
+// nginx and Apache at 8 KB, Node and HAProxy at 16 KB; the interface sends long inputs through its
+// POST variants), or whose body exceeds LONG_BODY_BYTES (the documented 1 MB, read as the smaller
+// 1,000,000 bytes). Its 414 or 431, whatever the body, is the front server's; its 413 or 400 is the
+// front server's when it is not JSON (an interface answering in JSON is judged: its own 413 where
+// it documents 400 fails). A shorter request getting such an answer is judged as any answer is,
+// and so is a 5xx or a 2xx to a long one: only the refusals a front server gives pass as its own.
+
+/** Requests whose request line and headers are longer than this may meet a front server's limit. */
+export const LONG_HEAD_BYTES = 2_048;
+/** Bodies longer than this exceed the documented 1 MB limit, read the smaller way. */
+export const LONG_BODY_BYTES = 1_000_000;
+/** The statuses a front server refuses a request it will not pass on with. */
+export const FRONT_LIMIT_STATUSES: readonly number[] = [400, 413, 414, 431];
+
+/** A request a server in front of the interface refused because of its size. */
+export interface FrontRefusal {
+  /** What was too long: the request line and headers, or the body. */
+  part: 'head' | 'body';
+  method: string;
+  /** Its size, in bytes. */
+  bytes: number;
+  status: number;
+  /** The answer's media type, or `no content type`. */
+  contentType: string;
+}
+
+/** True for a body the interface could have sent: labelled JSON and parsing as JSON. */
+function interfaceJson(contentType: string | undefined, body: Buffer): boolean {
+  if (!/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '')) return false;
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The front server's refusal in an answer, or undefined when the answer is to be judged: a 414 or
+ * 431 to a long request (the request line and headers are the HTTP server's to judge, whatever it
+ * sends), or a 413 or 400 to one that is not JSON (an interface may send those itself: its JSON
+ * answer stays the interface's, judged as strictly as ever, so a deployment answering its own 413
+ * where the interface documents 400 still fails).
+ */
+export function frontRefusal(
+  method: string,
+  sent: { headBytes: number; bodyBytes: number },
+  answer: { status: number; headers: Record<string, string>; body: Buffer },
+): FrontRefusal | undefined {
+  if (!FRONT_LIMIT_STATUSES.includes(answer.status)) return undefined;
+  const longHead = sent.headBytes > LONG_HEAD_BYTES;
+  const longBody = sent.bodyBytes > LONG_BODY_BYTES;
+  if (!longHead && !longBody) return undefined;
+  const contentType = answer.headers['content-type'];
+  if ((answer.status === 400 || answer.status === 413) && interfaceJson(contentType, answer.body)) return undefined;
+  const part = longBody && (answer.status === 413 || answer.status === 400 || !longHead) ? 'body' : 'head';
+  return {
+    part,
+    method,
+    bytes: part === 'body' ? sent.bodyBytes : sent.headBytes,
+    status: answer.status,
+    contentType: contentType?.split(';')[0]?.trim().toLowerCase() || 'no content type',
+  };
+}
+
+/** What a run saw of front-server limits: the refusals (the shortest of each kind) and the longest requests that got through. */
+export interface FrontLimits {
+  /** By `part method status content type`. */
+  refused: Record<string, FrontRefusal & { count: number }>;
+  /** The longest request line and headers, and body, that reached the interface, among the long ones. */
+  passed: { head: number; body: number };
+  /** Generated GET inputs sent again through their operation's POST variant after a refusal. */
+  resent: number;
+}
+
+/** An empty record. */
+export function noFrontLimits(): FrontLimits {
+  return { refused: {}, passed: { head: 0, body: 0 }, resent: 0 };
+}
+
+/** True when the record holds anything worth carrying (a refusal, or a long request that got through). */
+export function hasFrontLimits(limits: FrontLimits): boolean {
+  return (
+    Object.keys(limits.refused).length > 0 || limits.passed.head > 0 || limits.passed.body > 0 || limits.resent > 0
+  );
+}
+
+/** Records a refusal. */
+export function recordRefusal(limits: FrontLimits, refusal: FrontRefusal): void {
+  const key = `${refusal.part} ${refusal.method} ${refusal.status} ${refusal.contentType}`;
+  const known = limits.refused[key];
+  if (!known) limits.refused[key] = { ...refusal, count: 1 };
+  else {
+    known.count++;
+    known.bytes = Math.min(known.bytes, refusal.bytes);
+  }
+}
+
+/** Records a request that reached the interface, when it was long (the limit lies above it). */
+export function recordPassed(limits: FrontLimits, sent: { headBytes: number; bodyBytes: number }): void {
+  if (sent.headBytes > LONG_HEAD_BYTES) limits.passed.head = Math.max(limits.passed.head, sent.headBytes);
+  if (sent.bodyBytes > LONG_BODY_BYTES) limits.passed.body = Math.max(limits.passed.body, sent.bodyBytes);
+}
+
+/** Adds `from` into `into` (records of several tests, workers or fixtures). */
+export function mergeFrontLimits(into: FrontLimits, from: FrontLimits | undefined): FrontLimits {
+  if (!from) return into;
+  for (const refusal of Object.values(from.refused)) {
+    const key = `${refusal.part} ${refusal.method} ${refusal.status} ${refusal.contentType}`;
+    const known = into.refused[key];
+    if (!known) into.refused[key] = { ...refusal };
+    else {
+      known.count += refusal.count;
+      known.bytes = Math.min(known.bytes, refusal.bytes);
+    }
+  }
+  into.passed.head = Math.max(into.passed.head, from.passed.head);
+  into.passed.body = Math.max(into.passed.body, from.passed.body);
+  into.resent += from.resent;
+  return into;
+}
+
+/** A size as "about N KB": rounded down, so a limit of 8 KB reads as 8 whatever the request that first passed it. */
+function about(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+    : `${Math.max(1, Math.floor(bytes / 1024))} KB`;
+}
+
+/**
+ * One note per kind of refusal, naming the limit found: `GET requests over about 8 KB (request
+ * line and headers) got 414 text/html from a server in front of the interface, not from the
+ * interface: 3 request(s), the shortest 8,508 bytes, the longest that got through 7,146 bytes...`.
+ */
+export function frontLimitNotes(limits: FrontLimits): string[] {
+  return Object.values(limits.refused)
+    .sort((a, b) => a.bytes - b.bytes)
+    .map((refusal) => {
+      const head = refusal.part === 'head';
+      const passed = head ? limits.passed.head : limits.passed.body;
+      const through =
+        passed > 0 && passed < refusal.bytes
+          ? `, the longest that got through ${passed.toLocaleString('en-US')} bytes`
+          : '';
+      const resent =
+        head && limits.resent > 0 && refusal.method === 'GET'
+          ? `; ${limits.resent} generated input(s) went through the POST variant instead`
+          : '';
+      const why = head
+        ? `long inputs belong in the POST variants, so these ${refusal.method} requests were not judged${resent}`
+        : 'a body over the documented 1 MB is beyond what the interface takes, so these were not judged';
+      return `${refusal.method} requests over about ${about(refusal.bytes)} (${head ? 'request line and headers' : 'body'}) got ${refusal.status} ${refusal.contentType} from a server in front of the interface, not from the interface: ${refusal.count} request(s), the shortest ${refusal.bytes.toLocaleString('en-US')} bytes${through}. ${why[0]!.toUpperCase()}${why.slice(1)}.`;
+    });
+}
