@@ -112,3 +112,27 @@ test('the note names the limit once per kind of refusal, with the shortest refus
   ]);
   assert.deepEqual(frontLimitNotes(noFrontLimits()), []);
 });
+
+test('the limit named is the round one between the longest request through and the shortest refused', () => {
+  const cases: { given: { passed: number; refused: number }; want: string }[] = [
+    // nginx's 8 KB, whatever lengths the run happened to send around it.
+    { given: { passed: 6_649, refused: 9_824 }, want: 'about 8 KB' },
+    { given: { passed: 7_146, refused: 8_508 }, want: 'about 8 KB' },
+    // Node's 16 KB on the whole head; a 2 KB gateway.
+    { given: { passed: 15_000, refused: 17_100 }, want: 'about 16 KB' },
+    { given: { passed: 1_200, refused: 2_300 }, want: 'about 2 KB' },
+    // Two round limits fit what was seen: the larger is named.
+    { given: { passed: 3_000, refused: 9_000 }, want: 'about 8 KB' },
+    // No round limit fits: the shortest refused, rounded down.
+    { given: { passed: 9_000, refused: 12_500 }, want: 'about 12 KB' },
+    // Nothing got through: the largest round limit the refused request passed.
+    { given: { passed: 0, refused: 9_824 }, want: 'about 8 KB' },
+  ];
+  for (const { given, want } of cases) {
+    const limits = noFrontLimits();
+    if (given.passed > 0) recordPassed(limits, get(given.passed));
+    recordRefusal(limits, { part: 'head', method: 'GET', bytes: given.refused, status: 414, contentType: 'text/html' });
+    const [note] = frontLimitNotes(limits);
+    assert.ok(note?.startsWith(`GET requests over ${want} `), `${JSON.stringify(given)}: ${note}`);
+  }
+});

@@ -130,11 +130,18 @@ export function mergeFrontLimits(into: FrontLimits, from: FrontLimits | undefine
   return into;
 }
 
-/** A size as "about N KB": rounded down, so a limit of 8 KB reads as 8 whatever the request that first passed it. */
-function about(bytes: number): string {
-  return bytes >= 1024 * 1024
-    ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
-    : `${Math.max(1, Math.floor(bytes / 1024))} KB`;
+/** The sizes front servers set their request-head limits to (2 KB gateways, nginx and Apache 8 KB, Node and HAProxy 16 KB...). */
+const ROUND_LIMITS_KB = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/**
+ * The limit a refusal shows, as "about N KB": the largest round limit between the longest request
+ * that got through and the shortest refused one (a limit of 8 KB reads as 8 whatever lengths the
+ * run happened to send), else the shortest refused one rounded down.
+ */
+function about(refused: number, passed: number): string {
+  if (refused >= 1024 * 1024) return `${(refused / (1024 * 1024)).toFixed(1)} MB`;
+  const round = ROUND_LIMITS_KB.filter((kb) => kb * 1024 > passed && kb * 1024 <= refused).at(-1);
+  return `${round ?? Math.max(1, Math.floor(refused / 1024))} KB`;
 }
 
 /**
@@ -159,6 +166,6 @@ export function frontLimitNotes(limits: FrontLimits): string[] {
       const why = head
         ? `long inputs belong in the POST variants, so these ${refusal.method} requests were not judged${resent}`
         : 'a body over the documented 1 MB is beyond what the interface takes, so these were not judged';
-      return `${refusal.method} requests over about ${about(refusal.bytes)} (${head ? 'request line and headers' : 'body'}) got ${refusal.status} ${refusal.contentType} from a server in front of the interface, not from the interface: ${refusal.count} request(s), the shortest ${refusal.bytes.toLocaleString('en-US')} bytes${through}. ${why[0]!.toUpperCase()}${why.slice(1)}.`;
+      return `${refusal.method} requests over about ${about(refusal.bytes, passed)} (${head ? 'request line and headers' : 'body'}) got ${refusal.status} ${refusal.contentType} from a server in front of the interface, not from the interface: ${refusal.count} request(s), the shortest ${refusal.bytes.toLocaleString('en-US')} bytes${through}. ${why[0]!.toUpperCase()}${why.slice(1)}.`;
     });
 }
