@@ -1,5 +1,6 @@
 import { type MixRequest, requestTarget } from './scenarios.ts';
 import { simpleRequest } from './target.ts';
+import { targetUrl } from './target-url.ts';
 
 /** A target that could not be reached before the run: exit code 2. */
 export class TargetUnreachable extends Error {
@@ -17,7 +18,7 @@ export async function preflight(
 ): Promise<Record<string, string>> {
   const headers: Record<string, string> = key ? { 'Ocp-Apim-Subscription-Key': key } : {};
   const hot = mix.find((entry) => entry.operationId === 'hotEvents');
-  const probe = hot ? `${baseUrl}${requestTarget(hot)}` : `${baseUrl}/`;
+  const probe = targetUrl(baseUrl, hot ? requestTarget(hot) : '/');
   let body: string;
   try {
     const response = await simpleRequest(probe, { headers, timeoutMs: 10_000 });

@@ -160,6 +160,31 @@ describe('statuses, failures and validation', () => {
     assert.ok(result.timeline.length >= 1 && result.timeline[0]!.sent > 0);
   });
 
+  test('a base URL with a path: every request goes under it, trailing slash or not', async () => {
+    for (const prefix of ['/api', '/api/', '/v1/my%20api']) {
+      const seen: string[] = [];
+      const url = await serve((req, res) => {
+        seen.push(req.url ?? '');
+        req.resume();
+        req.on('end', () => res.end('{}'));
+      });
+      const result = await runLoad({
+        baseUrl: `${url}${prefix}`,
+        startRate: 40,
+        stages: [{ durationS: 0.5, target: 40 }],
+        connections: 4,
+        validateShare: 0,
+        mix: MIX,
+      });
+      const base = prefix.replace(/\/$/, '');
+      assert.equal(result.sent, seen.length, 'every request arrived');
+      assert.ok(seen.length >= 19, `${seen.length} requests`);
+      const stray = seen.filter((path) => !path.startsWith(`${base}/academic/v1.0/`));
+      assert.deepEqual(stray, [], `every request goes under ${base}`);
+      assert.ok(seen.includes(`${base}/academic/v1.0/evaluate?expr=Y%3E2012`), 'the query string is kept');
+    }
+  });
+
   test('a target that drops connections yields transport errors, not a hang', async () => {
     const url = await serve((req) => req.socket.destroy());
     const result = await runLoad({
@@ -231,13 +256,14 @@ describe('expandMix', () => {
   for (const { given, want } of cases) {
     test(`weights ${given.join(':')} give shares ${JSON.stringify(want)}`, () => {
       const mix = MIX.map((entry, i) => ({ ...entry, weight: given[i]! }));
-      const list = expandMix(mix, 'k-123456', {});
+      const list = expandMix(mix, 'k-123456', {}, '/api');
       const counts: Record<string, number> = {};
       for (const request of list) counts[request.operationId] = (counts[request.operationId] ?? 0) + 1;
       assert.deepEqual(counts, want);
       assert.equal(list[0]!.headers!['Ocp-Apim-Subscription-Key'], 'k-123456');
       const post = list.find((r) => r.method === 'POST')!;
       assert.equal(post.body, 's1=home&s2=house');
+      assert.equal(post.path, '/api/academic/v1.0/similarity', 'paths go under the base path');
       assert.equal(post.headers!['Content-Type'], 'application/x-www-form-urlencoded');
       // Interleaved: the minority operation is not bunched at the end.
       assert.ok(list.slice(0, 10).some((r) => r.operationId === 'similarityPost'));

@@ -4,6 +4,7 @@ import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
+import { basePath, joinPath, originOf } from './target-url.ts';
 
 /** What one load run does: the target, the arrival profile (or maximum rate), the mix. */
 export interface LoadPlan {
@@ -150,7 +151,7 @@ export async function runLoad(
   let nextRequestIndex = 0;
   let finished = false;
 
-  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {});
+  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl));
   // Arrivals are timed from the moment every connection exists: autocannon builds its clients
   // synchronously (cloning the request list for each), and that set-up is not the target's latency.
   let t0 = performance.now();
@@ -344,7 +345,8 @@ export async function runLoad(
   const durationS = closed ? plannedS : plannedS + timeoutS + 1;
   const instance = autocannon(
     {
-      url: plan.baseUrl,
+      // autocannon sends each request's path as it is: the base URL's own path is in every one of them.
+      url: originOf(plan.baseUrl),
       connections: plan.connections,
       pipelining: 1,
       duration: durationS,
@@ -412,12 +414,14 @@ export async function runLoad(
 
 /**
  * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
- * weighted round robin so each connection cycles through a well-spread sequence.
+ * weighted round robin so each connection cycles through a well-spread sequence. Each path starts
+ * with `prefix`, the path of the base URL.
  */
 export function expandMix(
   mix: MixRequest[],
   key: string | undefined,
   pathParams: Record<string, string>,
+  prefix = '',
 ): (autocannon.Request & { operationId: string })[] {
   const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
   if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
@@ -439,7 +443,7 @@ export function expandMix(
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     list.push({
       method: entry.method,
-      path: requestTarget(entry, pathParams),
+      path: joinPath(prefix, requestTarget(entry, pathParams)),
       headers,
       ...(body !== undefined ? { body } : {}),
       operationId: entry.operationId,

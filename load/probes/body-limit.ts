@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { targetUrl } from '../target-url.ts';
 
 /** Target of a body-limit probe. */
 export interface BodyLimitProbeOptions {
@@ -75,7 +76,7 @@ export function accepted(outcome: BodyOutcome): boolean {
 export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<BodyLimitProbeResult> {
   const log = options.log ?? (() => undefined);
   const started = performance.now();
-  const url = `${options.baseUrl}/academic/v1.0/similarity`;
+  const url = targetUrl(options.baseUrl, '/academic/v1.0/similarity');
   let requests = 0;
   const problems: string[] = [];
   const send = async (size: number): Promise<BodyOutcome> => {

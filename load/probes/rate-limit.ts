@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
+import { targetUrl } from '../target-url.ts';
 
 /** Largest answer the probe reads; a larger one counts as no answer. */
 const PROBE_MAX_BYTES = 1024 * 1024;
@@ -85,7 +86,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   const log = options.log ?? (() => undefined);
   const template = BROWSING_MIX.find((entry) => entry.operationId === options.operation);
   if (!template) throw new Error(`no request template for ${options.operation}`);
-  const url = `${options.baseUrl}${requestTarget(template)}`;
+  const url = targetUrl(options.baseUrl, requestTarget(template));
   const https = url.startsWith('https:');
   const agent = https
     ? new HttpsAgent({ keepAlive: true, maxSockets: 256 })
