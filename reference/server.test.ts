@@ -372,6 +372,29 @@ describe('a refused body is read before the answer, as servers behind a front se
   });
 });
 
+describe('request head limits', () => {
+  // 20 KB of query: over Node's default 16 KB for the request line and headers, under the clean
+  // profile's 256 KB.
+  const path = `/academic/v1.0/similarity?${qs({ s1: 'a'.repeat(20_000), s2: 'b' })}`;
+  test("the real profile keeps Node's default limit: a 20 KB GET gets 431 with an empty body", async () => {
+    const real = await startReferenceServer({ papers: 200, quiet: true, profile: 'real' });
+    try {
+      const reply = await send(real.url, path, { key: real.keys.full });
+      assert.equal(reply.status, 431);
+      assert.equal(reply.text, '');
+      assert.equal(
+        (await send(real.url, '/academic/v1.0/similarity?s1=home&s2=house', { key: real.keys.full })).status,
+        200,
+      );
+    } finally {
+      await real.close();
+    }
+  });
+  test('the clean profile answers the same GET', async () => {
+    assert.equal((await get(path)).status, 200);
+  });
+});
+
 describe('GET and POST agree, bodies need not be encoded', () => {
   const cases: { given: { op: string; get: string; post: string } }[] = [
     { given: { op: 'similarity', get: qs({ s1: 'home', s2: 'house' }), post: 's1=home&s2=house' } },
