@@ -185,6 +185,43 @@ describe('statuses, failures and validation', () => {
     }
   });
 
+  test('the validated share goes through the shared client, with its size cap; the rest through autocannon', async () => {
+    // autocannon writes `Connection: keep-alive` on every request; kgate's shared client writes no
+    // Connection header. POST answers are over the shared client's 8 MiB cap.
+    const arrivals: { method: string; autocannon: boolean }[] = [];
+    const big = Buffer.alloc(9 * 1024 * 1024, 0x20);
+    const url = await serve((req, res) => {
+      arrivals.push({ method: req.method ?? '', autocannon: req.headers.connection === 'keep-alive' });
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end(req.method === 'POST' ? big : '{"entities":[]}');
+      });
+    });
+    const plan = { baseUrl: url, startRate: 40, stages: [{ durationS: 1, target: 40 }], connections: 4, mix: MIX };
+    const validate = () => ({ valid: true, errors: [] });
+    const all = await runLoad({ ...plan, validateShare: 1 }, { validate });
+    assert.equal(arrivals.length, 40);
+    assert.ok(
+      arrivals.every((arrival) => !arrival.autocannon),
+      'every validated request came through the shared client',
+    );
+    const posts = arrivals.filter((arrival) => arrival.method === 'POST').length;
+    assert.ok(posts > 0, 'the mix has POSTs');
+    assert.equal(all.transportErrors, posts, 'answers over the size cap are no answer');
+    assert.equal(all.validation.checked, 40 - posts, 'every answer read was validated');
+    assert.equal(all.completed, 40 - posts);
+
+    arrivals.length = 0;
+    const none = await runLoad({ ...plan, validateShare: 0 }, { validate });
+    assert.ok(
+      arrivals.every((arrival) => arrival.autocannon),
+      'with nothing validated every request is autocannon',
+    );
+    assert.equal(none.validation.checked, 0);
+    assert.equal(none.transportErrors, 0, 'autocannon reads any size');
+  });
+
   test('a target that drops connections yields transport errors, not a hang', async () => {
     const url = await serve((req) => req.socket.destroy());
     const result = await runLoad({

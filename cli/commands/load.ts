@@ -174,7 +174,7 @@ export const command: Command = {
         const r = summary.result;
         const lines = [
           `${r.sent} requests in ${r.elapsedS} s (${r.throughputRps} answers/s), p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms`,
-          `answers: statuses ${JSON.stringify(r.statuses)}; no answer: ${r.transportErrors} (connection errors and resets ${Math.max(0, r.transportErrors - r.timeouts)}, timeouts ${r.timeouts}); retries 0 (a load run never sends a request again); never sent ${r.dropped}; validated ${r.validation.checked} (${r.validation.invalid} invalid)`,
+          `answers: statuses ${JSON.stringify(r.statuses)}; no answer: ${r.transportErrors} (connection errors and resets ${Math.max(0, r.transportErrors - r.timeouts)}, timeouts ${r.timeouts}); retries ${r.retries} (only a validated request is ever sent again, once, when a kept-alive connection was lost before any byte of its answer); never sent ${r.dropped}; validated ${r.validation.checked} (${r.validation.invalid} invalid)`,
           ...summary.verdicts.map(describeThreshold),
           ...(paths ? [`report: ${paths.htmlPath}`, `summary: ${paths.summaryPath}`] : []),
         ];

@@ -158,14 +158,20 @@ export const command: Command = {
         log(
           `kgate probe body-limit -> ${where}\n  plan: binary search over 64 B .. 2 MiB of similarity POST bodies, at most 25 requests`,
         );
-        const result = await probeBodyLimit({ baseUrl: target.baseUrl, key: target.key, log });
+        const result = await probeBodyLimit({
+          baseUrl: target.baseUrl,
+          key: target.key,
+          validate: await loadValidator(),
+          log,
+        });
         problems = result.problems;
         output = result;
         if (!args.json) {
           console.log(
             [
               `largest accepted body: ${result.limitBytes === null ? 'not found' : `${result.limitBytes.toLocaleString('en-US')} bytes`} (${result.matches})`,
-              `one byte over: ${result.overDetail || '-'}`,
+              `one byte over: ${result.overDetail || '-'}${result.overFrom ? ` (from ${result.overFrom === 'target' ? 'the target' : 'a front server'})` : ''}`,
+              ...result.notes.map((note) => `note: ${note}`),
               `target healthy afterwards: ${result.healthyAfter}`,
               `${result.requests} requests in ${result.durationS} s`,
             ].join('\n'),
