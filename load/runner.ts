@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
-import { TransportError } from '../http/client.ts';
+import { currentNetwork, TransportError } from '../http/client.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
@@ -389,8 +389,12 @@ export async function runLoad(
   // Open model: the schedule ends the run; autocannon's duration is only the outer bound (the
   // planned duration plus one request timeout for the last answers).
   const durationS = closed ? plannedS : plannedS + timeoutS + 1;
+  // The client certificate of the run, for a deployment that requires mutual TLS. autocannon never
+  // verifies the server's certificate; the preflight, through the shared client, has.
+  const tls = currentNetwork().tls;
   const instance = autocannon(
     {
+      ...(tls?.cert ? { tlsOptions: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
       // autocannon sends each request's path as it is: the base URL's own path is in every one of them.
       url: origin,
       connections: plan.connections,
