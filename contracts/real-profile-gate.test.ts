@@ -64,7 +64,10 @@ test('kgate fuzz passes the realistic profile, its longest GETs over the limit i
     ['fuzz', '--base-url', server.url, '--seed', FUZZ_SEED, '--report-dir', join(dir, 'fuzz'), '--json'],
     { cwd: dir, env: env(), timeoutMs: 600_000 },
   );
-  const summary = JSON.parse(stdout) as { findings: { check: string; operation: string; level?: string }[] };
+  const summary = JSON.parse(stdout) as {
+    findings: { check: string; operation: string; level?: string }[];
+    notes: string[];
+  };
   const failing = summary.findings.filter((finding) => finding.level !== 'warn');
   assert.deepEqual(
     failing.map((finding) => `${finding.check} on ${finding.operation}`),
@@ -72,4 +75,9 @@ test('kgate fuzz passes the realistic profile, its longest GETs over the limit i
     `no failing finding: ${stderr.slice(-2000)}`,
   );
   assert.equal(code, 0, 'exit code 0');
+  assert.match(
+    summary.notes.join('\n'),
+    /GET requests over about 1\d KB \(request line and headers\) got 431 .* from a server in front of the interface/,
+    "Node's 431 is named once, as the limit it is",
+  );
 });
