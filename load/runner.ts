@@ -167,6 +167,8 @@ export async function runLoad(
 
   const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl));
   const origin = originOf(plan.baseUrl);
+  // Sampled at random: a fixed stride would alias with the period of the request list and
+  // validate the same operation every time.
   const sampled = () =>
     hooks.validate !== undefined &&
     plan.validateShare > 0 &&
