@@ -340,7 +340,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * Reads and drops what is left of a request body, up to DRAIN_MAX_BYTES and DRAIN_MAX_MS; true
  * when the body ended within both (the connection can then carry the next request).
  */
-export function drainBody(
+function drainBody(
   req: IncomingMessage,
   maxBytes: number = DRAIN_MAX_BYTES,
   maxMs: number = DRAIN_MAX_MS,
