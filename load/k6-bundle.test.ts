@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readEnv } from '../config/env.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { missingBinaries, startNginx } from '../scripts/real-servers.ts';
 import { ROOT, runProcess } from '../scripts/run-process.ts';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS } from './k6-bundle.ts';
 
@@ -86,12 +87,13 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
   async function runK6(
     name: string,
     key?: string,
+    baseUrl = server.url,
   ): Promise<{ code: number | null; crossed: string[]; all: string[]; output: string }> {
     const script = join(dir, `${name}.js`);
-    const summary = join(dir, `${name}-${key ? 'key' : 'nokey'}-summary.json`);
+    const summary = join(dir, `${name}-${key ? 'key' : 'nokey'}-${Date.now()}-summary.json`);
     spawnSync(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', name, '--out', script]);
     // A short, light version of the scenario: 3 s at 20/s peak, every answer checked.
-    const vars = { BASE_URL: server.url, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_SHARE: '1' };
+    const vars = { BASE_URL: baseUrl, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_SHARE: '1' };
     const args = ['run', '--quiet', '--no-color', '--summary-export', summary, script];
     for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}) }))
       args.splice(1, 0, '-e', `${variable}=${value}`);
@@ -127,6 +129,27 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
         );
     });
   }
+
+  test('smoke.js through nginx at a path prefix: every request reaches the deployment under /api/', async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    const missing = missingBinaries(['nginx']);
+    if (missing) return t.skip(missing);
+    const front = await startNginx({ upstream: server.url, prefix: '/api/' });
+    try {
+      const { code, crossed, output } = await runK6('smoke', server.keys.full, front.url);
+      assert.equal(code, 0, `k6 exit code: ${output}`);
+      assert.deepEqual(crossed, [], 'no threshold crossed');
+      const lines = front.accessLog();
+      assert.ok(lines.length >= 50, `${lines.length} requests reached nginx`);
+      assert.deepEqual(
+        lines.filter((line) => !/^200 \d+ "(GET|POST) \/api\/\S+ HTTP\/1\.1"$/.test(line)),
+        [],
+        'every request (setup included) went under /api/ and was answered 200 by the deployment',
+      );
+    } finally {
+      await front.stop();
+    }
+  });
 
   test('without a key the same script fails its thresholds (k6 exit code 99)', async (t) => {
     if (!K6) return t.skip(MISSING_K6);

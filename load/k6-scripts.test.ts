@@ -121,8 +121,8 @@ describe('k6 scripts', () => {
     });
   }
 
-  test('smoke.ts discovers an event id in setup and sends the whole mix with the key, checking every answer', async () => {
-    (globalThis as Record<string, unknown>).__ENV = { BASE_URL: 'http://127.0.0.1:9/', KGATE_KEY: 'k6-test-key' };
+  test('smoke.ts discovers an event id in setup and sends the whole mix with the key under the base path, checking every answer', async () => {
+    (globalThis as Record<string, unknown>).__ENV = { BASE_URL: 'http://127.0.0.1:9/api/', KGATE_KEY: 'k6-test-key' };
     const calls: StubCall[] = [];
     const checks: boolean[] = [];
     (globalThis as Record<string, unknown>).__k6 = {
@@ -143,13 +143,22 @@ describe('k6 scripts', () => {
     };
     const script = await loadScript('smoke');
     const data = script.setup();
-    assert.deepEqual(data, { baseUrl: 'http://127.0.0.1:9', pathParams: { event_id: 'ev-1' } });
+    assert.deepEqual(data, { baseUrl: 'http://127.0.0.1:9/api', pathParams: { event_id: 'ev-1' } });
+    assert.equal(
+      calls[0]!.url.split('?')[0],
+      'http://127.0.0.1:9/api/eventknowledge/v1.0/hotevents',
+      'setup keeps the path',
+    );
     for (let i = 0; i < 400; i++) script.default(data);
     const sent = calls.slice(1);
     const operations = new Set(sent.map((c) => c.params.tags?.name));
     assert.deepEqual([...operations].sort(), [...new Set(SCENARIOS.smoke!.mix.map((m) => m.operationId))].sort());
     assert.ok(sent.every((c) => c.params.headers?.['Ocp-Apim-Subscription-Key'] === 'k6-test-key'));
-    assert.ok(sent.some((c) => c.url === 'http://127.0.0.1:9/eventknowledge/v1.0/events/ev-1/documents?%24top=5'));
+    assert.ok(
+      sent.every((c) => c.url.startsWith('http://127.0.0.1:9/api/')),
+      'every request keeps the base path',
+    );
+    assert.ok(sent.some((c) => c.url === 'http://127.0.0.1:9/api/eventknowledge/v1.0/events/ev-1/documents?%24top=5'));
     assert.ok(
       sent
         .filter((c) => c.method === 'POST')
@@ -157,5 +166,11 @@ describe('k6 scripts', () => {
     );
     assert.equal(checks.length, 400 * 3, 'smoke checks every response (validate share 100 %)');
     assert.ok(checks.every(Boolean));
+  });
+
+  test('a BASE_URL with a query string is refused in setup with a clear message', async () => {
+    (globalThis as Record<string, unknown>).__ENV = { BASE_URL: 'http://127.0.0.1:9/api?code=1' };
+    const script = await loadScript('smoke');
+    assert.throws(() => script.setup(), /no query or fragment/);
   });
 });

@@ -160,6 +160,68 @@ describe('statuses, failures and validation', () => {
     assert.ok(result.timeline.length >= 1 && result.timeline[0]!.sent > 0);
   });
 
+  test('a base URL with a path: every request goes under it, trailing slash or not', async () => {
+    for (const prefix of ['/api', '/api/', '/v1/my%20api']) {
+      const seen: string[] = [];
+      const url = await serve((req, res) => {
+        seen.push(req.url ?? '');
+        req.resume();
+        req.on('end', () => res.end('{}'));
+      });
+      const result = await runLoad({
+        baseUrl: `${url}${prefix}`,
+        startRate: 40,
+        stages: [{ durationS: 0.5, target: 40 }],
+        connections: 4,
+        validateShare: 0,
+        mix: MIX,
+      });
+      const base = prefix.replace(/\/$/, '');
+      assert.equal(result.sent, seen.length, 'every request arrived');
+      assert.ok(seen.length >= 19, `${seen.length} requests`);
+      const stray = seen.filter((path) => !path.startsWith(`${base}/academic/v1.0/`));
+      assert.deepEqual(stray, [], `every request goes under ${base}`);
+      assert.ok(seen.includes(`${base}/academic/v1.0/evaluate?expr=Y%3E2012`), 'the query string is kept');
+    }
+  });
+
+  test('the validated share goes through the shared client, with its size cap; the rest through autocannon', async () => {
+    // autocannon writes `Connection: keep-alive` on every request; kgate's shared client writes no
+    // Connection header. POST answers are over the shared client's 8 MiB cap.
+    const arrivals: { method: string; autocannon: boolean }[] = [];
+    const big = Buffer.alloc(9 * 1024 * 1024, 0x20);
+    const url = await serve((req, res) => {
+      arrivals.push({ method: req.method ?? '', autocannon: req.headers.connection === 'keep-alive' });
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end(req.method === 'POST' ? big : '{"entities":[]}');
+      });
+    });
+    const plan = { baseUrl: url, startRate: 40, stages: [{ durationS: 1, target: 40 }], connections: 4, mix: MIX };
+    const validate = () => ({ valid: true, errors: [] });
+    const all = await runLoad({ ...plan, validateShare: 1 }, { validate });
+    assert.equal(arrivals.length, 40);
+    assert.ok(
+      arrivals.every((arrival) => !arrival.autocannon),
+      'every validated request came through the shared client',
+    );
+    const posts = arrivals.filter((arrival) => arrival.method === 'POST').length;
+    assert.ok(posts > 0, 'the mix has POSTs');
+    assert.equal(all.transportErrors, posts, 'answers over the size cap are no answer');
+    assert.equal(all.validation.checked, 40 - posts, 'every answer read was validated');
+    assert.equal(all.completed, 40 - posts);
+
+    arrivals.length = 0;
+    const none = await runLoad({ ...plan, validateShare: 0 }, { validate });
+    assert.ok(
+      arrivals.every((arrival) => arrival.autocannon),
+      'with nothing validated every request is autocannon',
+    );
+    assert.equal(none.validation.checked, 0);
+    assert.equal(none.transportErrors, 0, 'autocannon reads any size');
+  });
+
   test('a target that drops connections yields transport errors, not a hang', async () => {
     const url = await serve((req) => req.socket.destroy());
     const result = await runLoad({
@@ -231,13 +293,14 @@ describe('expandMix', () => {
   for (const { given, want } of cases) {
     test(`weights ${given.join(':')} give shares ${JSON.stringify(want)}`, () => {
       const mix = MIX.map((entry, i) => ({ ...entry, weight: given[i]! }));
-      const list = expandMix(mix, 'k-123456', {});
+      const list = expandMix(mix, 'k-123456', {}, '/api');
       const counts: Record<string, number> = {};
       for (const request of list) counts[request.operationId] = (counts[request.operationId] ?? 0) + 1;
       assert.deepEqual(counts, want);
       assert.equal(list[0]!.headers!['Ocp-Apim-Subscription-Key'], 'k-123456');
       const post = list.find((r) => r.method === 'POST')!;
       assert.equal(post.body, 's1=home&s2=house');
+      assert.equal(post.path, '/api/academic/v1.0/similarity', 'paths go under the base path');
       assert.equal(post.headers!['Content-Type'], 'application/x-www-form-urlencoded');
       // Interleaved: the minority operation is not bunched at the end.
       assert.ok(list.slice(0, 10).some((r) => r.operationId === 'similarityPost'));

@@ -1,9 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
+import { currentNetwork, TransportError } from '../http/client.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
+import { exchange } from './target.ts';
+import { basePath, joinPath, originOf } from './target-url.ts';
 
 /** What one load run does: the target, the arrival profile (or maximum rate), the mix. */
 export interface LoadPlan {
@@ -16,7 +19,10 @@ export interface LoadPlan {
   /** Closed model: every connection sends its next request as soon as the previous answer arrives. */
   maxRate?: { durationS: number };
   connections: number;
-  /** Share of responses validated, 0..1. */
+  /**
+   * Share of requests whose responses are validated, 0..1. Those requests go through kgate's shared
+   * client (the transport of every command) instead of autocannon, in the same arrival schedule.
+   */
   validateShare: number;
   mix: MixRequest[];
   /** Values for path placeholders such as `{event_id}`. */
@@ -82,6 +88,11 @@ export interface LoadResult {
   /** Requests sent but without an answer: connection errors, resets, timeouts, still in flight at the end. */
   transportErrors: number;
   timeouts: number;
+  /**
+   * Validated requests the shared client sent a second time, on a fresh connection, because a
+   * kept-alive one was lost before any byte of the answer (autocannon's requests are never sent again).
+   */
+  retries: number;
   /** Failed = non-2xx + transport errors + dropped arrivals. */
   failed: number;
   statuses: Record<string, number>;
@@ -100,6 +111,8 @@ interface ClientState {
   operationId: string;
   timer: NodeJS.Timeout | null;
   pending: boolean;
+  /** True while this connection's arrival is a validated request, out on the shared client. */
+  shared: boolean;
 }
 
 /** Internal seams of autocannon's Client that kgate drives (autocannon 9). */
@@ -115,6 +128,8 @@ interface DrivenClient {
     recordBody(request: { operationId?: string }, status: number, body: string, headers: string[]): void;
   };
   pipelinedRequests: { clear(): void };
+  /** autocannon's idle timer: when it fires, the connection is dropped and a timeout counted. */
+  timeoutTicker: { reschedule(ms: number): void };
   on(event: string, listener: (...args: unknown[]) => void): void;
 }
 
@@ -143,14 +158,21 @@ export async function runLoad(
   // Counted in a flat array per second (no string keys on the hot path), folded into `statuses`.
   const secondStatusCounts = new Uint32Array(600);
   const validation = { share: plan.validateShare, checked: 0, valid: 0, invalid: 0, samples: [] as InvalidSample[] };
-  const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0 };
+  const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0, retries: 0 };
   const secondCounters = { sent: 0, completed: 0, failed: 0 };
   const timeline: SecondSnapshot[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let nextRequestIndex = 0;
   let finished = false;
 
-  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {});
+  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl));
+  const origin = originOf(plan.baseUrl);
+  // Sampled at random: a fixed stride would alias with the period of the request list and
+  // validate the same operation every time.
+  const sampled = () =>
+    hooks.validate !== undefined &&
+    plan.validateShare > 0 &&
+    (plan.validateShare >= 1 || Math.random() < plan.validateShare);
   // Arrivals are timed from the moment every connection exists: autocannon builds its clients
   // synchronously (cloning the request list for each), and that set-up is not the target's latency.
   let t0 = performance.now();
@@ -182,15 +204,9 @@ export async function runLoad(
     state.intended = null;
   };
 
-  const onResponse = (
-    state: ClientState,
-    request: { operationId?: string },
-    status: number,
-    body: string,
-    headers: string[],
-  ) => {
+  /** Records an answer to the request in flight on a connection; `validate` judges its body against the spec. */
+  const onAnswer = (state: ClientState, operationId: string, status: number, validate?: () => void) => {
     if (state.intended === null) return;
-    const operationId = request.operationId ?? state.operationId;
     const latency = performance.now() - state.intended;
     state.intended = null;
     counters.completed++;
@@ -202,27 +218,17 @@ export async function runLoad(
       secondCounters.failed++;
     }
     recordLatency(operationId, latency, failed);
-    // Sampled at random: a fixed stride would alias with the period of the request list and
-    // validate the same operation every time.
-    if (hooks.validate && plan.validateShare > 0 && (plan.validateShare >= 1 || Math.random() < plan.validateShare)) {
-      checkResponse(operationId, status, body, headers);
-    }
+    validate?.();
   };
 
-  const checkResponse = (operationId: string, status: number, body: string, headers: string[]) => {
+  const checkResponse = (operationId: string, status: number, body: Buffer, contentType: string | undefined) => {
     validation.checked++;
-    let contentType: string | undefined;
-    for (let i = 0; i + 1 < headers.length; i += 2) {
-      if (headers[i]!.toLowerCase() === 'content-type') contentType = headers[i + 1];
-    }
-    let parsed: unknown;
     let result: ReturnType<ResponseValidator>;
     // A body nested past the limit costs gigabytes to parse and validate: it is judged invalid unread.
-    const beyond = beyondJsonLimits(Buffer.from(body));
+    const beyond = beyondJsonLimits(body);
     try {
       if (beyond) throw new Error(beyond);
-      parsed = JSON.parse(body);
-      result = hooks.validate!(operationId, status, contentType, parsed);
+      result = hooks.validate!(operationId, status, contentType, JSON.parse(body.toString('utf8')));
     } catch (error) {
       result = {
         valid: false,
@@ -239,10 +245,47 @@ export async function runLoad(
     }
   };
 
+  // A validated request goes through the shared client, with the same deadline, size cap and
+  // framing rules as every other command; its connection of autocannon waits meanwhile, so at
+  // most `connections` requests are in flight, and the next arrival is taken when it is answered.
+  const sendShared = (client: DrivenClient, state: ClientState, request: (typeof requests)[number]) => {
+    state.shared = true;
+    state.operationId = request.operationId;
+    // autocannon's idle timer must not drop the waiting connection and count a timeout of its own.
+    client.timeoutTicker.reschedule(timeoutS * 1000 + 5000);
+    exchange(`${origin}${request.path}`, {
+      method: request.method as 'GET' | 'POST',
+      headers: request.headers as Record<string, string>,
+      body: request.body as string | undefined,
+      timeoutMs: timeoutS * 1000,
+    })
+      .then(
+        (response) => {
+          // After the end (the closed model's duration, the outer bound) the books are closed.
+          if (finished) return;
+          if (response.retried) counters.retries++;
+          onAnswer(state, request.operationId, response.status, () =>
+            checkResponse(request.operationId, response.status, response.body, response.headers['content-type']),
+          );
+        },
+        (error: unknown) => {
+          if (!(error instanceof TransportError)) throw error;
+          if (finished) return;
+          if (error.retried) counters.retries++;
+          if (error.problem === 'timeout') counters.timeouts++;
+          failInFlight(state);
+        },
+      )
+      .finally(() => {
+        state.shared = false;
+        if (!client.destroyed && !finished) client._doRequest();
+      });
+  };
+
   const setupClient = (raw: unknown) => {
     const client = raw as DrivenClient;
     const send = client._doRequest.bind(client);
-    const state: ClientState = { intended: null, operationId: '', timer: null, pending: false };
+    const state: ClientState = { intended: null, operationId: '', timer: null, pending: false, shared: false };
     const fire = (intended: number) => {
       state.timer = null;
       state.pending = false;
@@ -256,6 +299,10 @@ export async function runLoad(
       const iterator = client.requestIterator;
       const index = nextRequestIndex;
       nextRequestIndex = (nextRequestIndex + 1) % requests.length;
+      if (sampled()) {
+        sendShared(client, state, requests[index]!);
+        return;
+      }
       if (client.reqsMade === 0) {
         iterator.currentRequestIndex = index;
         iterator.currentRequest = iterator.requests[index];
@@ -271,7 +318,7 @@ export async function runLoad(
         waiting.push(() => client._doRequest());
         return;
       }
-      if (state.pending) return;
+      if (state.pending || state.shared) return;
       if (state.intended !== null) {
         // A new request while one is in flight means autocannon reconnected and abandoned it.
         failInFlight(state);
@@ -290,6 +337,8 @@ export async function runLoad(
       const delay = t0 + offset - performance.now();
       if (delay > 0) {
         state.pending = true;
+        // Waiting for an arrival is not an unanswered request: autocannon's idle timer waits too.
+        client.timeoutTicker.reschedule(delay + timeoutS * 1000);
         const timer = setTimeout(() => {
           timers.delete(timer);
           fire(t0 + offset);
@@ -300,8 +349,8 @@ export async function runLoad(
         fire(t0 + offset);
       }
     };
-    client.requestIterator.recordBody = (request, status, body, headers) =>
-      onResponse(state, request, status, body, headers);
+    client.requestIterator.recordBody = (request, status) =>
+      onAnswer(state, request.operationId ?? state.operationId, status);
     client.on('connError', () => failInFlight(state));
     client.on('timeout', () => {
       counters.timeouts++;
@@ -342,9 +391,14 @@ export async function runLoad(
   // Open model: the schedule ends the run; autocannon's duration is only the outer bound (the
   // planned duration plus one request timeout for the last answers).
   const durationS = closed ? plannedS : plannedS + timeoutS + 1;
+  // The client certificate of the run, for a deployment that requires mutual TLS. autocannon never
+  // verifies the server's certificate; the preflight, through the shared client, has.
+  const tls = currentNetwork().tls;
   const instance = autocannon(
     {
-      url: plan.baseUrl,
+      ...(tls?.cert ? { tlsOptions: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
+      // autocannon sends each request's path as it is: the base URL's own path is in every one of them.
+      url: origin,
       connections: plan.connections,
       pipelining: 1,
       duration: durationS,
@@ -397,6 +451,7 @@ export async function runLoad(
     dropped,
     transportErrors: counters.transportErrors,
     timeouts: counters.timeouts,
+    retries: counters.retries,
     failed: counters.non2xx + counters.transportErrors + dropped,
     statuses,
     throughputRps: Math.round((counters.completed / Math.max(closed ? plannedS : elapsedS, 0.001)) * 10) / 10,
@@ -412,12 +467,14 @@ export async function runLoad(
 
 /**
  * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
- * weighted round robin so each connection cycles through a well-spread sequence.
+ * weighted round robin so each connection cycles through a well-spread sequence. Each path starts
+ * with `prefix`, the path of the base URL.
  */
 export function expandMix(
   mix: MixRequest[],
   key: string | undefined,
   pathParams: Record<string, string>,
+  prefix = '',
 ): (autocannon.Request & { operationId: string })[] {
   const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
   if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
@@ -439,7 +496,7 @@ export function expandMix(
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     list.push({
       method: entry.method,
-      path: requestTarget(entry, pathParams),
+      path: joinPath(prefix, requestTarget(entry, pathParams)),
       headers,
       ...(body !== undefined ? { body } : {}),
       operationId: entry.operationId,

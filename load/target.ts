@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { registerSecret } from '../config/redact.ts';
 import { CHILD_EXEC_ARGV, MODULE_EXT } from '../config/runtime.ts';
-import { sendHttp } from '../http/client.ts';
+import { type RawResponse, sendHttp } from '../http/client.ts';
 
 /** Where a load run or probe sends its requests. */
 export interface Target {
@@ -63,21 +63,45 @@ export async function startEmbeddedTarget(options: { rateLimit?: number; bodyLim
   };
 }
 
-/** The result of one small request made outside the load run (preflight, discovery, probes). */
+/** Largest answer read through the shared client (the conformance client's cap); a larger one is a transport error. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** One request of a load run, probe or preflight, before the shared client's settings are added. */
+export interface ExchangeRequest {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Deadline for the whole exchange, in milliseconds. */
+  timeoutMs: number;
+  /** Largest body read (default MAX_ANSWER_BYTES). */
+  maxBytes?: number;
+}
+
+/**
+ * Sends one request through kgate's shared client (`http/client.ts`), the transport of every
+ * command: one deadline for the whole exchange, a size cap, no decompression, its framing rules.
+ * Every request of `load/` that is not autocannon's goes through here (the preflight, both
+ * probes, the validated share of a load run), so the client's settings are given in this one place.
+ */
+export function exchange(url: string, request: ExchangeRequest): Promise<RawResponse> {
+  return sendHttp({
+    method: request.method ?? 'GET',
+    url,
+    headers: request.headers ?? {},
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    maxBytes: request.maxBytes ?? MAX_ANSWER_BYTES,
+  });
+}
+
+/** The result of one small request made outside the load run (preflight, discovery). */
 export interface SimpleResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
 }
 
-/** Largest answer simpleRequest reads (the conformance client's cap). */
-const SIMPLE_MAX_BYTES = 8 * 1024 * 1024;
-
-/**
- * Sends one request and collects the answer; rejects on transport errors and after `timeoutMs`
- * for the whole exchange. It goes through the conformance suite's client, so a hostile target gets
- * the same bounds here: one deadline, an 8 MiB cap, no decompression.
- */
+/** Sends one request through the shared client (`exchange`) and reads its body as text; rejects on transport errors. */
 export async function simpleRequest(
   url: string,
   options: {
@@ -87,13 +111,6 @@ export async function simpleRequest(
     timeoutMs?: number;
   } = {},
 ): Promise<SimpleResponse> {
-  const response = await sendHttp({
-    method: options.method ?? 'GET',
-    url,
-    headers: options.headers ?? {},
-    body: options.body,
-    timeoutMs: options.timeoutMs ?? 10_000,
-    maxBytes: SIMPLE_MAX_BYTES,
-  });
+  const response = await exchange(url, { ...options, timeoutMs: options.timeoutMs ?? 10_000 });
   return { status: response.status, headers: response.headers, body: response.body.toString('utf8') };
 }

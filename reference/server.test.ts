@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { validateResponse } from '../openapi/validator.ts';
 import { type ReferenceServer, startReferenceServer } from './index.ts';
-import { qs, type Reply, send } from './test-client.ts';
+import { DRAIN_MAX_MS } from './server.ts';
+import { qs, RawConnection, type Reply, send } from './test-client.ts';
 
 let server: ReferenceServer;
 before(async () => {
@@ -285,7 +286,7 @@ describe('similarity body limit', () => {
     });
   }
 
-  test('a chunked body is cut as soon as it passes the limit', async () => {
+  test('a chunked body over the limit is refused', async () => {
     const reply = await send(server.url, '/academic/v1.0/similarity', {
       key: server.keys.full,
       body: body(2_000_000),
@@ -293,6 +294,104 @@ describe('similarity body limit', () => {
     }).catch((error: Error) => error);
     assert.ok(!(reply instanceof Error), String(reply));
     assert.equal((reply as Reply).status, 400);
+  });
+});
+
+describe('a refused body is read before the answer, as servers behind a front server must', () => {
+  // A front server (nginx, a gateway) sends the whole body before it reads the answer. A server
+  // that answered and closed while the body was still coming reset the connection under it, and
+  // the front answered 502 instead of the interface's 400.
+  const SIMILARITY = '/academic/v1.0/similarity';
+  const head = (length: number, key: string | undefined = server.keys.full) =>
+    `POST ${SIMILARITY} HTTP/1.1\r\nHost: kgate.test\r\n${key ? `Ocp-Apim-Subscription-Key: ${key}\r\n` : ''}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${length}\r\n\r\n`;
+  const bodyOf = (size: number) => `s1=${'a'.repeat(size - 8)}&s2=b`;
+  const cases: { given: { title: string; size: number; key?: string }; want: { status: number; message: RegExp } }[] = [
+    {
+      given: { title: 'a similarity body over the 1 MiB limit', size: 2_000_000 },
+      want: { status: 400, message: /^Request body exceeds 1048576 bytes$/ },
+    },
+    {
+      given: { title: 'a body of a request refused for its missing key', size: 2_000_000, key: '' },
+      want: { status: 401, message: /subscription key/i },
+    },
+  ];
+  for (const { given, want } of cases) {
+    test(`${given.title}: no answer until the body is all sent, then ${want.status}, no reset, the connection kept`, async () => {
+      const raw = new RawConnection(server.url);
+      try {
+        const body = bodyOf(given.size);
+        await raw.write(head(body.length, given.key ?? server.keys.full));
+        await raw.write(body.slice(0, 100_000));
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        assert.equal(raw.pending, 0, 'nothing is answered while the body still arrives');
+        assert.equal(raw.ended, false, 'the connection is not closed while the body still arrives');
+        await raw.write(body.slice(100_000));
+        const answer = await raw.answer();
+        assert.equal(answer.status, want.status, answer.text);
+        const parsed = JSON.parse(answer.text) as { error: { message: string } };
+        assert.match(parsed.error.message, want.message, "the interface's own error");
+        assert.deepEqual(raw.errors, [], 'no write failed: the server read everything it was sent');
+        await raw.write(
+          `GET ${SIMILARITY}?s1=home&s2=house HTTP/1.1\r\nHost: kgate.test\r\nOcp-Apim-Subscription-Key: ${server.keys.full}\r\n\r\n`,
+        );
+        assert.equal((await raw.answer()).status, 200, 'the drained connection carries the next request');
+      } finally {
+        raw.destroy();
+      }
+    });
+  }
+
+  test('bounded in bytes: a body declared over 16 MiB is answered at once and the connection closed', async () => {
+    const raw = new RawConnection(server.url);
+    try {
+      await raw.write(head(100 * 1024 * 1024));
+      const answer = await raw.answer(2000);
+      assert.equal(answer.status, 400);
+      assert.equal(answer.headers.connection, 'close');
+      assert.ok(await raw.closed(), 'the connection is closed after the answer');
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  test(`bounded in time: a body that stops arriving is answered after ${DRAIN_MAX_MS} ms and the connection closed`, async () => {
+    const raw = new RawConnection(server.url);
+    try {
+      const started = Date.now();
+      await raw.write(head(2_000_000));
+      await raw.write(`s1=${'a'.repeat(50_000)}`);
+      const answer = await raw.answer(DRAIN_MAX_MS + 3000);
+      const waited = Date.now() - started;
+      assert.equal(answer.status, 400);
+      assert.equal(answer.headers.connection, 'close');
+      assert.ok(waited >= DRAIN_MAX_MS - 100, `waited ${waited} ms for the rest of the body`);
+      assert.ok(await raw.closed(), 'the connection is closed after the answer');
+    } finally {
+      raw.destroy();
+    }
+  });
+});
+
+describe('request head limits', () => {
+  // 20 KB of query: over Node's default 16 KB for the request line and headers, under the clean
+  // profile's 256 KB.
+  const path = `/academic/v1.0/similarity?${qs({ s1: 'a'.repeat(20_000), s2: 'b' })}`;
+  test("the real profile keeps Node's default limit: a 20 KB GET gets 431 with an empty body", async () => {
+    const real = await startReferenceServer({ papers: 200, quiet: true, profile: 'real' });
+    try {
+      const reply = await send(real.url, path, { key: real.keys.full });
+      assert.equal(reply.status, 431);
+      assert.equal(reply.text, '');
+      assert.equal(
+        (await send(real.url, '/academic/v1.0/similarity?s1=home&s2=house', { key: real.keys.full })).status,
+        200,
+      );
+    } finally {
+      await real.close();
+    }
+  });
+  test('the clean profile answers the same GET', async () => {
+    assert.equal((await get(path)).status, 200);
   });
 });
 

@@ -22,6 +22,15 @@ export interface AcademicPort {
 export const FORM_BODY_LIMIT = 4 * 1024 * 1024;
 /** Hard cap on a similarity body when a fault disables the body limit, so memory stays bounded. */
 export const UNLIMITED_BODY_CAP = 64 * 1024 * 1024;
+/**
+ * Most bytes of a refused body read and dropped before the answer, and the longest time spent on
+ * it. A front server (nginx, a gateway) sends the whole body before it reads the answer: a server
+ * that answers and closes while the body still arrives resets the connection under it, and the
+ * front turns the interface's own 400 into its 502. Past either bound the answer goes out at once
+ * and the connection is closed, as before.
+ */
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+export const DRAIN_MAX_MS = 3000;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const KEY_HEADER = 'ocp-apim-subscription-key';
@@ -148,7 +157,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     const route = match.routes.find((candidate) => candidate.method === method);
     if (!route) {
       const allow = match.routes.map((candidate) => candidate.method).join(', ');
-      return finishEarly(req, res, {
+      return await finishEarly(req, res, {
         ...errorResult(match.routes[0]!.group, 405, `Method ${req.method} is not allowed here (allowed: ${allow})`),
         headers: { allow },
       });
@@ -171,7 +180,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     };
     let result = await respond(req, ctx, query, settings, applies ? fault! : undefined, fault?.name ?? '');
     if (applies && fault!.response) result = await fault!.response(ctx, materialize(result));
-    if (route.method === 'POST' && !req.readableEnded) finishEarly(req, res, result);
+    if (route.method === 'POST' && !req.readableEnded) await finishEarly(req, res, result);
     else send(res, result);
   }
 
@@ -233,10 +242,9 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
           : FORM_BODY_LIMIT;
         const body = await readBody(req, limit);
         if (body === undefined) {
+          // The rest of the body is read and dropped before this answer goes out (finishEarly).
           const status = isSimilarity ? (settings.bodyLimitStatus ?? 400) : 400;
-          const over = errorResult(group, status, `Request body exceeds ${limit} bytes`);
-          over.headers = { connection: 'close' };
-          return over;
+          return errorResult(group, status, `Request body exceeds ${limit} bytes`);
         }
         params = { ...params, ...parseForm(body) };
       }
@@ -285,7 +293,11 @@ function toUtf8(text: string): string {
   return /[^\x00-\x7f]/.test(text) ? Buffer.from(text, 'latin1').toString('utf8') : text;
 }
 
-/** Reads a request body as UTF-8, or undefined as soon as it passes `limit` bytes (nothing beyond is kept). */
+/**
+ * Reads a request body as UTF-8, or undefined as soon as it passes `limit` bytes (nothing beyond
+ * is kept; a declared Content-Length above the limit is not read at all). What is left of a refused
+ * body is the caller's to drain.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
@@ -324,26 +336,57 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
   });
 }
 
-/** After answering a request whose body was not read to the end, close the connection instead of draining it. */
-function closeAfter(req: IncomingMessage, res: ServerResponse): void {
-  res.once('finish', () => {
-    // A short grace period lets the client read the answer before the socket goes away.
-    const timer = setTimeout(() => req.socket.destroy(), 200);
-    timer.unref();
-    req.socket.once('close', () => clearTimeout(timer));
+/**
+ * Reads and drops what is left of a request body, up to DRAIN_MAX_BYTES and DRAIN_MAX_MS; true
+ * when the body ended within both (the connection can then carry the next request).
+ */
+function drainBody(
+  req: IncomingMessage,
+  maxBytes: number = DRAIN_MAX_BYTES,
+  maxMs: number = DRAIN_MAX_MS,
+): Promise<boolean> {
+  if (req.readableEnded) return Promise.resolve(true);
+  if (req.destroyed) return Promise.resolve(false);
+  const declared = Number(req.headers['content-length']);
+  // A declared length beyond the bound is not worth waiting for (what was already read is ignored: it is small).
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let size = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onStop);
+      req.off('aborted', onStop);
+      req.off('close', onStop);
+      if (!whole) req.pause();
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onStop = () => finish(false);
+    const timer = setTimeout(onStop, maxMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onStop);
+    req.on('aborted', onStop);
+    req.on('close', onStop);
     req.resume();
   });
 }
 
-/** Sends an answer for a POST whose body may still be arriving: small bodies are drained, big ones cut. */
-function finishEarly(req: IncomingMessage, res: ServerResponse, result: HandlerResult): void {
-  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  const small = !hasBody || (Number.isFinite(declared) && declared <= 64 * 1024);
-  if (result.headers?.connection === 'close' || !small) {
-    result = { ...result, headers: { ...result.headers, connection: 'close' } };
-    closeAfter(req, res);
-  }
+/**
+ * Answers a request whose body was not read to the end (a refusal): the rest of the body is read
+ * and dropped first, within bounds, so a front server that sends the whole body before it reads the
+ * answer gets the answer instead of a reset. When the bounds cut the drain short, the answer says
+ * `Connection: close`.
+ */
+async function finishEarly(req: IncomingMessage, res: ServerResponse, result: HandlerResult): Promise<void> {
+  // Node closes a connection whose answer says `Connection: close` once the answer is written.
+  if (!(await drainBody(req))) result = { ...result, headers: { ...result.headers, connection: 'close' } };
   send(res, result);
 }
 

@@ -1,5 +1,6 @@
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { maskedProxy, proxyFor } from '../../http/network.ts';
 import { TargetUnreachable } from '../../load/preflight.ts';
 import { ProgressLine } from '../../load/progress.ts';
 import { describePlan, runScenario } from '../../load/run-scenario.ts';
@@ -19,9 +20,19 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import {
+  applyNetwork,
+  commandNetwork,
+  embeddedNetwork,
+  NETWORK_OPTIONS,
+  NETWORK_USAGE,
+  networkLine,
+  type ResolvedNetwork,
+} from '../network.ts';
 
 const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
                   [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]
+                  [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Runs a named load scenario (${Object.keys(SCENARIOS).join(', ')}) and checks its SLO thresholds
 (p95 and p99 latency from the intended send time, error rate, share of responses that match the
@@ -36,6 +47,13 @@ spec). Writes reports/load/<run-id>/summary.json and report.html.
   --allow-remote    allow a target that is not a loopback address
   --report-dir      directory for run reports (default reports/load)
   --json            print the summary as one JSON object
+${NETWORK_USAGE}
+                 (the configuration file in the working directory may set proxy, noProxy, caFile,
+                 clientCert and clientKey)
+
+The preflight and the validated share go through kgate's own client: the proxy, the CA and the
+client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
+go straight to the target, and the command says so in one line when a proxy applies.
 
 The subscription key comes from KGATE_KEY (with the embedded server: its full key).
 exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage or unreachable target`;
@@ -49,6 +67,7 @@ const OPTIONS = {
   'allow-remote': { type: 'boolean' },
   'report-dir': { type: 'string' },
   json: { type: 'boolean' },
+  ...NETWORK_OPTIONS,
 } as const;
 
 /** The parsed command line of `kgate load`. */
@@ -109,21 +128,52 @@ function shareOption(values: ParsedArgs['values'], name: string): number | undef
   return percent / 100;
 }
 
-/** Resolves the target of a load run or probe: a given base URL (loopback unless allowed) or the embedded server. */
+/**
+ * Resolves the target of a load run or probe, a given base URL (loopback unless allowed) or the
+ * embedded server, and the route to it (--proxy, --ca-file, --client-cert and --client-key, the
+ * configuration file, the environment): the route becomes that of every request of the shared
+ * client, and is named in one line. The embedded server is reached directly, never through a proxy.
+ */
 export async function resolveTarget(
+  values: ParsedArgs['values'],
   baseUrl: string | undefined,
   allowRemote: boolean,
   command: string,
   embeddedOptions: { rateLimit?: number; bodyLimit?: number } = {},
-): Promise<Target> {
+): Promise<{ target: Target; network: ResolvedNetwork }> {
   const env = readEnv();
   registerSecret(env.key);
+  const configured = commandNetwork(values, env, command);
   const url = baseUrl ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
-  if (url === undefined) return startEmbeddedTarget(embeddedOptions);
-  const refusal = refusalReason(url, allowRemote);
-  if (refusal) throw new UsageError(`kgate ${command}: ${refusal}`);
+  if (url !== undefined) {
+    const refusal = refusalReason(url, allowRemote);
+    if (refusal) throw new UsageError(`kgate ${command}: ${refusal}`);
+  }
+  const network = url === undefined ? embeddedNetwork(configured) : configured;
+  applyNetwork(network);
+  const line = networkLine(command, network);
+  if (line) console.error(redactSecrets(line));
+  if (url === undefined) return { target: await startEmbeddedTarget(embeddedOptions), network };
   if (!env.key) console.error(`kgate ${command}: KGATE_KEY is not set; requests carry no subscription key`);
-  return { baseUrl: url, key: env.key, embedded: false, close: async () => undefined };
+  return { target: { baseUrl: url, key: env.key, embedded: false, close: async () => undefined }, network };
+}
+
+/**
+ * The one line a load run prints before it starts when a proxy applies to its target: autocannon
+ * cannot use one, so its requests go straight to the target; undefined otherwise.
+ */
+export function unproxiedLoadLine(
+  baseUrl: string,
+  network: ResolvedNetwork,
+  validateShare: number,
+): string | undefined {
+  const proxy = proxyFor(new URL(baseUrl), network.settings.proxy);
+  if (!proxy) return undefined;
+  const share = Number((validateShare * 100).toFixed(2));
+  const direct = new URL(baseUrl).host;
+  return share >= 100
+    ? `kgate load: the load generator (autocannon) cannot use the proxy ${maskedProxy(proxy)}: it opens its connections straight to ${direct}, but sends nothing on them (every request is validated and goes through the proxy)`
+    : `kgate load: the load generator (autocannon) cannot use the proxy ${maskedProxy(proxy)}: ${Number((100 - share).toFixed(2))} % of the requests go straight to ${direct}; the preflight and the validated ${share} % go through the proxy`;
 }
 
 /** Loads the spec validator only when a run validates responses (it compiles the spec on first use). */
@@ -137,8 +187,11 @@ export const command: Command = {
   usage: USAGE,
   async run(argv) {
     const args = parseLoadArgs(argv);
-    const target = await resolveTarget(args.baseUrl, args.allowRemote, 'load');
+    const { values } = parseCommandArgs(argv, OPTIONS, 'load');
+    const { target, network } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'load');
     try {
+      const unproxied = unproxiedLoadLine(target.baseUrl, network, args.scenario.validateShare);
+      if (unproxied) console.error(redactSecrets(unproxied));
       const plannedS =
         args.maxRateDurationS ?? Math.round(args.scenario.stages.reduce((sum, stage) => sum + stage.durationS, 0));
       console.error(
@@ -174,7 +227,7 @@ export const command: Command = {
         const r = summary.result;
         const lines = [
           `${r.sent} requests in ${r.elapsedS} s (${r.throughputRps} answers/s), p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms`,
-          `answers: statuses ${JSON.stringify(r.statuses)}; no answer: ${r.transportErrors} (connection errors and resets ${Math.max(0, r.transportErrors - r.timeouts)}, timeouts ${r.timeouts}); retries 0 (a load run never sends a request again); never sent ${r.dropped}; validated ${r.validation.checked} (${r.validation.invalid} invalid)`,
+          `answers: statuses ${JSON.stringify(r.statuses)}; no answer: ${r.transportErrors} (connection errors and resets ${Math.max(0, r.transportErrors - r.timeouts)}, timeouts ${r.timeouts}); retries ${r.retries} (only a validated request is ever sent again, once, when a kept-alive connection was lost before any byte of its answer); never sent ${r.dropped}; validated ${r.validation.checked} (${r.validation.invalid} invalid)`,
           ...summary.verdicts.map(describeThreshold),
           ...(paths ? [`report: ${paths.htmlPath}`, `summary: ${paths.summaryPath}`] : []),
         ];

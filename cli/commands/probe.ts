@@ -1,6 +1,8 @@
 import { redactSecrets } from '../../config/redact.ts';
+import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
 import { probeBodyLimit } from '../../load/probes/body-limit.ts';
 import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
+import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
 import {
   durationOption,
   EXIT,
@@ -12,12 +14,14 @@ import {
   urlOption,
 } from '../args.ts';
 import type { Command } from '../main.ts';
+import { NETWORK_OPTIONS, NETWORK_USAGE } from '../network.ts';
 import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 import { loadValidator, resolveTarget } from './load.ts';
 
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
                    [--max-requests N] [--max-duration D] [--allow-remote] [--json]
        kgate probe body-limit [--base-url URL] [--allow-remote] [--json]
+       (both: [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE])
 
 rate-limit  raises the arrival rate (doubling each second from 10/s) until 429s are sustained,
             reports the accepted requests per second while saturated (the limit), validates every
@@ -33,7 +37,13 @@ body-limit  finds the exact largest similarity POST body the target accepts by b
   --allow-remote  allow a target that is not a loopback address
   --json          print one JSON object: rate-limit { thresholdRps, requests, durationS,
                   waitSeconds, recovered, ... }; body-limit { limitBytes, requests, overStatus,
-                  healthyAfter, ... }
+                  overFrom, notes, healthyAfter, ... }
+${NETWORK_USAGE}
+                 (the configuration file in the working directory may set proxy, noProxy, caFile,
+                 clientCert and clientKey)
+
+Every request goes through kgate's own client, on the route these set; one request before the
+probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).
 
 exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
 2 bad usage or unreachable target`;
@@ -46,6 +56,7 @@ const OPTIONS = {
   'max-duration': { type: 'string' },
   'allow-remote': { type: 'boolean' },
   json: { type: 'boolean' },
+  ...NETWORK_OPTIONS,
 } as const;
 
 const OPERATIONS: RateLimitedOperation[] = ['answerSearch', 'urlPreview'];
@@ -109,7 +120,8 @@ export const command: Command = {
   usage: USAGE,
   async run(argv) {
     const args = parseProbeArgs(argv);
-    const target = await resolveTarget(args.baseUrl, args.allowRemote, 'probe');
+    const { values } = parseCommandArgs(argv, OPTIONS, 'probe');
+    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'probe');
     let lastLine = Date.now();
     const log = (line: string) => {
       lastLine = Date.now();
@@ -125,6 +137,18 @@ export const command: Command = {
       },
     );
     try {
+      // One request of the probe's own operation checks the route first: cheap, and what the probe sends anyway.
+      const first =
+        args.kind === 'rate-limit'
+          ? requestTarget(BROWSING_MIX.find((entry) => entry.operationId === args.operation)!)
+          : '/academic/v1.0/similarity?s1=home&s2=house';
+      try {
+        await checkRoute(target.baseUrl, target.key, first);
+      } catch (error) {
+        if (!(error instanceof TargetUnreachable)) throw error;
+        console.error(redactSecrets(`kgate probe: ${error.message}`));
+        return EXIT.usage;
+      }
       const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
       let problems: string[];
       let output: object;
@@ -158,14 +182,20 @@ export const command: Command = {
         log(
           `kgate probe body-limit -> ${where}\n  plan: binary search over 64 B .. 2 MiB of similarity POST bodies, at most 25 requests`,
         );
-        const result = await probeBodyLimit({ baseUrl: target.baseUrl, key: target.key, log });
+        const result = await probeBodyLimit({
+          baseUrl: target.baseUrl,
+          key: target.key,
+          validate: await loadValidator(),
+          log,
+        });
         problems = result.problems;
         output = result;
         if (!args.json) {
           console.log(
             [
               `largest accepted body: ${result.limitBytes === null ? 'not found' : `${result.limitBytes.toLocaleString('en-US')} bytes`} (${result.matches})`,
-              `one byte over: ${result.overDetail || '-'}`,
+              `one byte over: ${result.overDetail || '-'}${result.overFrom ? ` (from ${result.overFrom === 'target' ? 'the target' : 'a front server'})` : ''}`,
+              ...result.notes.map((note) => `note: ${note}`),
               `target healthy afterwards: ${result.healthyAfter}`,
               `${result.requests} requests in ${result.durationS} s`,
             ].join('\n'),

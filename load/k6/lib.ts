@@ -3,6 +3,7 @@
 import { check } from 'k6';
 import http from 'k6/http';
 import { type MixRequest, requestBody, requestTarget } from '../scenarios.ts';
+import { basePath, targetUrl } from '../target-url.ts';
 import { scenarioFor } from './options.ts';
 import { shapeProblem } from './shape.ts';
 
@@ -15,6 +16,8 @@ export interface SetupData {
 function baseUrl(): string {
   const url = __ENV.BASE_URL || __ENV.KGATE_BASE_URL;
   if (!url) throw new Error('set the target with -e BASE_URL=http://host:port');
+  // Refuses a query or fragment here, once, rather than in every iteration.
+  basePath(url);
   return url.replace(/\/+$/, '');
 }
 
@@ -33,7 +36,7 @@ export function discover(name: string): SetupData {
   const pathParams: Record<string, string> = { event_id: 'unknown-event' };
   const hot = scenario.mix.find((entry) => entry.operationId === 'hotEvents');
   if (hot) {
-    const res = http.get(`${url}${requestTarget(hot)}`, { headers: headers(), tags: { name: 'setup' } });
+    const res = http.get(targetUrl(url, requestTarget(hot)), { headers: headers(), tags: { name: 'setup' } });
     try {
       const body = res.json() as { value?: { eventId?: string }[] } | null;
       const id = body?.value?.[0]?.eventId;
@@ -59,7 +62,7 @@ function pick(mix: MixRequest[]): MixRequest {
 export function iteration(name: string, data: SetupData): void {
   const scenario = scenarioFor(name, __ENV);
   const request = pick(scenario.mix);
-  const url = `${data.baseUrl}${requestTarget(request, data.pathParams)}`;
+  const url = targetUrl(data.baseUrl, requestTarget(request, data.pathParams));
   const params = { headers: headers(request), tags: { name: request.operationId } };
   const res = http.request(request.method, url, requestBody(request) ?? null, params);
   if (Math.random() >= scenario.validateShare) return;

@@ -1,6 +1,9 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
+import { TransportError } from '../../http/client.ts';
+import type { ResponseValidator } from '../runner.ts';
+import { exchange } from '../target.ts';
+import { targetUrl } from '../target-url.ts';
 
 /** Target of a body-limit probe. */
 export interface BodyLimitProbeOptions {
@@ -10,11 +13,13 @@ export interface BodyLimitProbeOptions {
   log?: (line: string) => void;
   /** Milliseconds before one request counts as unanswered (default 30 s). */
   timeoutMs?: number;
+  /** Validates the answer just over the limit against the spec (the interface's own error, or not). */
+  validate?: ResponseValidator;
 }
 
 /** How the target answered one body size. */
 export type BodyOutcome =
-  | { kind: 'status'; status: number }
+  | { kind: 'status'; status: number; contentType?: string; body?: string }
   | { kind: 'reset'; detail: string }
   | { kind: 'timeout'; detail: string };
 
@@ -26,6 +31,14 @@ export interface BodyLimitProbeResult {
   /** What the target answered one byte over the limit: a status code, or 'reset' when it closed before any status. */
   overStatus: number | 'reset' | 'timeout' | null;
   overDetail: string;
+  /**
+   * Who answered one byte over the limit: a front server (a 4xx that is not JSON: nginx's 413 page,
+   * a gateway's 400), whose limit then hides the interface's own, or the target itself (judged as
+   * the interface: 400, and with a validator the body the spec documents); null when nothing answered.
+   */
+  overFrom: 'target' | 'front server' | null;
+  /** Facts worth knowing that are not problems (a front server's limit). */
+  notes: string[];
   /** True when a small, ordinary similarity request succeeded after the search. */
   healthyAfter: boolean;
   /** Which documented reading of "1 MB" the limit matches. */
@@ -75,12 +88,13 @@ export function accepted(outcome: BodyOutcome): boolean {
 export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<BodyLimitProbeResult> {
   const log = options.log ?? (() => undefined);
   const started = performance.now();
-  const url = `${options.baseUrl}/academic/v1.0/similarity`;
+  const url = targetUrl(options.baseUrl, '/academic/v1.0/similarity');
   let requests = 0;
   const problems: string[] = [];
   const send = async (size: number): Promise<BodyOutcome> => {
     requests++;
     const outcome = await postBody(url, bodyOfSize(size), options.key, options.timeoutMs ?? 30_000);
+    if (outcome.kind === 'status' && outcome.retried) requests++;
     log(
       `  ${String(requests).padStart(2)}. ${size.toLocaleString('en-US').padStart(9)} bytes -> ${describeOutcome(outcome)}`,
     );
@@ -133,12 +147,24 @@ export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<Bo
     problems.push(`the limit is ${limitBytes.toLocaleString('en-US')} bytes, neither 1,000,000 nor 1,048,576`);
   }
   const overStatus = over === null ? null : over.kind === 'status' ? over.status : over.kind;
+  const notes: string[] = [];
+  const overFrom = over?.kind === 'status' ? answeredBy(over) : null;
   // The interface documents 400 for a similarity request it refuses; a reset before any status
-  // is still a rejection and is reported as such (overStatus 'reset'), not as a failure.
-  if (over !== null && limitBytes !== null && over.kind === 'status' && over.status !== 400) {
-    problems.push(
-      `just over the limit the target answers ${over.status}, where the interface documents 400 for a refused similarity request`,
-    );
+  // is still a rejection and is reported as such (overStatus 'reset'), not as a failure. A front
+  // server's own 4xx is its limit, not the interface's error: named, not a problem.
+  if (over !== null && limitBytes !== null && over.kind === 'status') {
+    if (overFrom === 'front server') {
+      notes.push(
+        `bodies over ${limitBytes.toLocaleString('en-US')} bytes get ${describeOutcome(over)} from a front server, not the interface's error: its limit hides the interface's own`,
+      );
+    } else if (over.status !== 400) {
+      problems.push(
+        `just over the limit the target answers ${over.status}, where the interface documents 400 for a refused similarity request`,
+      );
+    } else if (options.validate) {
+      const verdict = validateOver(options.validate, over);
+      if (verdict) problems.push(`just over the limit the 400 is not the interface's error: ${verdict}`);
+    }
   }
   if (over !== null && limitBytes !== null && over.kind === 'timeout') {
     problems.push(`just over the limit the target does not answer (${over.detail})`);
@@ -148,6 +174,8 @@ export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<Bo
     requests,
     overStatus,
     overDetail: over === null ? '' : describeOutcome(over),
+    overFrom,
+    notes,
     healthyAfter,
     matches,
     interval: [LOWER_BYTES, UPPER_BYTES],
@@ -156,40 +184,72 @@ export async function probeBodyLimit(options: BodyLimitProbeOptions): Promise<Bo
   };
 }
 
-/** One line for an outcome, e.g. '400' or 'connection reset before any status (ECONNRESET)'. */
+/** One line for an outcome, e.g. 'HTTP 400', 'HTTP 413 (text/html)' or 'connection reset before any status (...)'. */
 export function describeOutcome(outcome: BodyOutcome): string {
-  if (outcome.kind === 'status') return `HTTP ${outcome.status}`;
+  if (outcome.kind === 'status') {
+    const type = outcome.contentType?.split(';')[0]?.trim();
+    return `HTTP ${outcome.status}${type && !isJson(outcome.contentType) ? ` (${type})` : ''}`;
+  }
   if (outcome.kind === 'reset') return `connection reset before any status (${outcome.detail})`;
   return `no answer (${outcome.detail})`;
 }
 
-// One POST on a fresh connection, so a connection the target closes after a rejection never
-// carries the next request.
-function postBody(url: string, body: string, key: string | undefined, timeoutMs: number): Promise<BodyOutcome> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (outcome: BodyOutcome) => {
-      if (!settled) {
-        settled = true;
-        resolve(outcome);
-      }
+function isJson(contentType: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '');
+}
+
+/** Who answered a refusal: a 4xx without a JSON body is a front server's own page; anything else the target's. */
+export function answeredBy(outcome: { status: number; contentType?: string }): 'target' | 'front server' {
+  return outcome.status >= 400 && outcome.status < 500 && !isJson(outcome.contentType) ? 'front server' : 'target';
+}
+
+/** Why a refusal's body is not the interface's error, or undefined when it matches the spec. */
+function validateOver(validate: ResponseValidator, over: { status: number; contentType?: string; body?: string }) {
+  try {
+    const body = Buffer.from(over.body ?? '');
+    const beyond = beyondJsonLimits(body);
+    if (beyond) return beyond;
+    const verdict = validate('similarityPost', over.status, over.contentType, JSON.parse(body.toString('utf8')));
+    if (verdict.valid) return undefined;
+    return verdict.errors
+      .slice(0, 3)
+      .map((error) => `${error.pointer || '/'} ${error.message}`)
+      .join('; ');
+  } catch {
+    return 'the body is not JSON';
+  }
+}
+
+/** Largest answer read: an answer to a similarity POST is a number or a short error. */
+const ANSWER_MAX_BYTES = 64 * 1024;
+
+// One POST through the shared client. `Connection: close` gives every request a connection of its
+// own, as the search needs: a connection the target cut after a refusal never carries the next one.
+async function postBody(
+  url: string,
+  body: string,
+  key: string | undefined,
+  timeoutMs: number,
+): Promise<BodyOutcome & { retried?: boolean }> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/x-www-form-urlencoded',
+    Connection: 'close',
+  };
+  if (key) headers['Ocp-Apim-Subscription-Key'] = key;
+  try {
+    const response = await exchange(url, { method: 'POST', headers, body, timeoutMs, maxBytes: ANSWER_MAX_BYTES });
+    return {
+      kind: 'status',
+      status: response.status,
+      contentType: response.headers['content-type'],
+      body: response.body.toString('utf8'),
+      retried: response.retried,
     };
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      'Content-Length': String(Buffer.byteLength(body)),
-    };
-    if (key) headers['Ocp-Apim-Subscription-Key'] = key;
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers, agent: false }, (res) => {
-      // The status is what matters; the body is drained and dropped.
-      res.resume();
-      settle({ kind: 'status', status: res.statusCode ?? 0 });
-    });
-    req.setTimeout(timeoutMs, () => {
-      settle({ kind: 'timeout', detail: `nothing within ${timeoutMs} ms` });
-      req.destroy();
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => settle({ kind: 'reset', detail: error.code ?? error.message }));
-    req.end(body);
-  });
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    // The status is what the search needs: an answer whose body then failed still answered.
+    if (error.status !== undefined) return { kind: 'status', status: error.status, retried: error.retried };
+    if (error.problem === 'timeout') return { kind: 'timeout', detail: error.message };
+    return { kind: 'reset', detail: error.message };
+  }
 }

@@ -1,9 +1,10 @@
-import { Agent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
+import { TransportError } from '../../http/client.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
+import { exchange } from '../target.ts';
+import { targetUrl } from '../target-url.ts';
 
 /** Largest answer the probe reads; a larger one counts as no answer. */
 const PROBE_MAX_BYTES = 1024 * 1024;
@@ -85,11 +86,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   const log = options.log ?? (() => undefined);
   const template = BROWSING_MIX.find((entry) => entry.operationId === options.operation);
   if (!template) throw new Error(`no request template for ${options.operation}`);
-  const url = `${options.baseUrl}${requestTarget(template)}`;
-  const https = url.startsWith('https:');
-  const agent = https
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 256 })
-    : new Agent({ keepAlive: true, maxSockets: 256 });
+  const url = targetUrl(options.baseUrl, requestTarget(template));
   const headers: Record<string, string> = options.key ? { 'Ocp-Apim-Subscription-Key': options.key } : {};
   const started = performance.now();
   const elapsedS = () => (performance.now() - started) / 1000;
@@ -100,41 +97,26 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   let throttledResponses = 0;
   let last429: { body: string; retryAfter: string | undefined } | undefined;
 
-  const sendOne = (): Promise<Outcome> => {
+  // Through the shared client: its deadline, size cap and framing rules. A request the client sent
+  // again (a kept-alive connection lost before any byte of the answer) counts twice: the target saw both.
+  const sendOne = async (): Promise<Outcome> => {
     requests++;
     const sentAt = performance.now();
-    return new Promise((resolve) => {
-      const send = https ? httpsRequest : httpRequest;
-      const req = send(url, { headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          // An answer of the interface is small: a larger one is abandoned, as the conformance client does.
-          size += chunk.length;
-          if (size > PROBE_MAX_BYTES) {
-            req.destroy();
-            resolve({ status: 0, sentAt });
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status === 429) {
-            throttledResponses++;
-            const body = Buffer.concat(chunks).toString('utf8');
-            const retryAfter = res.headers['retry-after'];
-            last429 = { body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
-            check429(body, res.headers['content-type']);
-          }
-          resolve({ status, sentAt });
-        });
-        res.on('error', () => resolve({ status: 0, sentAt }));
-      });
-      req.setTimeout(10_000, () => req.destroy());
-      req.on('error', () => resolve({ status: 0, sentAt }));
-      req.end();
-    });
+    try {
+      const response = await exchange(url, { headers, timeoutMs: 10_000, maxBytes: PROBE_MAX_BYTES });
+      if (response.retried) requests++;
+      if (response.status === 429) {
+        throttledResponses++;
+        const body = response.body.toString('utf8');
+        last429 = { body, retryAfter: response.headers['retry-after'] };
+        check429(body, response.headers['content-type']);
+      }
+      return { status: response.status, sentAt };
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      if (error.retried) requests++;
+      return { status: 0, sentAt };
+    }
   };
 
   const check429 = (body: string, contentType: string | undefined) => {
@@ -186,88 +168,84 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   let thresholdRps: number | null = null;
   let first429AtRate: number | null = null;
   let rate = START_RATE;
-  try {
-    let highest = 0;
-    while (!outOfBudget()) {
-      // At the top rate a full bucket can take longer than a second to drain: stay there for as
-      // long as the budget allows while keeping room for the hold and the wait.
-      const seconds =
-        rate < maxRate ? STEP_S : Math.max(STEP_S, Math.min(8, Math.floor(maxDurationS - elapsedS() - HOLD_S - 3)));
-      highest = rate;
-      const step = await runStep('ramp', rate, seconds);
-      if (step.other > step.sent / 2) {
-        problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
+  let highest = 0;
+  while (!outOfBudget()) {
+    // At the top rate a full bucket can take longer than a second to drain: stay there for as
+    // long as the budget allows while keeping room for the hold and the wait.
+    const seconds =
+      rate < maxRate ? STEP_S : Math.max(STEP_S, Math.min(8, Math.floor(maxDurationS - elapsedS() - HOLD_S - 3)));
+    highest = rate;
+    const step = await runStep('ramp', rate, seconds);
+    if (step.other > step.sent / 2) {
+      problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
+      break;
+    }
+    if (step.throttled > 0) {
+      first429AtRate = rate;
+      // Hold a rate clearly above what was accepted so the limiter stays saturated.
+      const holdRate = Math.min(maxRate, Math.max(rate, Math.ceil((step.ok / seconds) * 1.5)));
+      const hold = await runStep('hold', holdRate, HOLD_S);
+      const sustained = hold.throttled >= hold.sent * 0.1;
+      if (sustained && hold.sent > 0) {
+        thresholdRps = Math.round((hold.ok / HOLD_S) * 10) / 10;
         break;
       }
-      if (step.throttled > 0) {
-        first429AtRate = rate;
-        // Hold a rate clearly above what was accepted so the limiter stays saturated.
-        const holdRate = Math.min(maxRate, Math.max(rate, Math.ceil((step.ok / seconds) * 1.5)));
-        const hold = await runStep('hold', holdRate, HOLD_S);
-        const sustained = hold.throttled >= hold.sent * 0.1;
-        if (sustained && hold.sent > 0) {
-          thresholdRps = Math.round((hold.ok / HOLD_S) * 10) / 10;
-          break;
-        }
-        rate = holdRate;
-      }
-      if (rate >= maxRate) break;
-      rate = Math.min(rate * 2, maxRate);
+      rate = holdRate;
     }
-    if (thresholdRps === null) {
-      problems.push(
-        first429AtRate === null
-          ? `no 429 up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
-          : `429s appeared at ${first429AtRate}/s but were not sustained`,
-      );
-    }
-    const wait = last429 ? secondsToWait(last429.body, last429.retryAfter) : undefined;
-    if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
-    if (invalid429.count > 0) problems.push(`${invalid429.count} 429 bodies do not match the spec`);
-    let recovered: boolean | null = null;
-    const waitSeconds = wait ? Math.max(wait.message ?? 0, wait.retryAfter ?? 0) || null : null;
-    if (last429) {
-      const waitMs = (waitSeconds ?? 1) * 1000;
-      if (elapsedS() + waitMs / 1000 + 1 > maxDurationS) {
-        problems.push(`waiting ${waitMs / 1000} s would exceed --max-duration ${maxDurationS} s; recovery not checked`);
-      } else {
-        log(`  waiting ${waitMs / 1000} s as the 429 asked`);
-        await sleep(waitMs);
-        const outcomes: Outcome[] = [];
-        for (let i = 0; i < 3; i++) outcomes.push(await sendOne());
-        const ok = outcomes.filter((o) => o.status >= 200 && o.status < 300).length;
-        steps.push({
-          phase: 'recovery',
-          rate: 0,
-          sent: 3,
-          ok,
-          throttled: outcomes.filter((o) => o.status === 429).length,
-          other: 3 - ok,
-        });
-        recovered = ok === 3;
-        log(`  recovery: ${ok} of 3 requests accepted after the wait`);
-        if (!recovered)
-          problems.push(`the target still refuses requests ${waitMs / 1000} s after the 429 (the wait it asked for)`);
-      }
-    }
-    return {
-      operation: options.operation,
-      thresholdRps,
-      first429AtRate,
-      requests,
-      durationS: Math.round(elapsedS() * 100) / 100,
-      waitSeconds,
-      messageSeconds: wait?.message ?? null,
-      retryAfterSeconds: wait?.retryAfter ?? null,
-      recovered,
-      throttledResponses,
-      invalid429,
-      steps,
-      problems,
-    };
-  } finally {
-    agent.destroy();
+    if (rate >= maxRate) break;
+    rate = Math.min(rate * 2, maxRate);
   }
+  if (thresholdRps === null) {
+    problems.push(
+      first429AtRate === null
+        ? `no 429 up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+        : `429s appeared at ${first429AtRate}/s but were not sustained`,
+    );
+  }
+  const wait = last429 ? secondsToWait(last429.body, last429.retryAfter) : undefined;
+  if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
+  if (invalid429.count > 0) problems.push(`${invalid429.count} 429 bodies do not match the spec`);
+  let recovered: boolean | null = null;
+  const waitSeconds = wait ? Math.max(wait.message ?? 0, wait.retryAfter ?? 0) || null : null;
+  if (last429) {
+    const waitMs = (waitSeconds ?? 1) * 1000;
+    if (elapsedS() + waitMs / 1000 + 1 > maxDurationS) {
+      problems.push(`waiting ${waitMs / 1000} s would exceed --max-duration ${maxDurationS} s; recovery not checked`);
+    } else {
+      log(`  waiting ${waitMs / 1000} s as the 429 asked`);
+      await sleep(waitMs);
+      const outcomes: Outcome[] = [];
+      for (let i = 0; i < 3; i++) outcomes.push(await sendOne());
+      const ok = outcomes.filter((o) => o.status >= 200 && o.status < 300).length;
+      steps.push({
+        phase: 'recovery',
+        rate: 0,
+        sent: 3,
+        ok,
+        throttled: outcomes.filter((o) => o.status === 429).length,
+        other: 3 - ok,
+      });
+      recovered = ok === 3;
+      log(`  recovery: ${ok} of 3 requests accepted after the wait`);
+      if (!recovered)
+        problems.push(`the target still refuses requests ${waitMs / 1000} s after the 429 (the wait it asked for)`);
+    }
+  }
+  return {
+    operation: options.operation,
+    thresholdRps,
+    first429AtRate,
+    requests,
+    durationS: Math.round(elapsedS() * 100) / 100,
+    waitSeconds,
+    messageSeconds: wait?.message ?? null,
+    retryAfterSeconds: wait?.retryAfter ?? null,
+    recovered,
+    throttledResponses,
+    invalid429,
+    steps,
+    problems,
+  };
 }
 
 /** The seconds to wait stated by a 429: from its message ("... in N seconds") and its Retry-After header. */
