@@ -1,19 +1,14 @@
 // The report page of `kgate drift live`, in the shape of every kgate report page
-// (contracts/report-html.ts). It lives in the CLI because the CLI is where drift results and the
+// (page/page.ts). It lives in the CLI because the CLI is where drift results and the
 // page renderer meet: drift/ and contracts/ do not import each other.
 import { basename } from 'node:path';
-import {
-  maskUrl,
-  type PageCell,
-  type PageChanges,
-  type PageFinding,
-  REPORT_HTML,
-  type ReportPage,
-} from '../contracts/report-html.ts';
+import { maskUrl } from '../config/redact.ts';
 import { type OperationTimings, operationStats, recordTiming } from '../contracts/timings.ts';
 import type { DriftFinding } from '../drift/findings.ts';
 import type { LiveResult } from '../drift/live.ts';
 import { FINDING_KINDS, type FindingKind } from '../drift/walk.ts';
+import type { Cell as PageCell, Finding as PageFinding } from '../page/components.ts';
+import { type PageChanges, REPORT_HTML, type ReportPage } from '../page/page.ts';
 
 /** The previous live drift run beside this one (see previousRun in contracts/report-page.ts). */
 export interface PreviousDrift {

@@ -1,4 +1,5 @@
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { shortLabel } from '../page/html.ts';
 import {
   type BaselineEntry,
   type BaselineMark,
@@ -368,18 +369,6 @@ export function renderMatrix(matrix: TargetSummary['matrix'], checks: readonly C
       `| \`${check.id}\`${check.severity === 'warn' ? ' (warn)' : ''} | ${operations.map((op) => SYMBOL[matrix[op]![check.id] ?? 'n/a']).join(' | ')} |`,
   );
   return [header, rule, ...rows].join('\n');
-}
-
-/** `GET /academic/v1.0/evaluate` -> `evaluate GET`; `/eventknowledge/v1.0/events/{event_id}/documents` -> `documents GET`. */
-export function shortLabel(label: string): string {
-  const [method, path] = label.split(' ');
-  const last =
-    (path ?? '')
-      .split('/')
-      .filter((part) => part && !part.startsWith('{'))
-      .pop() ?? path;
-  const name = last === 'search' ? (path!.includes('urlpreview') ? 'urlpreview' : 'answersearch') : last;
-  return `${name} ${method}`;
 }
 
 /** Renders a whole run as the Markdown summary printed at the end and written to summary.md. */

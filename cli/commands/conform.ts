@@ -20,11 +20,11 @@ import {
 } from '../../contracts/options.ts';
 import { runPace } from '../../contracts/pacing.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests, workersOf } from '../../contracts/selection.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';

@@ -4,7 +4,6 @@ import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML, renderReportHtml } from '../../contracts/report-html.ts';
 import { previousRun } from '../../contracts/report-page.ts';
 import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
@@ -23,6 +22,7 @@ import { renderHistoryHtml } from '../../drift/history-report.ts';
 import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
 import { findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
+import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import {
   durationOption,
   EXIT,
@@ -234,7 +234,7 @@ async function runLive(argv: string[]): Promise<number> {
   }
   const { html: timeline, ...paths } = writeLiveReport(result, runDir, historyOut);
   const html = join(runDir, REPORT_HTML);
-  writeFileSync(html, redactSecrets(renderReportHtml(driftPage(result, previous))));
+  writeFileSync(html, redactSecrets(renderPage(driftPage(result, previous))));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
     let written: Baseline;

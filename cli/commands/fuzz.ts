@@ -14,10 +14,10 @@ import {
 } from '../../contracts/generative/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import {
   durationOption,
   EXIT,

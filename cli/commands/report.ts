@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import { EXIT, parseCommandArgs, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
 

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import type { OperationId } from '../../openapi/spec.ts';
+import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
 import { Discovery } from '../discovery.ts';
 import { type Failure, formatFailure } from '../failure.ts';
 import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../properties/tolerance.ts';
-import { REPORT_HTML, renderReportHtml } from '../report-html.ts';
 import { fuzzPage, previousRun } from '../report-page.ts';
 import { findingKey } from '../summary.ts';
 import { mergeTimings, type OperationTimings, operationStats } from '../timings.ts';
@@ -170,7 +170,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
     CHECKS,
   );
-  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderReportHtml(page)));
+  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
   return result;
 }
 
