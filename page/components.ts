@@ -249,6 +249,8 @@ export interface Matrix {
   rows: { id: string; note?: string }[];
   /** operation -> row id -> cell; absent: does not apply. */
   cells: Record<string, Record<string, Cell>>;
+  /** operation -> row id -> the anchor a cell links to, where it is not a finding or item of the page. */
+  anchors?: Record<string, Record<string, string>>;
   /** One sentence under the matrix: what the states mean here. */
   legend: string;
 }
@@ -283,7 +285,9 @@ export function matrix(
         if (cell === 'n/a') return '<td class="na" title="does not apply">·</td>';
         const label = `${row.id} on ${operation}: ${WORD[cell] || cell}`;
         const anchor =
-          options.anchorOf(operation, row.id) ?? (options.described.has(row.id) ? `check-${slug(row.id)}` : undefined);
+          options.anchorOf(operation, row.id) ??
+          model.anchors?.[operation]?.[row.id] ??
+          (options.described.has(row.id) ? `check-${slug(row.id)}` : undefined);
         const inner = `<span aria-hidden="true">${ICON[cell]}</span> ${WORD[cell]}`;
         // The headers name the cell for a screen reader; a title is worth its bytes only where there is something to see.
         const title = cell === 'pass' ? '' : ` title="${text(label)}"`;

@@ -44,3 +44,18 @@ export function foldLine(line: string, options: { dir?: string; stem: string; li
   }
   return `${start}; whole line in ${path})`;
 }
+
+/** A list joined with commas and wrapped to lines of at most `width` characters, each indented. */
+export function wrapList(parts: string[], indent: string, width = 110): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const [index, part] of parts.entries()) {
+    const piece = `${part}${index < parts.length - 1 ? ',' : ''}`;
+    if (line && indent.length + line.length + 1 + piece.length > width) {
+      lines.push(`${indent}${line}`);
+      line = piece;
+    } else line = line ? `${line} ${piece}` : piece;
+  }
+  if (line) lines.push(`${indent}${line}`);
+  return lines;
+}
