@@ -54,7 +54,7 @@ export function progressDisplay(
 ): () => void {
   const stream = options.stream ?? process.stderr;
   if (!(options.interactive ?? isInteractive(stream))) return heartbeat(line, options);
-  const columns = (stream as NodeJS.WriteStream).columns ?? 120;
+  const columns = (stream as NodeJS.WriteStream).columns || 120;
   const draw = () => stream.write(`\r\x1b[2K${line().slice(0, Math.max(20, columns - 1))}`);
   draw();
   const timer = setInterval(draw, LIVE_EVERY_MS);

@@ -170,7 +170,7 @@ export function comparePage(result: CompareResult, samples: LatencySamples[]): R
         tone: 'info',
         intro:
           noise.length > 0
-            ? `The current deployment varied there between identical calls (${result.ignored} difference(s) set aside).`
+            ? `The current deployment varied there between identical calls (answers of ${result.ignored} request(s) set aside there).`
             : undefined,
         items:
           noise.length > 0

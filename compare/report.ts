@@ -123,7 +123,7 @@ export function renderCompare(result: CompareResult, reportDir?: string): string
   if (result.noise.length > 0) {
     lines.push(
       '',
-      `Learned to ignore (the current deployment varied there between identical calls; ${result.ignored} difference(s) set aside):`,
+      `Learned to ignore (the current deployment varied there between identical calls; answers of ${result.ignored} request(s) set aside there):`,
     );
     for (const noisy of result.noise) {
       const how = noisy.numeric

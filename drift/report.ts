@@ -54,9 +54,11 @@ export function changeLines(change: DriftChange): string[] {
   if (change.places.length === 1) return [findingLine(change.places[0]!)];
   const state = change.known ? 'known' : 'NEW  ';
   const known = change.places.filter((place) => place.known).length;
-  const places = change.places.map((place) => `${placeText(place)}${place.known && !change.known ? ' (known)' : ''}`);
+  const places = change.places.map(
+    (place) => `${placeText(place)}${place.known && !change.known ? ' (in the baseline)' : ''}`,
+  );
   return [
-    `${state} ${change.kind} ${change.path}: ${change.message} (${change.places.length} places${known > 0 && !change.known ? `, ${known} known` : ''})`,
+    `${state} ${change.kind} ${change.path}: ${change.message} (${change.places.length} places${known > 0 && !change.known ? `, ${known} of them in the baseline` : ''})`,
     ...wrapList(places, '        '),
   ];
 }

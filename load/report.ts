@@ -163,8 +163,7 @@ export function loadPage(summary: LoadSummary): ReportPage {
         id: 'thresholds-part',
         title: 'Thresholds',
         tone: summary.passed ? 'info' : 'fail',
-        intro:
-          'The scenario passes when every threshold is met; each says why it is set as it is in load/scenarios.ts.',
+        intro: 'The scenario passes when every threshold is met (load/README.md says why each is set as it is).',
         html: table({
           id: 'thresholds',
           columns: ['', 'rule', 'measured'],

@@ -1,5 +1,11 @@
 import { appendFileSync } from 'node:fs';
-import { COMPARE_FILES, renderCompare, renderCompareMarkdown, writeCompareReports } from '../../compare/report.ts';
+import {
+  COMPARE_FILES,
+  comparePhrase,
+  renderCompare,
+  renderCompareMarkdown,
+  writeCompareReports,
+} from '../../compare/report.ts';
 import {
   CompareUnreachable,
   DEFAULT_COMPARE_REPORT_DIR,
@@ -236,13 +242,15 @@ export const command: Command = {
       throw error;
     }
     writeCompareReports(result, reportDir);
-    if (env.githubStepSummary) appendFileSync(env.githubStepSummary, redactSecrets(renderCompareMarkdown(result)));
+    if (env.githubStepSummary)
+      appendFileSync(env.githubStepSummary, redactSecrets(renderCompareMarkdown(result, reportDir)));
     if (args.json) console.log(redactSecrets(JSON.stringify(result)));
     else {
-      console.log(redactSecrets(renderCompare(result)));
-      const regressions = result.latency.filter((item) => item.regression).length;
+      console.log(redactSecrets(renderCompare(result, reportDir)));
       console.log(
-        `\nkgate compare: ${result.verdict.toUpperCase()}: ${result.differences.length} difference(s)${args.latency ? `, ${regressions} latency regression(s)` : ''} in ${result.requests.compared} requests; reports in ${reportDir}/: ${Object.values(COMPARE_FILES).join(', ')}`,
+        redactSecrets(
+          `\nkgate compare: ${result.verdict.toUpperCase()}: ${result.verdict === 'pass' ? `alike${args.latency ? ', no latency regression' : ''}` : comparePhrase(result)} in ${result.requests.compared} requests compared; open ${reportDir}/${COMPARE_FILES.html} (also ${[COMPARE_FILES.markdown, COMPARE_FILES.json, COMPARE_FILES.junit].join(', ')})`,
+        ),
       );
     }
     return result.exitCode;

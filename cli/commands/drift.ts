@@ -280,7 +280,7 @@ async function runLive(argv: string[]): Promise<number> {
         (summary.transportErrors > 0 ? `, ${summary.transportErrors} requests without an answer` : '') +
         (summary.skipped > 0 ? `, ${summary.skipped} cases skipped after repeated transport failures` : ''),
     );
-    if (baselineWritten) say(`baseline written: ${baselineWritten} (${result.findings.length} findings)`);
+    if (baselineWritten) say(`baseline written: ${baselineWritten} (${result.findings.length} place(s) of drift)`);
     say(`report: ${html} (also ${paths.markdown})`);
   }
   if (update) return EXIT.ok;

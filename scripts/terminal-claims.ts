@@ -1,0 +1,67 @@
+// What a command's terminal output claims, for the tests that hold it to the verdict: every count
+// it states next to a word the verdicts count with (passed, failed, findings, changes, differences,
+// problems...) must be the verdict's own, and no line may name a source file of kgate or list
+// tests one by one (Playwright's list reporter: `[12/180] ... contracts/declare-tests.ts:13:5 ...`).
+
+/** The counts a verdict states, by the word that names them; a word a command's verdict does not count is absent. */
+export type VerdictCounts = Partial<Record<CountWord, number>>;
+
+/** How each count word is written next to its number. A count that ends in `so far` is progress, not a claim. */
+const PATTERNS = {
+  passed: /(\d[\d,]*) passed\b/g,
+  failed: /(\d[\d,]*) failed\b/g,
+  skipped: /(\d[\d,]*) skipped\b/g,
+  warnings: /(\d[\d,]*) warning(?!s? so far)s?\b/g,
+  known: /(\d[\d,]*) known\b/g,
+  flaky: /(\d[\d,]*) flaky\b/g,
+  'did not run': /(\d[\d,]*) did not run\b/g,
+  findings: /(\d[\d,]*) finding(?!s? so far|\(s\) so far)/g,
+  changes: /(\d[\d,]*) changes?\b/g,
+  new: /(\d[\d,]*) new\b/g,
+  places: /\bat (\d[\d,]*) places?\b/g,
+  differences: /(\d[\d,]*) difference(?!s? set aside|\(s\) set aside)/g,
+  regressions: /(\d[\d,]*) latency regression(?:s|\(s\))?/g,
+  breached: /(\d[\d,]*) of \d+ thresholds? breached/g,
+  problems: /(\d[\d,]*) problems?\b/g,
+} as const;
+
+/** A word the verdicts count with. */
+export type CountWord = keyof typeof PATTERNS;
+
+/** One line that claims a count the verdict does not give. */
+export interface Contradiction {
+  line: string;
+  word: CountWord;
+  claimed: number;
+  /** The verdict's count, or undefined: this command's verdict counts nothing by that word. */
+  verdict: number | undefined;
+}
+
+/** Every line of `output` that claims a count other than the verdict's (or one the verdict does not count). */
+export function contradictions(output: string, verdict: VerdictCounts): Contradiction[] {
+  const found: Contradiction[] = [];
+  for (const line of output.split(/\r?\n|\r/)) {
+    for (const [word, pattern] of Object.entries(PATTERNS) as [CountWord, RegExp][]) {
+      for (const match of line.matchAll(pattern)) {
+        const claimed = Number(match[1]!.replace(/,/g, ''));
+        if (claimed !== verdict[word]) found.push({ line, word, claimed, verdict: verdict[word] });
+      }
+    }
+  }
+  return found;
+}
+
+/** A source file of kgate (or any script) named in output, with or without a line number. */
+const SOURCE_PATH = /(?<=^|[\s(['"])\/?(?:[\w@.-]+\/)*[\w@.-]+\.(?:ts|tsx|mts|cts|js|mjs|cjs)\b(?::\d+)*/g;
+
+/** The source paths named in output (`contracts/declare-tests.ts:13:5`, a stack frame's file). */
+export function sourcePaths(output: string): string[] {
+  return [...output.matchAll(SOURCE_PATH)].map((match) => match[0]);
+}
+
+/** Lines that list tests one by one, as Playwright's own reporters do (`[12/180] ... › check`, `✓  3 ...`). */
+export function testLines(output: string): string[] {
+  return output
+    .split(/\r?\n|\r/)
+    .filter((line) => /^\s*\[\d+\/\d+\]/.test(line) || /\s›\s/.test(line) || /^Running \d+ tests? using/.test(line));
+}
