@@ -101,7 +101,7 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
       ...(summary.transportErrors > 0 ? [{ label: 'no answer', value: String(summary.transportErrors) }] : []),
     ],
     counts: [
-      { label: 'new changes', value: causes.new, cell: 'fail' },
+      { label: 'failing changes', value: causes.new, cell: 'fail' },
       { label: 'known changes', value: causes.known, cell: 'known' },
       { label: 'places', value: summary.findings, cell: 'info' },
       { label: 'cases without an answer', value: unanswered.length, cell: 'skip' },
@@ -118,7 +118,7 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
     sections: [
       {
         id: 'findings',
-        title: 'New changes',
+        title: 'Failing changes (not in the baseline)',
         tone: 'fail',
         intro:
           'One card per change: the same difference seen on several operations and statuses is one change, with the places it touched.',

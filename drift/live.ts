@@ -62,7 +62,8 @@ export interface LiveResult {
     resolved: string[];
     /**
      * The findings grouped by cause (one change on many operations and statuses counts once): all
-     * of them, the new ones (a cause with a new place) and the known ones (absent in older runs).
+     * of them, the new ones (a place the baseline does not list: the change fails the run) and the
+     * known ones (absent in older runs).
      */
     causes?: { total: number; new: number; known: number };
     transportErrors: number;

@@ -41,7 +41,7 @@ export function writeLiveReport(
 
 /** One line per finding, as the CLI prints it. */
 export function findingLine(finding: DriftFinding): string {
-  const state = finding.known ? 'known' : 'NEW  ';
+  const state = finding.known ? 'known' : 'FAIL ';
   const times = finding.occurrences > 1 ? ` (x${finding.occurrences})` : '';
   return `${state} ${finding.kind} ${finding.operation} ${finding.status} ${finding.path}: ${finding.message}${times} [${finding.fingerprint}]`;
 }
@@ -52,7 +52,7 @@ export function findingLine(finding: DriftFinding): string {
  */
 export function changeLines(change: DriftChange): string[] {
   if (change.places.length === 1) return [findingLine(change.places[0]!)];
-  const state = change.known ? 'known' : 'NEW  ';
+  const state = change.known ? 'known' : 'FAIL ';
   const known = change.places.filter((place) => place.known).length;
   const places = change.places.map(
     (place) => `${placeText(place)}${place.known && !change.known ? ' (in the baseline)' : ''}`,
@@ -63,10 +63,14 @@ export function changeLines(change: DriftChange): string[] {
   ];
 }
 
-/** `12 changes (3 new, 9 known) at 40 places`: the counts a live run's reports give. */
+/**
+ * `12 changes (3 failing, 9 known) at 40 places`: the counts a live run's reports give. A change
+ * fails the run unless the baseline lists every place of it (then it is known); `new` is a history's
+ * word (first seen by the last run), never a live run's.
+ */
 export function changesPhrase(result: LiveResult): string {
   const causes = result.summary.causes ?? causeCounts(groupByCause(result.findings));
-  return `${causes.total} change${causes.total === 1 ? '' : 's'} (${causes.new} new, ${causes.known} known) at ${result.summary.findings} place${result.summary.findings === 1 ? '' : 's'}`;
+  return `${causes.total} change${causes.total === 1 ? '' : 's'} (${causes.new} failing, ${causes.known} known) at ${result.summary.findings} place${result.summary.findings === 1 ? '' : 's'}`;
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -81,7 +85,7 @@ export function renderMarkdown(result: LiveResult, reportDir?: string): string {
     `Target: ${result.baseUrl}  `,
     ...(result.network ? [`Network: ${result.network}  `] : []),
     `Started: ${result.startedAt}, ${summary.requests} requests in ${(result.durationMs / 1000).toFixed(1)} s  `,
-    `Findings: ${changesPhrase(result)}; by place ${summary.new} new, ${summary.known} known from the baseline` +
+    `Findings: ${changesPhrase(result)}; by place ${summary.new} failing, ${summary.known} known from the baseline` +
       (summary.transportErrors > 0 ? `; ${summary.transportErrors} requests without an answer` : ''),
     '',
     'Drift is not a conformance failure: it lists where the target differs from the spec. One change seen on several operations and statuses is one row, with its places.',
@@ -95,7 +99,7 @@ export function renderMarkdown(result: LiveResult, reportDir?: string): string {
       );
       const seen = change.places.reduce((sum, place) => sum + place.occurrences, 0);
       lines.push(
-        `| ${change.known ? 'known' : '**new**'} | ${change.kind} | \`${cell(change.path)}\` | ${cell(change.message)} | ${change.sample ? `\`${cell(change.sample)}\`` : ''} | ${change.places.length}: ${cell(places.join(', '))} | ${seen}x, first in ${cell(change.places[0]!.seenIn)} |`,
+        `| ${change.known ? 'known' : '**failing**'} | ${change.kind} | \`${cell(change.path)}\` | ${cell(change.message)} | ${change.sample ? `\`${cell(change.sample)}\`` : ''} | ${change.places.length}: ${cell(places.join(', '))} | ${seen}x, first in ${cell(change.places[0]!.seenIn)} |`,
       );
     }
     lines.push('');

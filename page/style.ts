@@ -96,6 +96,8 @@ td.na{color:#a3aab3}
 .curl .text{flex:1;min-width:0}
 .curl pre{margin:0;background:#1d232a;color:#f1f3f5;border-radius:6px;padding:6px 10px;white-space:pre-wrap;overflow-wrap:anywhere}
 .fold summary{cursor:pointer;color:var(--link);margin:2px 0}
+.fold summary>.start{display:inline-block;vertical-align:top;width:calc(100% - 1.5em);color:inherit}
+.fold summary>code.start,.fold summary>span.start{color:var(--ink)}
 .fold[open] .start{display:none}
 .copy{font:inherit;font-size:12px;border:1px solid var(--line);background:#fff;border-radius:6px;padding:4px 10px;cursor:pointer}
 .copy:hover{background:var(--bg)}

@@ -20,11 +20,16 @@ test('contradictions: a count next to a verdict word must be the verdict own', (
     );
   }
   assert.deepEqual(
-    contradictions('drift: 1 change (1 new, 0 known) at 28 places', { changes: 1, new: 1, known: 0, places: 28 }),
+    contradictions('drift: 1 change (1 failing, 0 known) at 28 places', {
+      changes: 1,
+      failing: 1,
+      known: 0,
+      places: 28,
+    }),
     [],
   );
   assert.deepEqual(
-    contradictions('NEW   undocumented-property $.requestId: x (28 places)', { changes: 3, places: 40 }),
+    contradictions('FAIL  undocumented-property $.requestId: x (28 places)', { changes: 3, places: 40 }),
     [],
     "a change's own places are not the verdict's total",
   );
