@@ -51,6 +51,8 @@ const USAGE = `usage: kgate drift <live|spec|har|history> [options]
       Sends a battery of requests (every operation; success and documented error cases) and
       compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
       embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
+      Findings with one cause (the same kind and JSON path on several operations and statuses) are
+      one change with the places it touched; FAIL marks a change the baseline does not accept.
       --baseline FILE      findings listed in FILE are known; only new ones fail
       --update-baseline    write this run's findings to the --baseline FILE (exit 0)
       --history FILE       append this run's findings to the history FILE (JSON Lines, created if
@@ -67,8 +69,8 @@ ${NETWORK_USAGE.replace(/^ {2}/gm, '      ')}
       Validates recorded traffic against the spec and reports which operations and statuses it covered.
 
   kgate drift history FILE [--since DATE] [--html OUT] [--json]
-      Prints the findings of a history file (written by drift live --history) as of its last run:
-      new, ongoing since, gone since, flaky; first and last seen, times seen.
+      Prints the changes of a history file (written by drift live --history) as of its last run,
+      each with its places: new, ongoing since, gone since, flaky; first and last seen, times seen.
       --since DATE         only the runs from DATE (YYYY-MM-DD or an ISO time, UTC) on
       --html OUT           also write the timeline page to OUT
 
