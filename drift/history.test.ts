@@ -217,3 +217,55 @@ describe('drift history: bad input loses nothing', () => {
     assert.equal(existsSync(join(dir, 'absent.jsonl')), false);
   });
 });
+
+describe('drift history: changes', () => {
+  /** A run that saw field `field` on the given operations (and answered both). */
+  const seenOn = (day: number, field: string, operations: string[]) => ({
+    ...run(day, []),
+    findings: operations.map((operation) => ({
+      ...finding(`${field}-${operation}`, operation),
+      path: `$.${field}`,
+      normalizedPath: `$.${field}`,
+      cause: `cause-${field}`,
+    })),
+  });
+
+  test('one field on every operation is one change, judged on its places merged', () => {
+    const file = historyOf('changes', [
+      seenOn(1, 'requestId', [OPERATION, OTHER]),
+      seenOn(2, 'requestId', [OPERATION]),
+      seenOn(3, 'requestId', [OTHER]),
+    ]);
+    const report = historyReport(file, readHistory(file)!);
+    assert.equal(report.findings.length, 2, 'two findings, one per operation');
+    assert.equal(report.changes.length, 1, 'one change');
+    const [change] = report.changes;
+    assert.equal(change!.places.length, 2);
+    assert.equal(timelineText(change!), '###', 'seen by every run: some place showed it');
+    assert.equal(change!.state, 'ongoing', 'never gone, although each place was gone once');
+    assert.deepEqual(
+      report.findings.map((item) => [item.operation, item.state]),
+      [
+        [OTHER, 'flaky'],
+        [OPERATION, 'gone'],
+      ],
+      'each place alone came and went',
+    );
+    assert.deepEqual(report.changeCounts, { new: 0, ongoing: 1, gone: 0, flaky: 0 });
+    const markdown = renderHistoryMarkdown(report);
+    assert.equal(markdown.split('\n').filter((line) => line.includes('`$.requestId`')).length, 1, markdown);
+    assert.match(markdown, /1 change \(0 new, 1 ongoing, 0 flaky, 0 gone\) at 2 places/);
+  });
+
+  test('lines written before causes existed group by kind and path', () => {
+    const file = historyOf('old-lines', [seenOn(1, 'requestId', [OPERATION, OTHER])]);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    writeFileSync(file, `${lines.map(({ cause: _cause, ...rest }) => JSON.stringify(rest)).join('\n')}\n`);
+    const report = historyReport(file, readHistory(file)!);
+    assert.equal(report.changes.length, 1);
+    assert.equal(report.changes[0]!.places.length, 2);
+  });
+});
