@@ -47,6 +47,8 @@ carrying the ids the current deployment returned); the answers are compared stru
 JSON values by pointer, numbers within a relative tolerance of 1e-6, arrays as lists where the
 interface orders them and as sets elsewhere. A share of the requests goes twice to the current
 deployment: the pointers that vary between identical calls are its noise, listed and set aside.
+A difference at the same pointer and of the same kind on several operations is shown once, with
+the operations it touched (its places).
 With --latency both deployments get one arrival schedule, interleaved request by request; a
 regression is a median slower by more than the threshold whose 95 % interval lies above 1.
 
