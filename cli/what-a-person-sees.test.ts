@@ -1,3 +1,4 @@
+// test-runner: long (runs every judging command twice through the CLI, then every kind of page in Chromium)
 // What a person sees agrees with the verdict, in one look across every command. Each command that
 // judges a target (conform, fuzz, drift live, compare, load, probe) runs against a failing and a
 // clean target of the reference server, once, as a CI job would run it; then:
@@ -171,8 +172,12 @@ async function load(target: string, code: 0 | 1, state: string): Promise<Run> {
     '--report-dir',
     reports,
   ]);
-  const verdict = loadVerdict(readJson<LoadSummary>(join(only(reports), 'summary.json')));
-  return { result, code, verdict, page: join(only(reports), 'report.html') };
+  const summary = readJson<LoadSummary>(join(only(reports), 'summary.json'));
+  // The clean target meets the smoke thresholds unless a busy machine stalls one answer past the
+  // 500 ms p95: what is held here is that the output agrees with the verdict, whichever it is.
+  const judged: 0 | 1 = code === 0 && !summary.passed ? 1 : code;
+  if (judged !== code) console.log(`load ${state}: ${summary.verdicts.map((v) => `${v.rule} ${v.status}`).join('; ')}`);
+  return { result, code: judged, verdict: loadVerdict(summary), page: join(only(reports), 'report.html') };
 }
 
 before(async () => {
@@ -304,7 +309,7 @@ describe('every page has one look', () => {
           const name = `${kind} ${state}`;
           const run = runOf(kind, state);
           await page.goto(pathToFileURL(realpathSync(run.page)).href);
-          const want = kind === 'drift history' ? 'info' : state === 'failing' ? 'fail' : 'pass';
+          const want = kind === 'drift history' ? 'info' : run.code === 1 ? 'fail' : 'pass';
           assert.equal(await page.locator(`header.banner.${want}`).count(), 1, `${name}: the ${want} banner`);
           const word = (await page.locator('.banner .word').textContent()) ?? '';
           assert.equal(word, { fail: 'FAIL', pass: 'PASS', info: 'HISTORY' }[want], name);
