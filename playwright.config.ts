@@ -41,8 +41,11 @@ export default defineConfig({
   // Requests go through the suite's own client (http/client.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
+  // kgate's reporter prints (and says so), so Playwright adds none of its own: a line per test naming
+  // internal files, and counts of tests where the verdict counts cells, would contradict the verdict.
+  // --playwright-reporter shows one of Playwright's own, for debugging the suite.
   reporter: [
-    options.quiet ? ['null'] : env.ci ? ['dot'] : ['line'],
+    ...(options.playwrightReporter ? [[options.playwrightReporter] as const] : []),
     // Playwright's own reports show a failed check as an expected failure (see runCheck), so they
     // would show a failing run as passed: written only on request, in a folder named for debugging.
     ...(options.playwrightReport

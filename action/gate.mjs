@@ -238,7 +238,9 @@ export function reportPageNote(outputs) {
 
 /**
  * The comparison's outputs from kgate compare's summary.json (absent when it stopped before judging).
- * @param {{ verdict: string, differences: unknown[], latency: { regression: boolean }[] } | undefined} summary
+ * `differences` counts them by cause, as the terminal and the page do (one pointer and kind on
+ * several operations is one); `difference-places` counts every operation each touched.
+ * @param {{ verdict: string, differences: unknown[], causes?: number, latency: { regression: boolean }[] } | undefined} summary
  * @param {number} exitCode
  * @returns {Record<string, string>}
  */
@@ -246,7 +248,8 @@ export function compareOutputsOf(summary, exitCode) {
   return {
     'compare-verdict': summary ? summary.verdict : 'error',
     'compare-exit-code': String(exitCode),
-    differences: String(summary?.differences.length ?? 0),
+    differences: String(summary?.causes ?? summary?.differences.length ?? 0),
+    'difference-places': String(summary?.differences.length ?? 0),
     regressions: String(summary?.latency.filter((item) => item.regression).length ?? 0),
   };
 }

@@ -151,15 +151,22 @@ test('compareArgs turns the inputs into kgate compare options, reports in report
   for (const { given, want } of cases) assert.deepEqual(compareArgs(inputs(given)), want, JSON.stringify(given));
   assert.deepEqual(
     compareOutputsOf(
-      { verdict: 'fail', differences: [{}, {}], latency: [{ regression: true }, { regression: false }] },
+      { verdict: 'fail', differences: [{}, {}], causes: 1, latency: [{ regression: true }, { regression: false }] },
       1,
     ),
     {
       'compare-verdict': 'fail',
       'compare-exit-code': '1',
-      differences: '2',
+      differences: '1',
+      'difference-places': '2',
       regressions: '1',
     },
+    'differences by cause, as the terminal and the page count them, and their places',
+  );
+  assert.equal(
+    compareOutputsOf({ verdict: 'fail', differences: [{}, {}], latency: [] }, 1).differences,
+    '2',
+    'a summary of an older kgate, without causes: one per place',
   );
   assert.deepEqual(compareOutputsOf(undefined, 2)['compare-verdict'], 'error');
 });

@@ -43,6 +43,7 @@ export const CONFORM_OPTIONS = {
   json: { type: 'boolean' },
   'playwright-report': { type: 'boolean' },
   ...NETWORK_OPTIONS,
+  'playwright-reporter': { type: 'string' },
 } as const;
 
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */

@@ -1,19 +1,16 @@
 // The report page of `kgate drift live`, in the shape of every kgate report page
-// (contracts/report-html.ts). It lives in the CLI because the CLI is where drift results and the
+// (page/page.ts). It lives in the CLI because the CLI is where drift results and the
 // page renderer meet: drift/ and contracts/ do not import each other.
 import { basename } from 'node:path';
-import {
-  maskUrl,
-  type PageCell,
-  type PageChanges,
-  type PageFinding,
-  REPORT_HTML,
-  type ReportPage,
-} from '../contracts/report-html.ts';
+import { maskUrl } from '../config/redact.ts';
 import { type OperationTimings, operationStats, recordTiming } from '../contracts/timings.ts';
-import type { DriftFinding } from '../drift/findings.ts';
+import { causeCounts, type DriftChange, type DriftFinding, groupByCause } from '../drift/findings.ts';
+import { placeText } from '../drift/history.ts';
 import type { LiveResult } from '../drift/live.ts';
+import { changesPhrase } from '../drift/report.ts';
 import { FINDING_KINDS, type FindingKind } from '../drift/walk.ts';
+import type { Cell as PageCell, Finding as PageFinding } from '../page/components.ts';
+import { type PageChanges, REPORT_HTML, type ReportPage } from '../page/page.ts';
 
 /** The previous live drift run beside this one (see previousRun in contracts/report-page.ts). */
 export interface PreviousDrift {
@@ -21,22 +18,32 @@ export interface PreviousDrift {
   summary: LiveResult;
 }
 
-function finding(item: DriftFinding, curlOf: Map<string, string>): PageFinding {
+/** A change as the page shows it: one card, with every place it touched and the request that first showed it. */
+function card(change: DriftChange, curlOf: Map<string, string>): PageFinding {
+  const first = change.places[0]!;
+  const occurrences = change.places.reduce((sum, place) => sum + place.occurrences, 0);
+  const single = change.places.length === 1;
   return {
-    level: item.known ? 'known' : 'fail',
-    check: item.kind,
-    operation: item.operation,
-    title: item.message,
-    seen: item.occurrences > 1 ? `seen ${item.occurrences} times` : undefined,
+    level: change.known ? 'known' : 'fail',
+    check: change.kind,
+    operation: first.operation,
+    title: change.message,
+    seen: occurrences > 1 ? `seen ${occurrences} times` : undefined,
     fields: [
-      { label: 'status', value: `${item.status}${item.mediaType ? ` ${item.mediaType}` : ''}` },
-      { label: 'at', value: item.path },
-      ...(item.sample !== undefined ? [{ label: 'sample', value: item.sample }] : []),
-      { label: 'kind', value: FINDING_KINDS[item.kind] },
-      { label: 'first seen in', value: item.seenIn },
-      { label: 'fingerprint', value: `${item.fingerprint}${item.known ? ' (in the baseline)' : ''}` },
+      ...(single ? [{ label: 'status', value: `${first.status}${first.mediaType ? ` ${first.mediaType}` : ''}` }] : []),
+      { label: 'at', value: single ? first.path : change.path },
+      ...(change.sample !== undefined ? [{ label: 'sample', value: change.sample }] : []),
+      { label: 'kind', value: FINDING_KINDS[change.kind] },
+      { label: 'first seen in', value: first.seenIn },
+      ...(single
+        ? [{ label: 'fingerprint', value: `${first.fingerprint}${first.known ? ' (in the baseline)' : ''}` }]
+        : []),
     ],
-    curl: curlOf.get(item.seenIn),
+    places: change.places.map((place) => ({
+      operation: place.operation,
+      text: `${placeText(place)}${place.known ? ' (in the baseline)' : ''} · ${place.fingerprint}`,
+    })),
+    curl: curlOf.get(first.seenIn),
   };
 }
 
@@ -57,7 +64,8 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
   }
   const timings: OperationTimings = {};
   for (const item of result.cases) if (!item.skipped) recordTiming(timings, item.operation, item.durationMs);
-  const fresh = result.findings.filter((item) => !item.known);
+  const grouped = groupByCause(result.findings);
+  const causes = summary.causes ?? causeCounts(grouped);
   let changes: PageChanges | undefined;
   if (previous) {
     const before = new Set(previous.summary.findings.map((item) => item.fingerprint));
@@ -83,10 +91,7 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
   return {
     tool: 'kgate drift live',
     verdict: summary.new > 0 ? 'fail' : 'pass',
-    headline:
-      summary.findings === 0
-        ? 'no drift'
-        : `${summary.new} new finding${summary.new === 1 ? '' : 's'}, ${summary.known} known`,
+    headline: summary.findings === 0 ? 'no drift' : changesPhrase(result),
     target: maskUrl(result.baseUrl),
     startedAt: result.startedAt,
     durationMs: result.durationMs,
@@ -96,8 +101,9 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
       ...(summary.transportErrors > 0 ? [{ label: 'no answer', value: String(summary.transportErrors) }] : []),
     ],
     counts: [
-      { label: 'new', value: summary.new, cell: 'fail' },
-      { label: 'known', value: summary.known, cell: 'known' },
+      { label: 'failing changes', value: causes.new, cell: 'fail' },
+      { label: 'known changes', value: causes.known, cell: 'known' },
+      { label: 'places', value: summary.findings, cell: 'info' },
       { label: 'cases without an answer', value: unanswered.length, cell: 'skip' },
     ],
     changes,
@@ -112,15 +118,17 @@ export function driftPage(result: LiveResult, previous?: PreviousDrift): ReportP
     sections: [
       {
         id: 'findings',
-        title: 'New findings',
+        title: 'Failing changes (not in the baseline)',
         tone: 'fail',
-        findings: fresh.map((item) => finding(item, curlOf)),
+        intro:
+          'One card per change: the same difference seen on several operations and statuses is one change, with the places it touched.',
+        findings: grouped.filter((change) => !change.known).map((change) => card(change, curlOf)),
       },
       {
         id: 'known',
-        title: 'Known findings (in the baseline)',
+        title: 'Known changes (every place in the baseline)',
         tone: 'known',
-        findings: result.findings.filter((item) => item.known).map((item) => finding(item, curlOf)),
+        findings: grouped.filter((change) => change.known).map((change) => card(change, curlOf)),
       },
       {
         id: 'resolved',

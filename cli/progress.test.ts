@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { heartbeat, humanDuration, timeLeft } from './progress.ts';
+import { heartbeat, humanDuration, progressDisplay, timeLeft } from './progress.ts';
 
 test('humanDuration and timeLeft read as a person says them', () => {
   const cases = [
@@ -33,4 +33,31 @@ test('heartbeat writes a line every interval until stopped, and leaves out the b
   const after = text;
   await new Promise((resolve) => setTimeout(resolve, 60));
   assert.equal(text, after, 'nothing after stop');
+});
+
+test('progressDisplay on a terminal rewrites one line in place and clears it; elsewhere it writes plain lines', async () => {
+  const capture = () => {
+    const stream = new PassThrough();
+    const out = { text: '' };
+    stream.on('data', (chunk: Buffer) => {
+      out.text += chunk.toString();
+    });
+    return { stream, out };
+  };
+  const live = capture();
+  let n = 0;
+  const stopLive = progressDisplay(() => `tests ${++n}`, { stream: live.stream, interactive: true });
+  await new Promise((resolve) => setTimeout(resolve, 1_150));
+  stopLive();
+  stopLive();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.doesNotMatch(live.out.text, /\n/, 'no line is left behind on a terminal');
+  assert.match(live.out.text, /^\r\x1b\[2Ktests 1\r\x1b\[2Ktests 2/, 'the line is redrawn in place');
+  assert.ok(live.out.text.endsWith('\r\x1b[2K'), 'and cleared at the end');
+
+  const plain = capture();
+  const stopPlain = progressDisplay(() => 'tests', { stream: plain.stream, interactive: false, everyMs: 20 });
+  await new Promise((resolve) => setTimeout(resolve, 90));
+  stopPlain();
+  assert.match(plain.out.text, /^(tests\n)+$/, 'periodic lines a log keeps');
 });

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
-import { writeCompareReports } from './report.ts';
-import { CANDIDATE_COLOUR, CURRENT_COLOUR, contrastOnWhite } from './report-html.ts';
-import type { CompareResult, LatencySamples } from './run.ts';
+import { comparePhrase, renderCompare, writeCompareReports } from './report.ts';
+import { CANDIDATE_COLOUR, CURRENT_COLOUR, comparePage, contrastOnWhite } from './report-html.ts';
+import { type CompareResult, type Difference, groupDifferences, type LatencySamples } from './run.ts';
 import { judgeLatency } from './stats.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-compare-report-'));
@@ -88,10 +88,11 @@ describe('report.html of a comparison', () => {
       assert.ok(contrastOnWhite(colour) >= 4.5, `${colour}: ${contrastOnWhite(colour)}`);
   });
 
-  test('is self-contained: no script, no remote resource', () => {
+  test('is self-contained: nothing loaded from elsewhere, no script but the inline one of the copy buttons', () => {
     const html = readFileSync(htmlPath, 'utf8');
-    assert.doesNotMatch(html, /<script|<link|(src|href)=["']?https?:/i);
-    assert.match(html, /<title>kgate compare: FAIL<\/title>/);
+    assert.doesNotMatch(html, /<link|\ssrc=|@import|url\(|(src|href)=["']?https?:/i);
+    assert.equal((html.match(/<script>/g) ?? []).length, 1, 'one inline script');
+    assert.match(html, /<title>kgate compare: FAIL · http:\/\/127\.0\.0\.1:1\/faults\/x<\/title>/);
   });
 
   test("draws both sides' latency histograms side by side per operation in Chromium, and prints", {
@@ -140,5 +141,63 @@ describe('report.html of a comparison', () => {
     } finally {
       await browser.close();
     }
+  });
+});
+
+describe('differences by cause', () => {
+  const diff = (operation: string, operationId: string, pointer = '/requestId'): Difference => ({
+    operation,
+    operationId,
+    pointer,
+    kind: 'absent-in-current',
+    candidate: 'r',
+    current: null,
+    seenIn: 2,
+    example: {
+      request: `${operationId}: success`,
+      pointer,
+      candidateCurl: `curl -sS 'http://127.0.0.1:1/faults/x/${operationId}'`,
+      currentCurl: `curl -sS 'http://127.0.0.1:1/${operationId}'`,
+    },
+  });
+  const differences = [
+    diff('GET /academic/v1.0/evaluate', 'evaluateGet'),
+    diff('POST /academic/v1.0/evaluate', 'evaluatePost'),
+    diff('GET /academic/v1.0/evaluate', 'evaluateGet', '/aborted'),
+  ];
+
+  test('the same pointer and kind on two operations is one difference with two places', () => {
+    const groups = groupDifferences(differences);
+    assert.deepEqual(
+      groups.map((group) => [group.pointer, group.places.length]),
+      [
+        ['/requestId', 2],
+        ['/aborted', 1],
+      ],
+    );
+    const result = {
+      ...JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')),
+      differences,
+      causes: groups.length,
+      latency: [],
+    } as CompareResult;
+    assert.match(comparePhrase(result), /^2 differences at 3 places$/);
+    const terminal = renderCompare(result);
+    assert.match(terminal, /^Behaviour: 2 differences at 3 places$/m);
+    assert.match(terminal, /^\/requestId: new in the candidate on 2 operations \(4 request\(s\)\)$/m);
+    const page = comparePage(result, []);
+    const cards = page.sections.find((section) => section.id === 'differences')!.findings!;
+    assert.deepEqual(
+      cards.map((card) => card.places!.length),
+      [2, 1],
+    );
+    assert.deepEqual(
+      page.counts.map((chip) => [chip.label, chip.value]),
+      [
+        ['differences', 2],
+        ['places', 3],
+        ['set aside as noise', 12],
+      ],
+    );
   });
 });

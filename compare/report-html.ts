@@ -1,206 +1,231 @@
-// report.html of a comparison: one self-contained page (no script, no network) with the verdict,
-// the differences by operation, the noise learned, and per operation the latency distributions of
-// both deployments side by side on one scale. Colours pass WCAG AA on white and every mark is
-// labelled in text too, so the page reads without colour and prints in black and white.
-import type { CompareResult, LatencyItem, LatencySamples } from './run.ts';
+// report.html of a comparison, built from the page kit like every page of kgate: the verdict
+// banner, the operation x (behaviour, latency) matrix, each difference once by cause with the
+// operations it touched and both sides' curl lines, the noise learned, and per operation the
+// latency distributions of both deployments side by side on one scale. The two sides' colours
+// pass WCAG AA on white and every mark is labelled in text too.
+
+import { histogram, histogramCounts, histogramEdges } from '../page/charts.ts';
+import type { Cell, Finding } from '../page/components.ts';
+import { mark, table } from '../page/components.ts';
+import { html, text } from '../page/html.ts';
+import { type ReportPage, renderPage } from '../page/page.ts';
+import { comparePhrase, kindText, showValue } from './report.ts';
+import {
+  type CompareResult,
+  type DifferenceGroup,
+  groupDifferences,
+  type LatencyItem,
+  type LatencySamples,
+} from './run.ts';
+
+export { contrastOnWhite } from '../page/charts.ts';
 
 /** Colour of the candidate's marks (6.6:1 on white). */
 export const CANDIDATE_COLOUR = '#1d5fa6';
 /** Colour of the current deployment's marks (5.3:1 on white). */
 export const CURRENT_COLOUR = '#a64b00';
 
-/** The WCAG contrast ratio of a #rrggbb colour against white. */
-export function contrastOnWhite(hex: string): number {
-  const channel = (i: number) => {
-    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  return 1.05 / (luminance + 0.05);
-}
+/** The row of the matrix that says whether an operation answered alike. */
+const BEHAVIOUR = 'behaviour';
+/** The row that says whether it got slower. */
+const LATENCY = 'latency';
 
-/** Escapes text for HTML. */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-const BINS = 24;
-
-/** Bin edges from 0 to a bound that holds the 99th percentile of both sides (slower values go in the last bin). */
-function edges(values: number[]): number[] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const top = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 1;
-  const step = Math.max(top, 0.1) / BINS;
-  return Array.from({ length: BINS + 1 }, (_, i) => i * step);
-}
-
-function counts(values: number[], bounds: number[]): number[] {
-  const out = new Array(BINS).fill(0) as number[];
-  const step = bounds[1]! - bounds[0]!;
-  for (const value of values) out[Math.min(BINS - 1, Math.max(0, Math.floor(value / step)))]!++;
-  return out;
-}
-
-function histogram(
-  title: string,
-  colour: string,
-  values: number[],
-  bounds: number[],
-  yMax: number,
-  marks: { p50: number; p95: number },
-): string {
-  const width = 300;
-  const height = 160;
-  const pad = { left: 34, right: 14, top: 22, bottom: 34 };
-  const plotW = width - pad.left - pad.right;
-  const plotH = height - pad.top - pad.bottom;
-  const bins = counts(values, bounds);
-  const barW = plotW / BINS;
-  const xMax = bounds[BINS]!;
-  const x = (ms: number) => pad.left + (Math.min(ms, xMax) / xMax) * plotW;
-  const bars = bins
-    .map((n, i) => {
-      const h = yMax > 0 ? (n / yMax) * plotH : 0;
-      return n === 0
-        ? ''
-        : `<rect class="bar" x="${(pad.left + i * barW + 0.5).toFixed(1)}" y="${(pad.top + plotH - h).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${colour}"><title>${bounds[i]!.toFixed(1)} to ${bounds[i + 1]!.toFixed(1)} ms: ${n}</title></rect>`;
-    })
-    .join('');
-  // The p95 label sits lower than the p50 one, so that close marks stay readable.
-  const mark = (ms: number, label: string, dash: string, dy: number) =>
-    `<line x1="${x(ms).toFixed(1)}" x2="${x(ms).toFixed(1)}" y1="${pad.top}" y2="${pad.top + plotH}" stroke="#1f2933" stroke-width="1.5" stroke-dasharray="${dash}"/><text x="${(x(ms) + 3).toFixed(1)}" y="${pad.top + 10 + dy}" class="tick">${label}</text>`;
-  const ticks = [0, xMax / 2, xMax]
-    .map(
-      (tick) =>
-        `<text x="${x(tick).toFixed(1)}" y="${pad.top + plotH + 13}" class="tick" text-anchor="middle">${tick.toFixed(tick < 10 ? 1 : 0)}</text>`,
-    )
-    .join('');
-  return [
-    `<svg class="hist" data-side="${escapeHtml(title)}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(`${title}: p50 ${marks.p50} ms, p95 ${marks.p95} ms, ${values.length} requests`)}" xmlns="http://www.w3.org/2000/svg">`,
-    `<text x="${pad.left}" y="14" class="panel-title" fill="${colour}">${escapeHtml(title)}</text>`,
-    `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${pad.top + plotH}" y2="${pad.top + plotH}" class="axis"/>`,
-    `<text x="${pad.left - 4}" y="${pad.top + 8}" class="tick" text-anchor="end">${yMax}</text>`,
-    bars,
-    mark(marks.p50, 'p50', '', 0),
-    mark(marks.p95, 'p95', '4 3', 14),
-    ticks,
-    `<text x="${pad.left + plotW / 2}" y="${height - 1}" class="tick" text-anchor="middle">latency, ms</text>`,
-    '</svg>',
-  ].join('');
-}
-
-function latencySection(item: LatencyItem, samples: LatencySamples | undefined): string {
+function latencyBlock(item: LatencyItem, samples: LatencySamples | undefined): string {
   const candidate = samples?.candidate ?? [];
   const current = samples?.current ?? [];
-  const bounds = edges([...candidate, ...current]);
-  const yMax = Math.max(1, ...counts(candidate, bounds), ...counts(current, bounds));
-  const badge = item.regression
-    ? '<span class="badge fail">REGRESSION</span>'
+  const bounds = histogramEdges([...candidate, ...current]);
+  const yMax = Math.max(1, ...histogramCounts(candidate, bounds), ...histogramCounts(current, bounds));
+  const state = item.regression
+    ? mark('fail', 'REGRESSION')
     : item.improvement
-      ? '<span class="badge pass">faster</span>'
-      : '<span class="badge pass">alike</span>';
-  const row = (name: string, p: LatencyItem['candidate']) =>
-    `<tr><th scope="row">${name}</th><td>${p.p50}</td><td>${p.p95}</td><td>${p.p99}</td><td>${p.count}</td></tr>`;
-  return `<section class="op${item.regression ? ' regression' : ''}" data-operation="${escapeHtml(item.operation)}">
-<h3>${escapeHtml(item.operation)} ${badge}</h3>
-<p class="ratio">median ratio ${item.ratio.toFixed(2)}, 95 % interval [${item.interval[0].toFixed(2)}, ${item.interval[1].toFixed(2)}]${item.errors.candidate + item.errors.current > 0 ? `; no answer: candidate ${item.errors.candidate}, current ${item.errors.current}` : ''}</p>
-<div class="pair">
-${histogram('candidate', CANDIDATE_COLOUR, candidate, bounds, yMax, item.candidate)}
-${histogram('current', CURRENT_COLOUR, current, bounds, yMax, item.current)}
-</div>
-<table><thead><tr><th></th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>requests</th></tr></thead>
-<tbody>${row('candidate', item.candidate)}${row('current', item.current)}</tbody></table>
-</section>`;
+      ? mark('pass', 'faster')
+      : mark('pass', 'alike');
+  return [
+    `<section class="op" id="latency-${text(item.operationId)}" data-operation="${text(item.operation)}">`,
+    `<h3>${text(item.operation)} ${state}</h3>`,
+    `<p class="intro">median ratio ${item.ratio.toFixed(2)}, 95 % interval [${item.interval[0].toFixed(2)}, ${item.interval[1].toFixed(2)}]${item.errors.candidate + item.errors.current > 0 ? `; no answer: candidate ${item.errors.candidate}, current ${item.errors.current}` : ''}</p>`,
+    '<div class="pair">',
+    histogram('candidate', CANDIDATE_COLOUR, candidate, bounds, yMax, item.candidate),
+    histogram('current', CURRENT_COLOUR, current, bounds, yMax, item.current),
+    '</div>',
+    table({
+      columns: [
+        '',
+        { title: 'p50 ms', numeric: true },
+        { title: 'p95 ms', numeric: true },
+        { title: 'p99 ms', numeric: true },
+        { title: 'requests', numeric: true },
+      ],
+      rows: (['candidate', 'current'] as const).map((side) => ({
+        cells: [side, item[side].p50, item[side].p95, item[side].p99, item[side].count],
+      })),
+    }),
+    '</section>',
+  ].join('\n');
 }
 
-/** The whole page. */
-export function renderCompareHtml(result: CompareResult, samples: LatencySamples[]): string {
-  const pass = result.verdict === 'pass';
+/** A difference group as a card: the cause once, its places, the values and both sides' curl lines of one example. */
+function card(group: DifferenceGroup): Finding {
+  const first = group.places[0]!;
+  const requests = group.places.reduce((sum, diff) => sum + diff.seenIn, 0);
+  const side = (name: 'candidate' | 'current') =>
+    (group.kind === 'absent-in-candidate' && name === 'candidate') ||
+    (group.kind === 'absent-in-current' && name === 'current')
+      ? '(absent)'
+      : showValue(first[name], 400);
+  return {
+    level: 'fail',
+    check: BEHAVIOUR,
+    operation: first.operation,
+    title: `${group.pointer || '(status or whole body)'}: ${kindText(group.kind)}`,
+    seen: `${requests} request${requests === 1 ? '' : 's'}`,
+    fields: [
+      { label: 'candidate', value: side('candidate') },
+      { label: 'current', value: side('current') },
+      {
+        label: 'request',
+        value: `${first.example.request}${first.example.pointer !== first.pointer ? ` at ${first.example.pointer}` : ''}${group.places.length > 1 ? ` (${first.operation})` : ''}`,
+      },
+    ],
+    places: group.places.map((diff) => ({
+      operation: diff.operation,
+      text: `${diff.operation} (${diff.seenIn} request${diff.seenIn === 1 ? '' : 's'})`,
+    })),
+    curls: [
+      { label: 'candidate', curl: first.example.candidateCurl },
+      { label: 'current', curl: first.example.currentCurl },
+    ],
+  };
+}
+
+/** The page of a comparison. */
+export function comparePage(result: CompareResult, samples: LatencySamples[]): ReportPage {
+  const groups = groupDifferences(result.differences);
   const regressions = result.latency.filter((item) => item.regression).length;
-  const differences = result.differences
-    .map(
-      (
-        diff,
-      ) => `<tr><td>${escapeHtml(diff.operation)}</td><td><code>${escapeHtml(diff.pointer || '(status or body)')}</code></td><td>${escapeHtml(diff.kind)}</td>
-<td><code>${escapeHtml(JSON.stringify(diff.candidate) ?? 'null').slice(0, 200)}</code></td><td><code>${escapeHtml(JSON.stringify(diff.current) ?? 'null').slice(0, 200)}</code></td>
-<td>${diff.seenIn}</td><td>${escapeHtml(diff.example.request)}<pre class="curl">${escapeHtml(diff.example.candidateCurl)}\n${escapeHtml(diff.example.currentCurl)}</pre></td></tr>`,
-    )
-    .join('\n');
-  const noise = result.noise
-    .map(
-      (noisy) =>
-        `<li>${escapeHtml(noisy.operation)} <code>${escapeHtml(noisy.pointer || '(status or body)')}</code>: ${noisy.numeric ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} % or ${noisy.absolute}` : 'any value'}</li>`,
-    )
-    .join('');
-  const latency = result.latency
-    .map((item) =>
-      latencySection(
-        item,
-        samples.find((entry) => entry.operation === item.operation),
+  const operations = [
+    ...new Set([
+      ...result.operations.map((entry) => entry.operation),
+      ...result.differences.map((diff) => diff.operation),
+      ...result.latency.map((item) => item.operation),
+    ]),
+  ];
+  const cells: Record<string, Record<string, Cell>> = {};
+  for (const operation of operations) {
+    const latency = result.latency.find((item) => item.operation === operation);
+    cells[operation] = {
+      [BEHAVIOUR]: result.differences.some((diff) => diff.operation === operation) ? 'fail' : 'pass',
+      ...(latency ? { [LATENCY]: latency.regression ? 'fail' : 'pass' } : {}),
+    };
+  }
+  const noise = result.noise.map((noisy) => ({
+    text: `${noisy.operation} ${noisy.pointer || '(status or body)'}: ${noisy.numeric ? `numbers moving by up to ${(noisy.spread * 100).toPrecision(2)} % or ${noisy.absolute}` : 'any value'} (${noisy.seen} pair(s))`,
+  }));
+  return {
+    tool: 'kgate compare',
+    verdict: result.verdict,
+    headline: result.verdict === 'pass' ? 'alike' : comparePhrase(result),
+    target: result.candidate,
+    durationMs: result.durationMs,
+    requests: result.requests.sent,
+    facts: [
+      { label: 'current', value: result.current },
+      { label: 'seed', value: String(result.seed) },
+      {
+        label: 'compared',
+        value: `${result.requests.compared} requests (${result.requests.repeated} repeated to learn the noise, ${result.requests.confirmed} sent again to confirm)`,
+      },
+    ],
+    counts: [
+      { label: 'differences', value: groups.length, cell: 'fail' },
+      { label: 'places', value: result.differences.length, cell: 'info' },
+      ...(result.latency.length > 0
+        ? [{ label: 'latency regressions', value: regressions, cell: 'fail' as const }]
+        : []),
+      { label: 'set aside as noise', value: result.ignored, cell: 'info' },
+    ],
+    matrix: {
+      title: `Operation x ${result.latency.length > 0 ? 'behaviour and latency' : 'behaviour'}`,
+      operations,
+      rows: [{ id: BEHAVIOUR }, ...(result.latency.length > 0 ? [{ id: LATENCY }] : [])],
+      cells,
+      anchors: Object.fromEntries(
+        result.latency.map((item) => [item.operation, { [LATENCY]: `latency-${item.operationId}` }]),
       ),
-    )
-    .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>kgate compare: ${pass ? 'PASS' : 'FAIL'}</title>
-<style>
-body { font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 0; background: #f5f6f8; color: #1f2933; }
-main { max-width: 1120px; margin: 0 auto; padding: 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; } h3 { font-size: 15px; margin: 0 0 4px; }
-.plan, .ratio { color: #52606d; font-size: 13px; margin: 0 0 10px; }
-.verdict { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff; font-weight: 600; margin-left: 8px; font-size: 14px; }
-.pass { background: #2f6f4e; } .fail { background: #b42318; }
-section { background: #fff; border-radius: 8px; padding: 14px 16px; margin-bottom: 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); break-inside: avoid; }
-section.regression { border-left: 6px solid #b42318; }
-.legend span { display: inline-block; margin-right: 16px; font-weight: 600; }
-.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; max-width: 760px; }
-.hist { width: 100%; height: auto; display: block; }
-.panel-title { font-size: 13px; font-weight: 700; }
-.axis { stroke: #7b8794; } .tick { font-size: 10px; fill: #3e4c59; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
-th { color: #3e4c59; font-weight: 600; }
-code, pre { font-size: 12px; white-space: pre-wrap; word-break: break-all; }
-pre.curl { font-size: 11px; color: #3e4c59; margin: 4px 0 0; }
-.badge { font-size: 12px; font-weight: 700; padding: 1px 7px; border-radius: 10px; color: #fff; }
-@media print {
-  body { background: #fff; } main { padding: 0; } section { box-shadow: none; border: 1px solid #cbd2d9; }
+      legend:
+        'behaviour fails where the candidate answered a request otherwise than the current deployment, beyond its noise; latency fails on a regression. A cell links to its difference or its latency panel.',
+    },
+    sections: [
+      {
+        id: 'differences',
+        title: 'Differences',
+        tone: 'fail',
+        intro:
+          'Each difference once: the same pointer and kind on several operations is one entry, with the places it touched; the example request and both curl lines reproduce it.',
+        findings: groups.map(card),
+      },
+      { id: 'notes', title: 'Notes', tone: 'info', items: (result.notes ?? []).map((note) => ({ text: note })) },
+      {
+        id: 'noise',
+        title: 'Learned to ignore',
+        tone: 'info',
+        intro:
+          noise.length > 0
+            ? `The current deployment varied there between identical calls (answers of ${result.ignored} request(s) set aside there).`
+            : undefined,
+        items:
+          noise.length > 0
+            ? noise
+            : [{ text: 'Nothing: the current deployment answered identical calls identically.' }],
+      },
+      {
+        id: 'operations-compared',
+        title: 'Per operation',
+        tone: 'info',
+        html: table({
+          id: 'compared',
+          columns: ['operation', { title: 'requests', numeric: true }, 'behaviour', 'latency'],
+          rows: result.operations.map((entry) => {
+            const latency = result.latency.find((item) => item.operation === entry.operation);
+            return {
+              cells: [
+                entry.operation,
+                entry.requests,
+                html(entry.differences > 0 ? mark('fail', `${entry.differences} differ`) : mark('pass', 'alike')),
+                html(
+                  latency
+                    ? `<a href="#latency-${text(latency.operationId)}">${latency.regression ? mark('fail', 'REGRESSION') : mark('pass', latency.improvement ? 'faster' : 'alike')}</a>`
+                    : mark('skip', 'not measured'),
+                ),
+              ],
+              ...(entry.differences > 0 || entry.regression ? { tone: 'fail' as const } : {}),
+            };
+          }),
+        }),
+      },
+      ...(result.latency.length > 0
+        ? [
+            {
+              id: 'latency',
+              title: 'Latency',
+              tone: (regressions > 0 ? 'fail' : 'info') as Cell & ('fail' | 'info'),
+              intro: `Both deployments on one arrival schedule, request by request interleaved; latency from the intended send time. A regression is a median slower by more than ${result.threshold.percent} % and ${result.threshold.ms} ms whose 95 % interval lies above 1. Solid line: p50, dashed: p95; both panels of an operation share their scales; candidate on the left, current on the right.`,
+              html: result.latency
+                .map((item) =>
+                  latencyBlock(
+                    item,
+                    samples.find((entry) => entry.operation === item.operation),
+                  ),
+                )
+                .join('\n'),
+            },
+          ]
+        : []),
+    ],
+    files: ['summary.md', 'summary.json', 'junit.xml'],
+  };
 }
-</style>
-</head>
-<body>
-<main>
-<h1>kgate compare<span class="verdict ${pass ? 'pass' : 'fail'}">${pass ? 'PASS' : 'FAIL'}</span></h1>
-<p class="plan">Candidate <code>${escapeHtml(result.candidate)}</code> against current <code>${escapeHtml(result.current)}</code>, seed ${result.seed}: ${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.confirmed} sent to it again to confirm differences, ${result.requests.sent} sent in all. ${result.differences.length} difference(s), ${regressions} latency regression(s).</p>
-<section>
-<h2>Differences</h2>
-${result.differences.length === 0 ? '<p>None: both deployments answered alike, beyond the noise below.</p>' : `<table><thead><tr><th>operation</th><th>pointer</th><th>kind</th><th>candidate</th><th>current</th><th>requests</th><th>example</th></tr></thead><tbody>\n${differences}\n</tbody></table>`}
-</section>
-${
-  (result.notes ?? []).length > 0
-    ? `<section>
-<h2>Notes</h2>
-<ul>${(result.notes ?? []).map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>
-</section>
-`
-    : ''
-}<section>
-<h2>Learned to ignore</h2>
-${noise ? `<p>The current deployment varied there between identical calls (${result.ignored} difference(s) set aside).</p><ul>${noise}</ul>` : '<p>Nothing: the current deployment answered identical calls identically.</p>'}
-</section>
-${
-  result.latency.length > 0
-    ? `<h2>Latency</h2>
-<p class="plan">Both deployments on one arrival schedule, request by request interleaved; latency from the intended send time. A regression is a median slower by more than ${result.threshold.percent} % and ${result.threshold.ms} ms whose 95 % interval lies above 1. Solid line: p50, dashed: p95; both panels of an operation share their scales.</p>
-<p class="legend"><span style="color:${CANDIDATE_COLOUR}">candidate (left)</span><span style="color:${CURRENT_COLOUR}">current (right)</span></p>
-${latency}`
-    : ''
-}
-</main>
-</body>
-</html>
-`;
+
+/** The whole page (see comparePage). */
+export function renderCompareHtml(result: CompareResult, samples: LatencySamples[]): string {
+  return renderPage(comparePage(result, samples));
 }

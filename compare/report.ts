@@ -4,8 +4,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { xmlEscape } from '../contracts/junit.ts';
+import { foldLine, wrapList } from '../page/fold.ts';
+import { shortLabel } from '../page/html.ts';
 import { renderCompareHtml } from './report-html.ts';
-import { type CompareResult, type Difference, type LatencyItem, samplesOf } from './run.ts';
+import {
+  type CompareResult,
+  type Difference,
+  type DifferenceGroup,
+  groupDifferences,
+  type LatencyItem,
+  samplesOf,
+} from './run.ts';
 
 /** The files of a comparison's report folder. */
 export const COMPARE_FILES = {
@@ -39,15 +48,51 @@ function shownValue(diff: Difference, side: 'candidate' | 'current'): string {
   return showValue(diff[side]);
 }
 
-function formatDifference(diff: Difference): string {
+/** What differs at a pointer, as one phrase: `another value`, `new in the candidate`. */
+export function kindText(kind: Difference['kind']): string {
+  return KIND_TEXT[kind];
+}
+
+function formatDifference(diff: Difference, reportDir?: string): string {
+  const fold = (curl: string, side: string) =>
+    foldLine(curl, { dir: reportDir, stem: `compare-${diff.operationId}-${side}` });
   return [
     `  ${diff.pointer || '(status or whole body)'}: ${KIND_TEXT[diff.kind]} (${diff.seenIn} request(s))`,
     `    candidate:  ${shownValue(diff, 'candidate')}`,
     `    current:    ${shownValue(diff, 'current')}`,
     `    request:    ${diff.example.request}${diff.example.pointer !== diff.pointer ? ` at ${diff.example.pointer}` : ''}`,
-    `    candidate:  ${diff.example.candidateCurl}`,
-    `    current:    ${diff.example.currentCurl}`,
+    `    candidate:  ${fold(diff.example.candidateCurl, 'candidate')}`,
+    `    current:    ${fold(diff.example.currentCurl, 'current')}`,
   ].join('\n');
+}
+
+/** One difference group as the terminal shows it: the cause once, its places, then its first place's example. */
+function formatGroup(group: DifferenceGroup, reportDir?: string): string {
+  if (group.places.length === 1)
+    return `${group.places[0]!.operation}\n${formatDifference(group.places[0]!, reportDir)}`;
+  const requests = group.places.reduce((sum, diff) => sum + diff.seenIn, 0);
+  const first = group.places[0]!;
+  return [
+    `${group.pointer || '(status or whole body)'}: ${KIND_TEXT[group.kind]} on ${group.places.length} operations (${requests} request(s))`,
+    ...wrapList(
+      group.places.map((diff) => `${shortLabel(diff.operation)} (${diff.seenIn})`),
+      '  places:     ',
+    ).map((line, index) => (index === 0 ? line : line.replace('  places:     ', '              '))),
+    `  example:    ${first.operation}`,
+    formatDifference(first, reportDir)
+      .split('\n')
+      .slice(1)
+      .map((line) => line.replace(/^ {4}/, '  '))
+      .join('\n'),
+  ].join('\n');
+}
+
+/** `2 differences at 5 places, 1 latency regression`: the counts a comparison's reports give. */
+export function comparePhrase(result: CompareResult): string {
+  const causes = result.causes ?? groupDifferences(result.differences).length;
+  const regressions = result.latency.filter((item) => item.regression).length;
+  const places = result.differences.length;
+  return `${causes} difference${causes === 1 ? '' : 's'} at ${places} place${places === 1 ? '' : 's'}${result.latency.length > 0 ? `, ${regressions} latency regression${regressions === 1 ? '' : 's'}` : ''}`;
 }
 
 function ms(value: number): string {
@@ -60,25 +105,25 @@ export function formatLatency(item: LatencyItem): string {
   return `${mark.padEnd(10)} ${item.operation}: p50 ${ms(item.candidate.p50)} vs ${ms(item.current.p50)}, p95 ${ms(item.candidate.p95)} vs ${ms(item.current.p95)}, p99 ${ms(item.candidate.p99)} vs ${ms(item.current.p99)}; ratio ${item.ratio.toFixed(2)} [${item.interval[0].toFixed(2)}, ${item.interval[1].toFixed(2)}] (${item.candidate.count} pairs)`;
 }
 
-/** The terminal summary, grouped by operation: each difference once, with a request and its curl lines. */
-export function renderCompare(result: CompareResult): string {
+/**
+ * The terminal summary: each difference once, grouped by cause (a pointer and kind seen on several
+ * operations is one entry with its places), with a request and its curl lines (a long one folded
+ * into a file of `reportDir`).
+ */
+export function renderCompare(result: CompareResult, reportDir?: string): string {
   const lines: string[] = [
     `kgate compare: candidate ${result.candidate} against current ${result.current} (seed ${result.seed})`,
     `${result.requests.compared} requests compared, ${result.requests.repeated} repeated to the current deployment to learn its noise, ${result.requests.confirmed} sent to it again to confirm differences, ${result.requests.sent} sent in all`,
     '',
   ];
-  const operations = [...new Set(result.differences.map((diff) => diff.operation))];
-  if (operations.length === 0) lines.push('Behaviour: alike on every operation.');
-  for (const operation of operations) {
-    const diffs = result.differences.filter((diff) => diff.operation === operation);
-    lines.push(`${operation}: ${diffs.length} difference(s)`);
-    for (const diff of diffs) lines.push(formatDifference(diff));
-    lines.push('');
-  }
+  const groups = groupDifferences(result.differences);
+  if (groups.length === 0) lines.push('Behaviour: alike on every operation.');
+  else lines.push(`Behaviour: ${comparePhrase({ ...result, latency: [] })}`, '');
+  for (const group of groups) lines.push(formatGroup(group, reportDir), '');
   if (result.noise.length > 0) {
     lines.push(
       '',
-      `Learned to ignore (the current deployment varied there between identical calls; ${result.ignored} difference(s) set aside):`,
+      `Learned to ignore (the current deployment varied there between identical calls; answers of ${result.ignored} request(s) set aside there):`,
     );
     for (const noisy of result.noise) {
       const how = noisy.numeric
@@ -116,7 +161,7 @@ export function renderCompareJunit(result: CompareResult): string {
         diffs.length > 0
           ? {
               message: `${diffs.length} difference(s) from the current deployment`,
-              text: diffs.map(formatDifference).join('\n'),
+              text: diffs.map((diff) => formatDifference(diff)).join('\n'),
             }
           : undefined,
       ),
@@ -143,15 +188,14 @@ export function renderCompareJunit(result: CompareResult): string {
 }
 
 /** summary.md: the terminal summary in a code block under a one-line verdict. */
-export function renderCompareMarkdown(result: CompareResult): string {
-  const regressions = result.latency.filter((item) => item.regression).length;
+export function renderCompareMarkdown(result: CompareResult, reportDir?: string): string {
   return [
     `# kgate compare: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
     '',
-    `${result.differences.length} difference(s), ${regressions} latency regression(s); candidate ${result.candidate}, current ${result.current}.`,
+    `${comparePhrase(result)}; candidate ${result.candidate}, current ${result.current}.`,
     '',
     '```',
-    renderCompare(result),
+    renderCompare(result, reportDir),
     '```',
     '',
   ].join('\n');
@@ -161,7 +205,7 @@ export function renderCompareMarkdown(result: CompareResult): string {
 export function writeCompareReports(result: CompareResult, dir: string): void {
   mkdirSync(dir, { recursive: true });
   const write = (name: string, text: string) => writeFileSync(join(dir, name), redactSecrets(text));
-  write(COMPARE_FILES.markdown, renderCompareMarkdown(result));
+  write(COMPARE_FILES.markdown, renderCompareMarkdown(result, dir));
   write(COMPARE_FILES.json, `${JSON.stringify(result, null, 2)}\n`);
   write(COMPARE_FILES.junit, renderCompareJunit(result));
   write(COMPARE_FILES.html, renderCompareHtml(result, samplesOf(result)));

@@ -121,6 +121,11 @@ export interface CompareResult {
    */
   requests: { compared: number; repeated: number; confirmed: number; sent: number };
   differences: Difference[];
+  /**
+   * The differences grouped by cause (the same pointer and kind, on whatever operation): one change
+   * seen on several operations counts once (absent in results of older runs).
+   */
+  causes?: number;
   /** Pointers the current deployment varied on between identical calls: differences there are its noise. */
   noise: NoisyPointer[];
   /** Differences set aside as noise. */
@@ -552,6 +557,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
       sent: counters.sent,
     },
     differences: list,
+    causes: groupDifferences(list).length,
     noise: noise.list(),
     ignored: differences.ignored,
     latency,
@@ -566,6 +572,26 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
   };
   Object.defineProperty(result, 'samples', { value: samples, enumerable: false });
   return result;
+}
+
+/** One cause of differences: a pointer and kind, and every operation (place) where the deployments differed so. */
+export interface DifferenceGroup {
+  pointer: string;
+  kind: DiffKind;
+  /** One difference per operation, in the order given. */
+  places: Difference[];
+}
+
+/** Groups differences by pointer and kind: one entry per cause, with the operations it touched, in the order first seen. */
+export function groupDifferences(differences: readonly Difference[]): DifferenceGroup[] {
+  const groups = new Map<string, DifferenceGroup>();
+  for (const diff of differences) {
+    const key = `${diff.kind}\u0000${diff.pointer}`;
+    const group = groups.get(key) ?? { pointer: diff.pointer, kind: diff.kind, places: [] };
+    groups.set(key, group);
+    group.places.push(diff);
+  }
+  return [...groups.values()];
 }
 
 /** The latency samples behind a result (kept out of its JSON form). */

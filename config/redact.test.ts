@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redactSecrets, registerSecret } from './redact.ts';
+import { maskUrl, redactSecrets, registerSecret } from './redact.ts';
 
 test('redactSecrets masks registered secrets, the key header, URL passwords and proxy credentials', () => {
   registerSecret('registered-secret-0001');
@@ -20,4 +20,22 @@ test('redactSecrets masks registered secrets, the key header, URL passwords and 
     },
   ];
   for (const { given, want } of cases) assert.equal(redactSecrets(given), want, given);
+});
+
+test('redactSecrets masks the value of a query parameter named like a key, token or signature, and nothing else', () => {
+  const cases = [
+    {
+      given: 'https://api.example.org/p?subscription-key=abc&x=1',
+      want: 'https://api.example.org/p?subscription-key=***&x=1',
+    },
+    { given: "'http://h/e?expr=Y%3E1&apiToken=t0k&count=2'", want: "'http://h/e?expr=Y%3E1&apiToken=***&count=2'" },
+    { given: '--data-raw expr=Y%3E1&attributes=Id%2CTi', want: '--data-raw expr=Y%3E1&attributes=Id%2CTi' },
+    {
+      given: 'http://127.0.0.1:8080/faults/auth-not-enforced-hotevents',
+      want: 'http://127.0.0.1:8080/faults/auth-not-enforced-hotevents',
+    },
+    { given: 'a=b&c=d, no URL and no credential', want: 'a=b&c=d, no URL and no credential' },
+  ];
+  for (const { given, want } of cases) assert.equal(redactSecrets(given), want, given);
+  assert.equal(maskUrl('https://u:p@h/x?sig=1'), 'https://u:***@h/x?sig=***');
 });

@@ -1,3 +1,8 @@
+// The one masking function every output of kgate passes through (the terminal, every report file,
+// every page): the registered keys, any subscription-key header value, a proxy's credentials, and
+// the credentials a URL may carry (a password, a query value named like a key, token or signature)
+// become `***`.
+
 /** Placeholder printed wherever a subscription key would appear. */
 export const MASK = '***';
 
@@ -8,15 +13,31 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= 4) registered.add(secret);
 }
 
+/** Query parameter names whose values are credentials. */
+const SECRET_NAME = /key|token|secret|sig|password|auth/i;
+/** `?name=value` or `&name=value`: masked where the name reads like a credential. */
+const QUERY_VALUE = /([?&][^=&\s'"<>#]*=)([^&\s'"<>#]*)/g;
+
 /**
  * Replaces every registered secret, any Ocp-Apim-Subscription-Key header value, the password of any
- * URL (a proxy's `http://user:password@host`) and any Proxy-Authorization value with the mask.
+ * URL (a proxy's `http://user:password@host`), any Proxy-Authorization value and the value of a
+ * query parameter named like a key, token or signature with the mask.
  */
 export function redactSecrets(text: string): string {
   let out = text
     .replace(/(Ocp-Apim-Subscription-Key["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, `$1${MASK}`)
     .replace(/(Proxy-Authorization["']?\s*[:=]\s*["']?(?:Basic\s+)?)[^"'\s,}]+/gi, `$1${MASK}`)
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/'"]*:)(?!\*\*\*@)[^\s@/'"]+@/gi, `$1${MASK}@`);
+  if (out.includes('=')) {
+    out = out.replace(QUERY_VALUE, (whole, name: string, value: string) =>
+      value && value !== MASK && SECRET_NAME.test(name.slice(1, -1)) ? `${name}${MASK}` : whole,
+    );
+  }
   for (const secret of registered) out = out.split(secret).join(MASK);
   return out;
+}
+
+/** A URL as kgate shows it: its password and key-like query values masked (see redactSecrets). */
+export function maskUrl(url: string): string {
+  return redactSecrets(url);
 }

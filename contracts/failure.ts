@@ -72,6 +72,14 @@ export function excerpt(body: string, limit = EXCERPT_LIMIT): string {
 
 /** Renders a failure as the block a person reads in the terminal and in the reports. */
 export function formatFailure(failure: Failure): string {
+  return formatFailureFolded(failure, (curl) => curl);
+}
+
+/**
+ * formatFailure with a long curl line shown by `fold`: its start, its length and the file that
+ * holds it whole (see page/fold.ts).
+ */
+export function formatFailureFolded(failure: Failure, fold: (curl: string) => string): string {
   const seen = failure.occurrences && failure.occurrences > 1 ? ` (seen by ${failure.occurrences} tests)` : '';
   const lines = [
     `[${failure.check}] ${failure.operation}: ${failure.title}${seen}`,
@@ -80,7 +88,7 @@ export function formatFailure(failure: Failure): string {
   ];
   if (failure.pointer !== undefined) lines.push(`  at:         ${failure.pointer || '/'}`);
   if (failure.excerpt) lines.push(`  body:       ${failure.excerpt}`);
-  if (failure.curl) lines.push(`  reproduce:  ${failure.curl}`);
+  if (failure.curl) lines.push(`  reproduce:  ${fold(failure.curl)}`);
   if (failure.baseline) {
     const { reason, expires, expired } = failure.baseline;
     const state = expired ? `EXPIRED on ${expires}, fails again` : `known${expires ? ` until ${expires}` : ''}`;

@@ -232,6 +232,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'answersearch-ranking-news-answer-type': { catches: [], touches: ['answerSearch'] },
   'urlpreview-extra-field': { catches: [], touches: ['urlPreview'] },
   'hotevents-extra-field': { catches: [], touches: ['hotEvents'] },
+  'every-answer-extra-request-id': { catches: [], touches: ALL },
   'real-aborted-omitted': { catches: [], touches: ACADEMIC_SEARCH },
   'real-score-fields': { catches: [], touches: ACADEMIC_SEARCH },
   'real-facts-minimal': { catches: [], touches: ['answerSearch'] },

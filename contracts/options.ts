@@ -63,8 +63,14 @@ export interface ConformOptions {
   reportDir: string;
   /** Worker processes. */
   workers?: number;
-  /** Print nothing but the summary reporter's own files (for --json and the sweep). */
+  /**
+   * The Playwright process prints nothing (kgate's CLI prints the progress and the summary, and so do
+   * --json and the sweep); unset, as in a plain `npx playwright test`, the reporter prints kgate's
+   * terminal summary at the end.
+   */
   quiet: boolean;
+  /** Also show one of Playwright's own terminal reporters (--playwright-reporter), for debugging the suite. */
+  playwrightReporter?: PlaywrightReporter;
   /** Targets of a fault sweep; when set, one project per target replaces the single target. */
   sweep?: SweepTarget[];
   /** A JSON file holding `sweep` (a sweep's targets are too large for an environment variable). */
@@ -103,6 +109,11 @@ export interface ConformOptions {
    */
   network?: { caFile?: string; clientCert?: string; clientKey?: string; description?: string };
 }
+
+/** Playwright's terminal reporters --playwright-reporter can show (their counts are tests, not the verdict). */
+export const PLAYWRIGHT_REPORTERS = ['list', 'line', 'dot'] as const;
+/** One of PLAYWRIGHT_REPORTERS. */
+export type PlaywrightReporter = (typeof PLAYWRIGHT_REPORTERS)[number];
 
 /** Subfolder of a run's reports where --playwright-report puts Playwright's own reports. */
 export const PLAYWRIGHT_DEBUG_DIR = 'playwright-debug';
@@ -162,6 +173,7 @@ export function readConformOptions(
     generate: given.generate ?? DEFAULT_GENERATE,
     seed: given.seed ?? DEFAULT_SEED,
     playwrightReport: given.playwrightReport,
+    playwrightReporter: given.playwrightReporter,
     grep: given.grep,
     shard: given.shard,
     maxDurationMs: given.maxDurationMs,

@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { REPORT_HTML } from '../page/page.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
 import { ROOT, runKgate } from '../scripts/run-process.ts';
-import { REPORT_HTML } from './report-html.ts';
 import { scanForSecrets } from './secret-scan.ts';
 import type { RunSummary } from './summary.ts';
 

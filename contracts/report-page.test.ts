@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { registerSecret } from '../config/redact.ts';
+import { maskUrl, registerSecret } from '../config/redact.ts';
+import { formatDuration, escapeHtml as htmlEscape } from '../page/html.ts';
+import { renderPage as renderReportHtml } from '../page/page.ts';
 import { CHECKS } from './checks/index.ts';
 import type { Failure } from './failure.ts';
-import { formatDuration, htmlEscape, maskUrl, renderReportHtml } from './report-html.ts';
 import { compareFailures, conformancePage, previousRun } from './report-page.ts';
 import type { RunSummary, TargetSummary } from './summary.ts';
 
@@ -108,7 +109,7 @@ test('the page of a failing run: banner, counts, cells linking to their details,
   assert.match(html, /\(seen by 3 tests\)/);
   assert.match(
     html,
-    /<th scope="row">GET \/academic\/v1\.0\/evaluate<\/th><td>12<\/td><td>8\.3 ms<\/td><td>95 ms<\/td>/,
+    /<th scope="row">GET \/academic\/v1\.0\/evaluate<\/th><td class="num">12<\/td><td class="num">8\.3 ms<\/td><td class="num">95 ms<\/td>/,
   );
   assert.match(html, /@media print/);
   assert.doesNotMatch(html, /<link|src=|@import|url\(/, 'nothing loaded from anywhere');

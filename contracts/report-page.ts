@@ -1,25 +1,19 @@
-// The report page of a conformance run and of a fuzz run (report-html.ts renders it), and the
+// The report page of a conformance run and of a fuzz run (page/page.ts renders it), and the
 // comparison with the previous run of the same kind in the same reports folder.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { maskUrl } from '../config/redact.ts';
 import { getOperation, operationLabel } from '../openapi/spec.ts';
+import type { Cell as PageCell, Finding as PageFinding } from '../page/components.ts';
+import { shortLabel } from '../page/html.ts';
+import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
 import type { FuzzResult } from './generative/fuzz.ts';
 import { toleranceNote } from './properties/tolerance.ts';
-import {
-  maskUrl,
-  type PageCell,
-  type PageChanges,
-  type PageFinding,
-  type PageItem,
-  type PageSection,
-  REPORT_HTML,
-  type ReportPage,
-} from './report-html.ts';
-import { type RunSummary, SUMMARY_FILES, shortLabel, type TargetSummary } from './summary.ts';
+import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary } from './summary.ts';
 
 /** A run folder name of kgate (`20261123-051233-042-4f2a`, or drift's `20261122T041500Z-3f9a`): they sort by time. */
 const RUN_FOLDER = /^\d{8}[-T]\d{6}/;
@@ -214,13 +208,7 @@ export function conformancePage(
   return {
     tool: 'kgate conformance',
     verdict: run.verdict,
-    headline: several
-      ? `${run.targets.filter((item) => item.verdict === 'fail').length} of ${run.targets.length} targets failed`
-      : run.verdict === 'fail' && failed === 0
-        ? 'the run failed without a failed cell: see Notes and the terminal output'
-        : failed > 0
-          ? `${failed} failed cell${failed === 1 ? '' : 's'}, ${target.failures.length} distinct failure${target.failures.length === 1 ? '' : 's'}`
-          : `no failed cell${known ? `; ${known} known` : ''}${warned ? `; ${warned} warning${warned === 1 ? '' : 's'}` : ''}`,
+    headline: runHeadline(run),
     target: run.baseUrl ? maskUrl(run.baseUrl) : undefined,
     startedAt: run.startedAt,
     durationMs: run.durationMs,
@@ -345,7 +333,7 @@ export function fuzzPage(
   return {
     tool: 'kgate fuzz',
     verdict: result.verdict,
-    headline: failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding',
+    headline: `${failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}`,
     target: maskUrl(result.baseUrl),
     durationMs: result.durationMs,
     // Test data discovery included, as in the table below and in summary.json.

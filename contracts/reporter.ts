@@ -15,7 +15,7 @@ import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptio
 import { runMeta } from './run-meta.ts';
 import { writeRunReports } from './run-reports.ts';
 import { checksOfRun } from './severity.ts';
-import { type BaselineContext, type RunSummary, summarise, type TestRecord } from './summary.ts';
+import { type BaselineContext, type RunSummary, renderTerminalSummary, summarise, type TestRecord } from './summary.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -171,7 +171,8 @@ export default class ConformanceReporter implements Reporter {
       // A sweep's folder holds one run of many targets: there is no previous run to compare with.
       ...(options.sweep ? { previous: null } : {}),
     });
-    if (!options.quiet && this.records.length > 0) console.log(`\n${markdown}`);
+    // A plain `npx playwright test` prints kgate's summary; kgate's CLI prints it itself.
+    if (!options.quiet && this.records.length > 0) console.log(`\n${renderTerminalSummary(run)}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
       appendFileSync(env.githubStepSummary, `${markdown}\n`);
     // A failed check is an expected failure to Playwright (see runCheck): the matrix decides the
@@ -205,8 +206,9 @@ export default class ConformanceReporter implements Reporter {
     return { file, baseline: baseline!, today, update };
   }
 
+  /** True: kgate prints the run (Playwright then adds no reporter of its own, see playwright.config.ts). */
   printsToStdio(): boolean {
-    return !readConformOptions().quiet;
+    return true;
   }
 }
 

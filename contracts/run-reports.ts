@@ -5,9 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
+import { REPORT_HTML, renderPage } from '../page/page.ts';
 import type { Check } from './checks/registry.ts';
 import { renderJunit } from './junit.ts';
-import { REPORT_HTML, renderReportHtml } from './report-html.ts';
 import { conformancePage, type PreviousRun, previousRun } from './report-page.ts';
 import { RUN_FILE, type RunMeta } from './run-meta.ts';
 import { type RunSummary, renderSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
@@ -54,7 +54,7 @@ export function writeRunReports(
   writeFileSync(paths.junit, redactSecrets(renderJunit(run, checks)));
   if (options.records) writeFileSync(paths.tests, `${redactSecrets(JSON.stringify(options.records))}\n`);
   if (options.meta) writeFileSync(paths.meta, `${redactSecrets(JSON.stringify(options.meta, null, 2))}\n`);
-  writeFileSync(paths.html, redactSecrets(renderReportHtml(conformancePage(run, checks, previous))));
+  writeFileSync(paths.html, redactSecrets(renderPage(conformancePage(run, checks, previous))));
   writeFileSync(paths.json, `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
   return { markdown, paths };
 }

@@ -66,7 +66,7 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     KGATE_KEY: run.keys.full ?? '',
     KGATE_KEY_UNSUBSCRIBED: run.keys.unsubscribed ?? '',
     KGATE_KEY_EXHAUSTED: run.keys.exhausted ?? '',
-    FORCE_COLOR: process.stdout.isTTY && !run.options.quiet ? '1' : '0',
+    FORCE_COLOR: run.options.playwrightReporter && process.stderr.isTTY ? '1' : '0',
   };
   for (const name of PROXY_VARIABLES) delete env[name];
   if (run.proxies?.https) env.https_proxy = run.proxies.https;
@@ -84,13 +84,19 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     join(CODE_ROOT, `playwright.config${MODULE_EXT}`),
     ...(run.playwrightArgs ?? []),
   ];
+  // Playwright's output is kept for diagnosis, not shown: kgate prints the progress and the verdict.
+  // Only --playwright-reporter shows it, on stderr (stdout keeps kgate's summary, or its JSON).
   const child = spawn(process.execPath, args, {
     cwd: CODE_ROOT,
     env,
-    stdio: run.options.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    stdio:
+      run.options.quiet || run.options.playwrightReporter
+        ? ['ignore', 'pipe', 'pipe']
+        : ['ignore', 'inherit', 'inherit'],
   });
   let output = '';
   const keep = (chunk: Buffer) => {
+    if (run.options.playwrightReporter) process.stderr.write(chunk);
     if (output.length < 20_000) output += chunk.toString('utf8');
   };
   child.stdout?.on('data', keep);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { shortLabel } from '../page/html.ts';
 import type { Check } from './checks/registry.ts';
 import type { Failure } from './failure.ts';
-import { NO_ANSWER_READ, renderMatrix, renderSummary, shortLabel, summarise, type TestRecord } from './summary.ts';
+import { NO_ANSWER_READ, renderMatrix, renderSummary, summarise, type TestRecord } from './summary.ts';
 
 const CHECKS: Check[] = [
   {

@@ -1,4 +1,6 @@
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { foldLine } from '../page/fold.ts';
+import { shortLabel } from '../page/html.ts';
 import {
   type BaselineEntry,
   type BaselineMark,
@@ -8,7 +10,7 @@ import {
   isExpired,
 } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
-import { type Failure, formatFailure } from './failure.ts';
+import { type Failure, formatFailureFolded } from './failure.ts';
 import { INVARIANT_CHECKS } from './properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from './timings.ts';
 
@@ -370,22 +372,137 @@ export function renderMatrix(matrix: TargetSummary['matrix'], checks: readonly C
   return [header, rule, ...rows].join('\n');
 }
 
-/** `GET /academic/v1.0/evaluate` -> `evaluate GET`; `/eventknowledge/v1.0/events/{event_id}/documents` -> `documents GET`. */
-export function shortLabel(label: string): string {
-  const [method, path] = label.split(' ');
-  const last =
-    (path ?? '')
-      .split('/')
-      .filter((part) => part && !part.startsWith('{'))
-      .pop() ?? path;
-  const name = last === 'search' ? (path!.includes('urlpreview') ? 'urlpreview' : 'answersearch') : last;
-  return `${name} ${method}`;
+/** How a long curl line of a failure shows in the summaries: folded into a file of the run's report folder. */
+function curlFolder(run: RunSummary): (failure: Failure) => (curl: string) => string {
+  return (failure) => (curl) =>
+    foldLine(curl, { dir: run.reportDir, stem: `${failure.check}-${shortLabel(failure.operation)}` });
 }
 
-/** Renders a whole run as the Markdown summary printed at the end and written to summary.md. */
+/** Why a run passed or failed, in a few words: `2 failed cells, 1 distinct failure`; the page's headline too. */
+export function runHeadline(run: RunSummary): string {
+  const several = run.targets.length > 1;
+  const target = run.targets.find((item) => item.verdict === 'fail') ?? run.targets[0];
+  if (several)
+    return `${run.targets.filter((item) => item.verdict === 'fail').length} of ${run.targets.length} targets failed`;
+  const { failed = 0, known = 0, warned = 0 } = target?.counts ?? {};
+  const distinct = target?.failures.length ?? 0;
+  if (run.verdict === 'fail' && failed === 0) return 'the run failed without a failed cell: see Notes';
+  if (failed > 0)
+    return `${failed} failed cell${failed === 1 ? '' : 's'}, ${distinct} distinct failure${distinct === 1 ? '' : 's'}`;
+  return `no failed cell${known ? `; ${known} known` : ''}${warned ? `; ${warned} warning${warned === 1 ? '' : 's'}` : ''}`;
+}
+
+/** `243 passed, 2 failed, 0 warnings, 26 skipped`: the cell counts of a target, as every report gives them. */
+export function countsLine(target: TargetSummary): string {
+  const { passed, failed, known, warned, skipped } = target.counts;
+  const knownPart = target.baseline ? `${known ?? 0} known (baseline), ` : '';
+  return `${passed} passed, ${failed} failed, ${knownPart}${warned} warnings, ${skipped} skipped`;
+}
+
+/** The failed cells of a target, one entry per check: `response-matches-spec on evaluate GET, evaluate POST`. */
+function failedCells(target: TargetSummary): string[] {
+  const byCheck = new Map<string, string[]>();
+  for (const [operation, row] of Object.entries(target.matrix))
+    for (const [check, cell] of Object.entries(row))
+      if (cell === 'fail') byCheck.set(check, [...(byCheck.get(check) ?? []), shortLabel(operation)]);
+  return [...byCheck.entries()].map(([check, operations]) => `${check} on ${operations.join(', ')}`);
+}
+
+/** Skipped cells grouped by reason: `no exhausted key given: 13 cells (quota-exhausted-is-403 on interpret GET, ...)`. */
+function skipLines(target: TargetSummary): string[] {
+  const reasons = new Map<string, string[]>();
+  for (const skip of target.skips)
+    reasons.set(skip.reason, [...(reasons.get(skip.reason) ?? []), `${skip.check} on ${shortLabel(skip.operation)}`]);
+  return [...reasons].map(
+    ([reason, which]) =>
+      `${reason}: ${which.length} cell${which.length === 1 ? '' : 's'} (${which.slice(0, 3).join(', ')}${which.length > 3 ? ', ...' : ''})`,
+  );
+}
+
+/**
+ * Renders a whole run as the terminal shows it at the end: the verdict and why, the cell counts,
+ * the failed cells, then each failure, known failure and warning as formatFailure writes it (a long
+ * curl line folded into a file of the report folder), notes and skips. Every count is the
+ * verdict's: cells of the operation x check matrix. The matrix itself is on the page and in summary.md.
+ */
+export function renderTerminalSummary(run: RunSummary): string {
+  const verdict = run.verdict === 'pass' ? 'PASS' : 'FAIL';
+  const seconds = (run.durationMs / 1000).toFixed(1);
+  const fold = curlFolder(run);
+  const lines: string[] = [`kgate conformance: ${verdict} (${runHeadline(run)})`];
+  if (run.baseUrl) lines.push(`  target:    ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`);
+  if (run.shard)
+    lines.push(
+      `  shard:     ${run.shard.current} of ${run.shard.total}; the counts are this shard's (kgate report merge makes one verdict of the shards)`,
+    );
+  if (run.shards) {
+    const missing = missingShards(run.shards);
+    lines.push(
+      `  shards:    ${run.shards.merged.join(', ') || 'none'} of ${run.shards.total} merged${missing ? `; ${missing}, so the run is incomplete and fails` : ''}`,
+    );
+  }
+  if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
+  for (const target of run.targets) {
+    const several = run.targets.length > 1;
+    const indent = several ? '    ' : '  ';
+    if (several) lines.push('', `${target.target}: ${target.verdict.toUpperCase()}`);
+    lines.push(
+      `${indent}cells:     ${countsLine(target)} (operation x check; ${target.tests.total} tests) in ${seconds} s`,
+    );
+    const failed = failedCells(target);
+    if (failed.length > 0) lines.push(`${indent}failed:    ${failed.join('; ')}`);
+    const block = (title: string, failures: readonly Failure[]) => {
+      if (failures.length === 0) return;
+      lines.push('', `${title}`);
+      for (const failure of failures)
+        lines.push(
+          ...formatFailureFolded(failure, fold(failure))
+            .split('\n')
+            .map((line) => `  ${line}`),
+          '',
+        );
+      lines.pop();
+    };
+    block(`Failures (${target.failures.length})`, target.failures);
+    if (target.baseline) {
+      block(`Known failures, listed in ${target.baseline.file} (${target.known?.length ?? 0})`, target.known ?? []);
+      const { update, expired, fixed, unjudged } = target.baseline;
+      if (update)
+        lines.push(
+          '',
+          `Baseline ${target.baseline.file} updated before judging: ${update.added} failure(s) added, ${update.dropped} entry(ies) dropped as fixed; write the reason of each added entry before committing it.`,
+        );
+      if (expired > 0)
+        lines.push('', `${expired} baseline entr${expired === 1 ? 'y is' : 'ies are'} past expiry and fail again.`);
+      if (fixed.length > 0)
+        lines.push(
+          '',
+          `Fixed, still in ${target.baseline.file} (remove them, or rerun with --update-baseline):`,
+          ...fixed.map(
+            (entry) =>
+              `  - ${entry.check} on ${entry.operation}${entry.pointer ? ` at ${entry.pointer}` : ''}: ${entry.reason}`,
+          ),
+        );
+      if (unjudged.length > 0)
+        lines.push(
+          '',
+          'Baseline entries not judged in this run:',
+          ...unjudged.map((entry) => `  - ${entry.check} on ${entry.operation}: ${entry.reason}`),
+        );
+    }
+    block(`Warnings, failing only under --strict (${target.warnings.length})`, target.warnings);
+    if (target.notes.length > 0) lines.push('', 'Notes', ...target.notes.map((note) => `  - ${note}`));
+    if (target.skips.length > 0)
+      lines.push('', 'Skipped (never counted as passed)', ...skipLines(target).map((line) => `  - ${line}`));
+  }
+  return lines.join('\n');
+}
+
+/** Renders a whole run as the Markdown summary written to summary.md (and the CI job summary). */
 export function renderSummary(run: RunSummary, checks: readonly Check[]): string {
   const lines: string[] = [];
   const seconds = (run.durationMs / 1000).toFixed(1);
+  const fold = curlFolder(run);
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
   if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
@@ -404,28 +521,23 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
   for (const target of run.targets) {
-    const { passed, failed, known, warned, skipped } = target.counts;
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
-    const knownPart = target.baseline ? `${known ?? 0} known (baseline), ` : '';
-    lines.push(
-      `${passed} passed, ${failed} failed, ${knownPart}${warned} warnings, ${skipped} skipped (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`,
-      '',
-    );
+    lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
     if (run.targets.length === 1) {
       lines.push(renderMatrix(target.matrix, checks), '');
       lines.push(
-        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply. What each check verifies: contracts/README.md.`,
+        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply. What each check verifies: report.html.`,
         '',
       );
     }
     if (target.failures.length > 0) {
       lines.push('### Failures', '');
-      for (const failure of target.failures) lines.push('```', formatFailure(failure), '```', '');
+      for (const failure of target.failures) lines.push('```', formatFailureFolded(failure, fold(failure)), '```', '');
     }
-    if (target.baseline) lines.push(...renderBaseline(target));
+    if (target.baseline) lines.push(...renderBaseline(target, fold));
     if (target.warnings.length > 0) {
       lines.push('### Warnings (fail under --strict)', '');
-      for (const warning of target.warnings) lines.push('```', formatFailure(warning), '```', '');
+      for (const warning of target.warnings) lines.push('```', formatFailureFolded(warning, fold(warning)), '```', '');
     }
     if (target.notes.length > 0) {
       lines.push('### Notes', '');
@@ -434,16 +546,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
     }
     if (target.skips.length > 0) {
       lines.push('### Skipped', '');
-      const reasons = new Map<string, string[]>();
-      for (const skip of target.skips)
-        reasons.set(skip.reason, [
-          ...(reasons.get(skip.reason) ?? []),
-          `${skip.check} on ${shortLabel(skip.operation)}`,
-        ]);
-      for (const [reason, which] of reasons)
-        lines.push(
-          `- ${reason}: ${which.length} test(s) (${which.slice(0, 3).join(', ')}${which.length > 3 ? ', ...' : ''})`,
-        );
+      for (const line of skipLines(target)) lines.push(`- ${line}`);
       lines.push('');
     }
   }
@@ -451,7 +554,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
 }
 
 /** The baseline sections of a target's summary: known failures, fixed and unjudged entries, the update. */
-function renderBaseline(target: TargetSummary): string[] {
+function renderBaseline(target: TargetSummary, fold: (failure: Failure) => (curl: string) => string): string[] {
   const baseline = target.baseline!;
   const lines: string[] = [];
   const entry = (item: BaselineEntry) =>
@@ -464,7 +567,7 @@ function renderBaseline(target: TargetSummary): string[] {
   }
   if (target.known && target.known.length > 0) {
     lines.push(`### Known failures (listed in ${baseline.file}: reported, not failing the gate)`, '');
-    for (const failure of target.known) lines.push('```', formatFailure(failure), '```', '');
+    for (const failure of target.known) lines.push('```', formatFailureFolded(failure, fold(failure)), '```', '');
   }
   if (baseline.expired > 0) {
     lines.push(

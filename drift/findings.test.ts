@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { applyBaseline, FindingSet, fingerprint, readBaseline, writeBaseline } from './findings.ts';
+import {
+  applyBaseline,
+  causeCounts,
+  FindingSet,
+  fingerprint,
+  groupByCause,
+  readBaseline,
+  writeBaseline,
+} from './findings.ts';
 import type { WalkIssue } from './walk.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-findings-'));
@@ -103,5 +111,78 @@ describe('drift findings: fingerprints and baselines', () => {
     writeFileSync(file, '{"findings": 3}');
     assert.throws(() => readBaseline(file), /other\.json is not a kgate drift baseline/);
     assert.throws(() => readBaseline(join(dir, 'missing.json')), /cannot read baseline/);
+  });
+});
+
+describe('drift findings grouped by cause', () => {
+  const place = (operationId: string, status: number, extra: Partial<WalkIssue> = {}) => {
+    const set = new FindingSet();
+    set.add([issue(extra)], { ...context, operationId, operation: `GET /${operationId}`, status });
+    return set.list()[0]!;
+  };
+  const CASES: Array<{ given: string; a: ReturnType<typeof place>; b: ReturnType<typeof place>; want: boolean }> = [
+    {
+      given: 'the same path on another operation',
+      a: place('hotEvents', 200),
+      b: place('relatedEvents', 200),
+      want: true,
+    },
+    { given: 'the same path at another status', a: place('hotEvents', 200), b: place('hotEvents', 400), want: true },
+    {
+      given: 'another sample of the same field',
+      a: place('hotEvents', 200),
+      b: place('relatedEvents', 200, { sample: '99' }),
+      want: true,
+    },
+    {
+      given: 'another path',
+      a: place('hotEvents', 200),
+      b: place('hotEvents', 200, { normalizedPath: '$.value[].heat' }),
+      want: false,
+    },
+    {
+      given: 'another kind',
+      a: place('hotEvents', 200),
+      b: place('hotEvents', 200, { kind: 'type-changed' }),
+      want: false,
+    },
+    {
+      given: 'another new value',
+      a: place('hotEvents', 200, { kind: 'new-enum-value', identity: '"News"' }),
+      b: place('relatedEvents', 200, { kind: 'new-enum-value', identity: '"Videos"' }),
+      want: false,
+    },
+    {
+      given: 'another undocumented status',
+      a: place('hotEvents', 418, { kind: 'undocumented-status', normalizedPath: '$' }),
+      b: place('hotEvents', 502, { kind: 'undocumented-status', normalizedPath: '$' }),
+      want: false,
+    },
+  ];
+  for (const { given, a, b, want } of CASES) {
+    test(`${given}: ${want ? 'one change' : 'two changes'}`, () => {
+      assert.notEqual(a.fingerprint, b.fingerprint, 'two findings either way');
+      assert.equal(groupByCause([a, b]).length, want ? 1 : 2);
+    });
+  }
+
+  test('a change is known only when the baseline lists every place; counts are by change', () => {
+    const a = { ...place('hotEvents', 200), known: true };
+    const b = { ...place('relatedEvents', 200), known: false };
+    const c = { ...place('hotEvents', 200, { normalizedPath: '$.x' }), known: true };
+    const changes = groupByCause([a, b, c]);
+    assert.deepEqual(
+      changes.map((change) => [change.places.length, change.known]),
+      [
+        [2, false],
+        [1, true],
+      ],
+    );
+    assert.deepEqual(causeCounts(changes), { total: 2, new: 1, known: 1 });
+  });
+
+  test('findings of an older run without a cause group by kind and path', () => {
+    const old = [place('hotEvents', 200), place('relatedEvents', 400)].map(({ cause: _cause, ...rest }) => rest);
+    assert.equal(groupByCause(old).length, 1);
   });
 });

@@ -6,6 +6,12 @@ import type { FindingKind, WalkIssue } from './walk.ts';
 export interface DriftFinding {
   /** Stable id: hash of kind, operation, normalized path, status (and the new value for value kinds). */
   fingerprint: string;
+  /**
+   * Stable id of the cause: hash of kind, normalized path (and the new value for value kinds), without
+   * the operation and status, so that one change seen on many operations and statuses is one cause
+   * (absent in findings of older runs).
+   */
+  cause?: string;
   kind: FindingKind;
   operationId: string;
   /** `GET /academic/v1.0/evaluate`. */
@@ -43,6 +49,76 @@ export function fingerprint(
   return createHash('sha256').update(material).digest('hex').slice(0, 16);
 }
 
+/**
+ * Computes the cause of an issue: what differs, wherever it was seen. An undocumented status keeps
+ * its status (another status is another cause); every other kind is one cause across operations
+ * and statuses (the same undocumented field on every answer is one change).
+ */
+export function causeOf(issue: Pick<WalkIssue, 'kind' | 'normalizedPath' | 'identity'>, status: number): string {
+  const statusPart = issue.kind === 'undocumented-status' ? String(status) : '*';
+  const material = [issue.kind, issue.normalizedPath, statusPart, issue.identity ?? ''].join('\n');
+  return createHash('sha256').update(material).digest('hex').slice(0, 12);
+}
+
+/** One cause of drift and every place (operation and status) it showed: one finding each. */
+export interface DriftChange {
+  cause: string;
+  kind: FindingKind;
+  /** JSON path with array indexes as `[]` (or `header:<name>`, `$` for the status or body). */
+  path: string;
+  /** What differs, as the first place saw it. */
+  message: string;
+  sample?: string;
+  /** True when the baseline lists every place: a change with one new place is new. */
+  known: boolean;
+  /** The findings, in the order of the findings given. */
+  places: DriftFinding[];
+}
+
+/** The cause of a finding: its own, or for a finding of an older run, its kind and path (value kinds: and message). */
+export function causeOfFinding(
+  finding: Pick<DriftFinding, 'cause' | 'kind' | 'normalizedPath' | 'message' | 'status'>,
+): string {
+  if (finding.cause) return finding.cause;
+  const valueKinds: FindingKind[] = ['new-enum-value', 'new-type-value', 'undocumented-media-type'];
+  return [
+    finding.kind,
+    finding.normalizedPath,
+    finding.kind === 'undocumented-status' ? finding.status : '*',
+    valueKinds.includes(finding.kind) ? finding.message : '',
+  ].join('\n');
+}
+
+/** Groups findings by cause: one change per cause, with the places it touched, in the order first seen. */
+export function groupByCause(findings: readonly DriftFinding[]): DriftChange[] {
+  const changes = new Map<string, DriftChange>();
+  for (const finding of findings) {
+    const cause = causeOfFinding(finding);
+    const change = changes.get(cause);
+    if (change) {
+      change.places.push(finding);
+      change.known &&= finding.known;
+      continue;
+    }
+    changes.set(cause, {
+      cause: finding.cause ?? cause,
+      kind: finding.kind,
+      path: finding.normalizedPath,
+      message: finding.message,
+      ...(finding.sample !== undefined ? { sample: finding.sample } : {}),
+      known: finding.known,
+      places: [finding],
+    });
+  }
+  return [...changes.values()];
+}
+
+/** How many causes there are, how many are new (a new place) and how many known. */
+export function causeCounts(changes: readonly DriftChange[]): { total: number; new: number; known: number } {
+  const known = changes.filter((change) => change.known).length;
+  return { total: changes.length, new: changes.length - known, known };
+}
+
 /** Collects issues into findings, merging repeats of the same fingerprint. */
 export class FindingSet {
   private readonly byFingerprint = new Map<string, DriftFinding>();
@@ -61,6 +137,7 @@ export class FindingSet {
       }
       this.byFingerprint.set(id, {
         fingerprint: id,
+        cause: causeOf(issue, context.status),
         kind: issue.kind,
         operationId: context.operationId,
         operation: context.operation,

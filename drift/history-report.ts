@@ -1,56 +1,71 @@
-import { type FindingHistory, type HistoryReport, type HistoryState, shortTime, statePhrase } from './history.ts';
+// The reports of a drift history: Markdown (drift.md's history section) and the timeline page
+// (history.html), both one entry per change: a change seen on several operations and statuses (an
+// undocumented field on every answer) is one entry with the places it touched, counted once.
+import { type Cell, mark, table } from '../page/components.ts';
+import { html, text } from '../page/html.ts';
+import { type ReportPage, renderPage } from '../page/page.ts';
+import {
+  type ChangeHistory,
+  type FindingHistory,
+  type HistoryReport,
+  type HistoryState,
+  placeText,
+  shortTime,
+  statePhrase,
+} from './history.ts';
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (value: string) => value.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The Markdown of a history: counts, then one table row per finding with its state, first and last seen. */
+/** `2 changes (1 new, 1 ongoing, 0 flaky, 0 gone) at 38 places`: what the headlines count. */
+export function historyCounts(report: HistoryReport): string {
+  const counts = report.changeCounts;
+  const places = report.findings.length;
+  return `${report.changes.length} change${report.changes.length === 1 ? '' : 's'} (${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone) at ${places} place${places === 1 ? '' : 's'}`;
+}
+
+/** The Markdown of a history: counts, then one table row per change with its state, places, first and last seen. */
 export function renderHistoryMarkdown(report: HistoryReport, level = '##'): string {
-  const { counts } = report;
   const lines = [
     `${level} History (${report.file})`,
     '',
     `Target: ${report.target}; ${report.runs.length} run(s) from ${report.runs[0] ? shortTime(report.runs[0].at) : '-'} to ${report.runs.at(-1) ? shortTime(report.runs.at(-1)!.at) : '-'}  `,
-    `Findings: ${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone`,
+    `Findings: ${historyCounts(report)}`,
     '',
   ];
   for (const problem of report.problems)
     lines.push(`- line ${problem.line} of the file was skipped: ${problem.reason}`);
   if (report.problems.length > 0) lines.push('');
-  if (report.findings.length === 0) {
+  if (report.changes.length === 0) {
     lines.push('No finding in the history.', '');
     return lines.join('\n');
   }
   lines.push(
-    '| state | severity | kind | operation | status | path | first seen | last seen | seen | timeline | fingerprint |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| state | severity | kind | path | places | first seen | last seen | seen | timeline |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
-  for (const finding of report.findings) {
+  for (const change of report.changes) {
     const state =
-      finding.state === 'new' || finding.state === 'flaky' ? `**${statePhrase(finding)}**` : statePhrase(finding);
+      change.state === 'new' || change.state === 'flaky' ? `**${statePhrase(change)}**` : statePhrase(change);
+    const places = change.places.map((place) => `${placeText(place)} \`${place.fingerprint}\``).join(', ');
     lines.push(
-      `| ${cell(state)} | ${finding.severity} | ${finding.kind} | ${cell(finding.operation)} | ${finding.status} | \`${cell(finding.path)}\` | ${shortTime(finding.firstSeen)} | ${shortTime(finding.lastSeen)} | ${finding.timesSeen}x | \`${timelineText(finding)}\` | ${finding.fingerprint} |`,
+      `| ${cell(state)} | ${change.severity} | ${change.kind} | \`${cell(change.path)}\` | ${change.places.length}: ${cell(places)} | ${shortTime(change.firstSeen)} | ${shortTime(change.lastSeen)} | ${change.timesSeen}x | \`${timelineText(change)}\` |`,
     );
   }
   lines.push('', 'Timeline: one mark per run, oldest first: `#` seen, `.` checked and not seen, `?` not checked.', '');
   return lines.join('\n');
 }
 
-/** `..##.#`: the timeline of a finding as text. */
-export function timelineText(finding: FindingHistory): string {
+/** `..##.#`: the timeline of a finding or change as text. */
+export function timelineText(finding: Pick<FindingHistory, 'timeline'>): string {
   return finding.timeline.map((state) => (state === 'seen' ? '#' : state === 'absent' ? '.' : '?')).join('');
 }
 
-const html = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/**
- * State colours: the Okabe-Ito palette (told apart with the common colour-vision deficiencies), each
- * darkened to at least 4.5:1 against white; every state is also written out and drawn with its own mark shape.
- */
-const STATE_STYLE: Record<HistoryState, { colour: string; label: string }> = {
-  new: { colour: '#B34700', label: 'new' },
-  flaky: { colour: '#8A5A00', label: 'flaky' },
-  ongoing: { colour: '#0060A0', label: 'ongoing' },
-  gone: { colour: '#555555', label: 'gone' },
+/** Each state as the page shows it: a tone (icon and colour) and its word; `new` is what a live run fails on. */
+const STATE_TONE: Record<HistoryState, { tone: Cell; colour: string }> = {
+  new: { tone: 'fail', colour: '#b3400b' },
+  flaky: { tone: 'warn', colour: '#6b4a00' },
+  ongoing: { tone: 'known', colour: '#4a3a80' },
+  gone: { tone: 'pass', colour: '#0b6b50' },
 };
 
 /** The most recent runs the page draws; older ones are counted in the caption. */
@@ -58,96 +73,128 @@ const MAX_RUNS_DRAWN = 60;
 const CELL = 12;
 const HEIGHT = 18;
 
-/** One finding's lane: a mark per run, filled seen, outlined checked and not seen, a dot not checked. */
-function laneSvg(finding: FindingHistory, runs: HistoryReport['runs']): string {
+/** One change's lane: a mark per run, filled seen, outlined checked and not seen, a dot not checked. */
+function laneSvg(change: Pick<ChangeHistory, 'timeline' | 'state'>, runs: HistoryReport['runs']): string {
   const drawn = runs.slice(-MAX_RUNS_DRAWN);
   const offset = runs.length - drawn.length;
   const width = drawn.length * CELL + 2;
-  const { colour } = STATE_STYLE[finding.state];
-  const marks = finding.timeline.slice(offset).map((state, column) => {
+  const { colour } = STATE_TONE[change.state];
+  const marks = change.timeline.slice(offset).map((state, column) => {
     const x = column * CELL + 1;
-    const title = `<title>${html(`${shortTime(drawn[column]!.at)}: ${state === 'seen' ? 'seen' : state === 'absent' ? 'not seen' : 'not checked'}`)}</title>`;
+    const title = `<title>${text(`${shortTime(drawn[column]!.at)}: ${state === 'seen' ? 'seen' : state === 'absent' ? 'not seen' : 'not checked'}`)}</title>`;
     if (state === 'seen')
       return `<rect x="${x}" y="2" width="${CELL - 3}" height="${HEIGHT - 4}" rx="2" fill="${colour}">${title}</rect>`;
     if (state === 'absent')
       return `<rect x="${x + 0.5}" y="5.5" width="${CELL - 4}" height="${HEIGHT - 11}" rx="1.5" fill="none" stroke="#767676">${title}</rect>`;
     return `<circle cx="${x + (CELL - 3) / 2}" cy="${HEIGHT / 2}" r="1.5" fill="#767676">${title}</circle>`;
   });
-  const seen = finding.timeline.filter((state) => state === 'seen').length;
-  const label = `seen in ${seen} of ${finding.timeline.length} runs: ${timelineText(finding)} (# seen, . not seen, ? not checked)`;
-  return `<svg role="img" aria-label="${html(label)}" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" xmlns="http://www.w3.org/2000/svg">${marks.join('')}</svg>`;
+  const seen = change.timeline.filter((state) => state === 'seen').length;
+  const label = `seen in ${seen} of ${change.timeline.length} runs: ${timelineText(change)} (# seen, . not seen, ? not checked)`;
+  return `<svg role="img" aria-label="${text(label)}" width="${width}" height="${HEIGHT}" viewBox="0 0 ${width} ${HEIGHT}" xmlns="http://www.w3.org/2000/svg">${marks.join('')}</svg>`;
 }
 
 /**
- * A self-contained HTML page of a history: per operation, its findings, each with its state written
- * out and its timeline (one mark per run: filled seen, outlined checked and not seen, a dot not
- * checked), since when, first and last seen. No script, no external resource; prints on paper.
+ * The page of a history (one entry per change, with its places, its state written out and its
+ * timeline: one mark per run, filled seen, outlined checked and not seen, a dot not checked). A
+ * history judges nothing (`kgate drift history` exits 0): its banner says INFO; the live run that
+ * wrote it has its own verdict on its own page.
  */
-export function renderHistoryHtml(report: HistoryReport, title = 'kgate drift history'): string {
-  const byOperation = new Map<string, FindingHistory[]>();
-  for (const finding of report.findings)
-    byOperation.set(finding.operation, [...(byOperation.get(finding.operation) ?? []), finding]);
-  const { counts } = report;
+export function historyPage(report: HistoryReport, title = 'kgate drift history'): ReportPage {
+  const counts = report.changeCounts;
   const first = report.runs.at(-MAX_RUNS_DRAWN) ?? report.runs[0];
   const last = report.runs.at(-1);
   const span = first && last ? `${shortTime(first.at)} to ${shortTime(last.at)}` : '';
-  const sections = [...byOperation.entries()].map(([operation, findings]) => {
-    const rows = findings
-      .map((finding) => {
-        const style = STATE_STYLE[finding.state];
-        return `<tr><th scope="row"><span class="state state-${finding.state}" style="border-color:${style.colour};color:${style.colour}">${html(style.label)}</span></th><td><code>${html(finding.kind)}</code> ${finding.status} <code>${html(finding.path)}</code><br><span class="muted">${html(finding.message)}</span></td><td class="timeline">${laneSvg(finding, report.runs)}</td><td>${html(statePhrase(finding))}</td><td>${html(shortTime(finding.firstSeen))}</td><td>${html(shortTime(finding.lastSeen))}</td><td>${finding.timesSeen}</td><td>${html(finding.severity)}</td></tr>`;
-      })
-      .join('\n');
-    return `<section>
-<h2>${html(operation)}</h2>
-<table>
-<thead><tr><th scope="col">state</th><th scope="col">finding</th><th scope="col">timeline, one mark per run${report.runs.length > MAX_RUNS_DRAWN ? ` (the last ${MAX_RUNS_DRAWN} of ${report.runs.length})` : ''}<br><span class="muted">${html(span)}</span></th><th scope="col">since</th><th scope="col">first seen</th><th scope="col">last seen</th><th scope="col">runs seen</th><th scope="col">severity</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>
-</section>`;
+  const rows = report.changes.map((change) => {
+    const { tone } = STATE_TONE[change.state];
+    const places =
+      change.places.length === 1
+        ? text(`${change.places[0]!.operation} ${change.places[0]!.status}`)
+        : `<details class="fold"><summary>${change.places.length} places</summary><ul class="places">${change.places.map((place) => `<li>${text(`${placeText(place)} (${place.fingerprint})`)}</li>`).join('')}</ul></details>`;
+    return {
+      cells: [
+        html(mark(tone, change.state)),
+        html(
+          `<code>${text(change.kind)}</code> <code>${text(change.path)}</code><br><span class="intro">${text(change.message)}</span>`,
+        ),
+        html(places),
+        html(`<div class="lane">${laneSvg(change, report.runs)}</div>`),
+        statePhrase(change),
+        shortTime(change.firstSeen),
+        shortTime(change.lastSeen),
+        change.timesSeen,
+        change.severity,
+      ],
+      ...(change.state === 'new' ? { tone: 'fail' as const } : {}),
+      attributes: `data-cause="${text(change.cause)}" data-places="${change.places.length}"`,
+    };
   });
-  const problems = report.problems
-    .map((problem) => `<li>line ${problem.line} of the file was skipped: ${html(problem.reason)}</li>`)
-    .join('');
-  const legend = (Object.keys(STATE_STYLE) as HistoryState[])
-    .map(
-      (state) =>
-        `<li><span class="state" style="border-color:${STATE_STYLE[state].colour};color:${STATE_STYLE[state].colour}">${state}</span> ${counts[state]}</li>`,
-    )
-    .join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${html(title)}: ${html(report.target)}</title>
-<style>
-body { font: 15px/1.45 system-ui, sans-serif; color: #1a1a1a; background: #fff; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.1rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
-code { font: 13px ui-monospace, monospace; }
-table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
-th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bottom: 1px solid #ddd; }
-.muted { color: #555; }
-.state { display: inline-block; border: 2px solid; border-radius: 3px; padding: 0 .35rem; font-weight: 600; }
-.state-new, .state-flaky { text-transform: uppercase; }
-.legend { list-style: none; padding: 0; display: flex; gap: 1.2rem; }
-.timeline { white-space: nowrap; } .timeline svg { display: block; }
-.axis { font: 11px system-ui, sans-serif; fill: #444; }
-figure { margin: .5rem 0; } figcaption { color: #555; font-size: 13px; }
-@media print { body { margin: 0; max-width: none; } section { break-inside: avoid; } .timeline { overflow: visible; } * { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
-</style>
-</head>
-<body>
-<h1>${html(title)}</h1>
-<p>Target: <strong>${html(report.target)}</strong>. ${report.runs.length} run(s)${report.runs[0] ? `, from ${html(shortTime(report.runs[0].at))} to ${html(shortTime(report.runs.at(-1)!.at))}` : ''}. History file: <code>${html(report.file)}</code> (format version ${report.version}).</p>
-<ul class="legend" aria-label="findings by state">${legend}</ul>
-${problems ? `<p>Lines skipped when the history was read:</p><ul>${problems}</ul>` : ''}
-${sections.length > 0 ? sections.join('\n') : '<p>No finding in the history: every run matched the spec.</p>'}
-<p class="muted">Timeline marks, oldest run on the left: filled, seen; outlined, checked and not seen; a dot, not checked (no answer from the operation).</p>
-<p class="muted">new: first seen by the last run. ongoing: seen in every run that checked it since the date given. gone: checked and not seen since the date given. flaky: it went away and came back, so it is not new each time it shows.</p>
-</body>
-</html>
-`;
+  const problems = report.problems.map((problem) => ({
+    text: `line ${problem.line} of the file was skipped: ${problem.reason}`,
+  }));
+  return {
+    tool: title,
+    verdict: 'info',
+    word: 'HISTORY',
+    headline: historyCounts(report),
+    target: report.target,
+    facts: [
+      { label: 'runs', value: String(report.runs.length) },
+      ...(span ? [{ label: 'from', value: span }] : []),
+      { label: 'file', value: `${report.file} (format version ${report.version})` },
+    ],
+    counts: [
+      { label: 'new', value: counts.new, cell: 'fail' },
+      { label: 'flaky', value: counts.flaky, cell: 'warn' },
+      { label: 'ongoing', value: counts.ongoing, cell: 'known' },
+      { label: 'gone', value: counts.gone, cell: 'pass' },
+      { label: 'places', value: report.findings.length, cell: 'info' },
+    ],
+    sections: [
+      { id: 'problems', title: 'Lines skipped when the history was read', tone: 'warn', items: problems },
+      {
+        id: 'changes',
+        title: 'Changes',
+        tone: counts.new > 0 ? 'fail' : 'info',
+        count: report.changes.length,
+        ...(rows.length === 0 ? { items: [{ text: 'No finding in the history: every run matched the spec.' }] } : {}),
+        intro:
+          report.changes.length === 0
+            ? undefined
+            : 'One row per change: a change seen on several operations and statuses (the same field on every answer) is one row with its places. Timeline marks, oldest run on the left: filled, seen; outlined, checked and not seen; a dot, not checked (no answer from the operation).',
+        html:
+          rows.length > 0
+            ? table({
+                id: 'history',
+                columns: [
+                  'state',
+                  'change',
+                  'places',
+                  `timeline, one mark per run${report.runs.length > MAX_RUNS_DRAWN ? ` (the last ${MAX_RUNS_DRAWN} of ${report.runs.length})` : ''}`,
+                  'since',
+                  'first seen',
+                  'last seen',
+                  { title: 'runs seen', numeric: true },
+                  'severity',
+                ],
+                rows,
+              })
+            : undefined,
+      },
+      {
+        id: 'states',
+        title: 'What the states mean',
+        items: [
+          { text: 'new: first seen by the last run.' },
+          { text: 'ongoing: seen in every run that checked it since the date given.' },
+          { text: 'gone: checked and not seen since the date given.' },
+          { text: 'flaky: it went away and came back, so it is not new each time it shows.' },
+        ],
+      },
+    ],
+  };
+}
+
+/** The self-contained timeline page of a history (see historyPage). */
+export function renderHistoryHtml(report: HistoryReport, title = 'kgate drift history'): string {
+  return renderPage(historyPage(report, title));
 }

@@ -1,6 +1,8 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { redactSecrets } from '../config/redact.ts';
-import type { DriftFinding } from './findings.ts';
+import { wrapList } from '../page/fold.ts';
+import { shortLabel } from '../page/html.ts';
+import { causeOfFinding, type DriftFinding } from './findings.ts';
 import type { LiveResult } from './live.ts';
 import type { FindingKind } from './walk.ts';
 
@@ -73,6 +75,8 @@ export interface HistoryFinding {
   /** JSON path with array indexes as `[]`. */
   path: string;
   message: string;
+  /** The finding's cause (see causeOf in findings.ts): one change on several operations and statuses shares it (absent in lines of older runs). */
+  cause?: string;
   /** Time of the first run that saw it. */
   firstSeen: string;
   /** Time of this run. */
@@ -257,6 +261,7 @@ export function runLines(
       status: finding.status,
       path: finding.normalizedPath,
       message: finding.message,
+      ...(finding.cause ? { cause: finding.cause } : {}),
       firstSeen: before?.firstSeen ?? at,
       lastSeen: at,
       timesSeen: (before?.timesSeen ?? 0) + 1,
@@ -324,6 +329,8 @@ export interface FindingHistory {
   status: number;
   path: string;
   message: string;
+  /** The cause it shares with findings of other operations and statuses (see causeOfFinding). */
+  cause: string;
   /** new: first seen by the last run; ongoing: seen since `since` without a break; gone: not seen since `since`; flaky: came back after being gone (`since`: first seen). */
   state: HistoryState;
   since: string;
@@ -338,6 +345,54 @@ export interface FindingHistory {
   timeline: Array<'seen' | 'absent' | 'unchecked'>;
 }
 
+/** Per run of a history: seen, not seen although the operation answered, or not checked. */
+type Timeline = FindingHistory['timeline'];
+
+/** Where something with this timeline stands as of the last run (the timeline has at least one `seen`). */
+function standing(
+  timeline: Timeline,
+  runs: History['runs'],
+): Pick<FindingHistory, 'state' | 'since' | 'present' | 'unchecked' | 'firstSeen' | 'lastSeen' | 'timesSeen'> {
+  const last = runs.length - 1;
+  const first = timeline.indexOf('seen');
+  const lastSeenAt = timeline.lastIndexOf('seen');
+  // Came back: seen, then checked and not seen, then seen again.
+  let returns = 0;
+  let gone = false;
+  for (let position = first; position <= last; position += 1) {
+    if (timeline[position] === 'absent') gone = true;
+    else if (timeline[position] === 'seen' && gone) {
+      returns += 1;
+      gone = false;
+    }
+  }
+  const goneAt = timeline.findIndex((state, position) => position > lastSeenAt && state === 'absent');
+  let streakStart = lastSeenAt;
+  while (streakStart > 0 && timeline[streakStart - 1] !== 'absent' && streakStart > first) streakStart -= 1;
+  const present = lastSeenAt === last;
+  const state: HistoryState =
+    returns > 0 ? 'flaky' : present ? (first === last ? 'new' : 'ongoing') : goneAt >= 0 ? 'gone' : 'ongoing';
+  const since =
+    state === 'gone'
+      ? runs[goneAt]!.at
+      : state === 'new'
+        ? runs[last]!.at
+        : state === 'flaky'
+          ? runs[first]!.at
+          : runs[streakStart]!.at;
+  return {
+    state,
+    since,
+    present,
+    ...(!present && goneAt < 0 ? { unchecked: true } : {}),
+    firstSeen: runs[first]!.at,
+    lastSeen: runs[lastSeenAt]!.at,
+    timesSeen: timeline.filter((mark) => mark === 'seen').length,
+  };
+}
+
+const STATE_ORDER: Record<HistoryState, number> = { new: 0, flaky: 1, ongoing: 2, gone: 3 };
+
 /** The standing of every finding of a history as of its last run, ordered by operation, then state. */
 export function historyStatus(history: History): FindingHistory[] {
   const runs = history.runs;
@@ -345,40 +400,13 @@ export function historyStatus(history: History): FindingHistory[] {
   const byFingerprint = new Map<string, HistoryFinding[]>();
   for (const finding of history.findings)
     byFingerprint.set(finding.fingerprint, [...(byFingerprint.get(finding.fingerprint) ?? []), finding]);
-  const last = runs.length - 1;
   const out: FindingHistory[] = [];
   for (const [fingerprint, seenLines] of byFingerprint) {
     const seenAt = new Set(seenLines.map((line) => index.get(line.run)!));
     const latest = seenLines.reduce((a, b) => (index.get(b.run)! >= index.get(a.run)! ? b : a));
     const timeline = runs.map((run, position) =>
       seenAt.has(position) ? 'seen' : run.answered.includes(latest.operation) ? 'absent' : 'unchecked',
-    ) as FindingHistory['timeline'];
-    const first = Math.min(...seenAt);
-    const lastSeenAt = Math.max(...seenAt);
-    // Came back: seen, then checked and not seen, then seen again.
-    let returns = 0;
-    let gone = false;
-    for (let position = first; position <= last; position += 1) {
-      if (timeline[position] === 'absent') gone = true;
-      else if (timeline[position] === 'seen' && gone) {
-        returns += 1;
-        gone = false;
-      }
-    }
-    const goneAt = timeline.findIndex((state, position) => position > lastSeenAt && state === 'absent');
-    let streakStart = lastSeenAt;
-    while (streakStart > 0 && timeline[streakStart - 1] !== 'absent' && streakStart > first) streakStart -= 1;
-    const present = lastSeenAt === last;
-    const state: HistoryState =
-      returns > 0 ? 'flaky' : present ? (first === last ? 'new' : 'ongoing') : goneAt >= 0 ? 'gone' : 'ongoing';
-    const since =
-      state === 'gone'
-        ? runs[goneAt]!.at
-        : state === 'new'
-          ? runs[last]!.at
-          : state === 'flaky'
-            ? runs[first]!.at
-            : runs[streakStart]!.at;
+    ) as Timeline;
     out.push({
       fingerprint,
       operation: latest.operation,
@@ -387,23 +415,59 @@ export function historyStatus(history: History): FindingHistory[] {
       status: latest.status,
       path: latest.path,
       message: latest.message,
-      state,
-      since,
-      present,
-      ...(!present && goneAt < 0 ? { unchecked: true } : {}),
-      firstSeen: runs[first]!.at,
-      lastSeen: runs[lastSeenAt]!.at,
-      timesSeen: seenAt.size,
+      cause: causeOfFinding({ ...latest, normalizedPath: latest.path }),
+      ...standing(timeline, runs),
       timeline,
     });
   }
-  const order: Record<HistoryState, number> = { new: 0, flaky: 1, ongoing: 2, gone: 3 };
   return out.sort(
     (a, b) =>
       a.operation.localeCompare(b.operation) ||
-      order[a.state] - order[b.state] ||
+      STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
       a.path.localeCompare(b.path) ||
       a.kind.localeCompare(b.kind),
+  );
+}
+
+/** One cause of drift over a history: its places (one finding each) and their timelines merged. */
+export interface ChangeHistory
+  extends Pick<FindingHistory, 'kind' | 'severity' | 'path' | 'message' | 'cause' | 'timeline'>,
+    ReturnType<typeof standing> {
+  /** The findings of this cause, one per operation and status. */
+  places: FindingHistory[];
+}
+
+/**
+ * The findings of a history grouped by cause, each judged over its merged timeline (a run saw the
+ * change when it saw any of its places; a run that checked a place and saw none did not), ordered
+ * by state, then path.
+ */
+export function historyChanges(findings: readonly FindingHistory[], runs: History['runs']): ChangeHistory[] {
+  const byCause = new Map<string, FindingHistory[]>();
+  for (const finding of findings) byCause.set(finding.cause, [...(byCause.get(finding.cause) ?? []), finding]);
+  const changes = [...byCause.values()].map((places): ChangeHistory => {
+    const timeline = places[0]!.timeline.map((_, position) =>
+      places.some((place) => place.timeline[position] === 'seen')
+        ? 'seen'
+        : places.some((place) => place.timeline[position] === 'absent')
+          ? 'absent'
+          : 'unchecked',
+    ) as Timeline;
+    const first = places[0]!;
+    return {
+      cause: first.cause,
+      kind: first.kind,
+      severity: places.some((place) => place.severity === 'major') ? 'major' : first.severity,
+      path: first.path,
+      message: first.message,
+      timeline,
+      ...standing(timeline, runs),
+      places,
+    };
+  });
+  return changes.sort(
+    (a, b) =>
+      STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.path.localeCompare(b.path) || a.kind.localeCompare(b.kind),
   );
 }
 
@@ -413,7 +477,9 @@ export function shortTime(iso: string): string {
 }
 
 /** The state of a finding as one phrase: `new`, `ongoing since ...`, `gone since ...`, `flaky (seen 3 of 5 runs)`. */
-export function statePhrase(finding: FindingHistory): string {
+export function statePhrase(
+  finding: Pick<FindingHistory, 'timeline' | 'state' | 'since' | 'unchecked' | 'timesSeen' | 'present'>,
+): string {
   const checked = finding.timeline
     .slice(finding.timeline.indexOf('seen'))
     .filter((state) => state !== 'unchecked').length;
@@ -429,14 +495,37 @@ export function statePhrase(finding: FindingHistory): string {
   }
 }
 
+const STATE_LABEL: Record<HistoryState, string> = {
+  new: 'NEW    ',
+  ongoing: 'ongoing',
+  gone: 'gone   ',
+  flaky: 'FLAKY  ',
+};
+
 /** One terminal line per finding of a history. */
 export function historyLine(finding: FindingHistory): string {
-  const label = { new: 'NEW    ', ongoing: 'ongoing', gone: 'gone   ', flaky: 'FLAKY  ' }[finding.state];
-  return `${label} ${finding.kind} ${finding.operation} ${finding.status} ${finding.path} [${finding.fingerprint}]: ${statePhrase(finding)}; first seen ${shortTime(finding.firstSeen)}, last seen ${shortTime(finding.lastSeen)}, ${finding.timesSeen}x`;
+  return `${STATE_LABEL[finding.state]} ${finding.kind} ${finding.operation} ${finding.status} ${finding.path} [${finding.fingerprint}]: ${statePhrase(finding)}; first seen ${shortTime(finding.firstSeen)}, last seen ${shortTime(finding.lastSeen)}, ${finding.timesSeen}x`;
+}
+
+/**
+ * The terminal lines of one change of a history: its state, kind, path, standing and when it was
+ * seen; then, for a change of several places, the places (`evaluate GET 200`).
+ */
+export function historyChangeLines(change: ChangeHistory): string[] {
+  if (change.places.length === 1) return [historyLine(change.places[0]!)];
+  const head = `${STATE_LABEL[change.state]} ${change.kind} ${change.path} (${change.places.length} places): ${statePhrase(change)}; first seen ${shortTime(change.firstSeen)}, last seen ${shortTime(change.lastSeen)}, ${change.timesSeen}x`;
+  return [head, ...wrapList(change.places.map(placeText), '          ')];
+}
+
+/** Where a finding was seen, short: `evaluate GET 200`; a header comes with every answer: `evaluate GET`. */
+export function placeText(place: Pick<DriftFinding, 'operation' | 'status' | 'kind'>): string {
+  return place.kind === 'undocumented-header'
+    ? shortLabel(place.operation)
+    : `${shortLabel(place.operation)} ${place.status}`;
 }
 
 /** Counts per state. */
-export function stateCounts(findings: FindingHistory[]): Record<HistoryState, number> {
+export function stateCounts(findings: readonly Pick<FindingHistory, 'state'>[]): Record<HistoryState, number> {
   const counts: Record<HistoryState, number> = { new: 0, ongoing: 0, gone: 0, flaky: 0 };
   for (const finding of findings) counts[finding.state] += 1;
   return counts;
@@ -448,8 +537,13 @@ export interface HistoryReport {
   version: typeof HISTORY_VERSION;
   target: string;
   runs: Array<Pick<HistoryRun, 'run' | 'at' | 'requests' | 'findings'>>;
+  /** Findings per state, one per operation and status. */
   counts: Record<HistoryState, number>;
   findings: FindingHistory[];
+  /** The findings grouped by cause: one change, however many operations and statuses it touched. */
+  changes: ChangeHistory[];
+  /** Changes per state: what the reports' headline counts. */
+  changeCounts: Record<HistoryState, number>;
   /** Lines skipped when the file was read (named by number). */
   problems: Array<Pick<HistoryProblem, 'line' | 'reason'>>;
 }
@@ -466,14 +560,20 @@ export function historyReport(
   since?: string,
 ): HistoryReport {
   let findings = historyStatus(history);
+  let changes = historyChanges(findings, history.runs);
   let runs = history.runs;
   if (since !== undefined) {
     const from = runs.findIndex((run) => run.at >= since);
     const start = from < 0 ? runs.length : from;
     runs = runs.slice(start);
-    findings = findings
-      .filter((finding) => finding.lastSeen >= since || (finding.state === 'gone' && finding.since >= since))
-      .map((finding) => ({ ...finding, timeline: finding.timeline.slice(start) }));
+    const shown = (item: Pick<FindingHistory, 'lastSeen' | 'state' | 'since'>) =>
+      item.lastSeen >= since || (item.state === 'gone' && item.since >= since);
+    findings = findings.filter(shown).map((finding) => ({ ...finding, timeline: finding.timeline.slice(start) }));
+    changes = changes.filter(shown).map((change) => ({
+      ...change,
+      timeline: change.timeline.slice(start),
+      places: change.places.filter(shown).map((place) => ({ ...place, timeline: place.timeline.slice(start) })),
+    }));
   }
   return {
     file,
@@ -482,6 +582,8 @@ export function historyReport(
     runs: runs.map(({ run, at, requests, findings: count }) => ({ run, at, requests, findings: count })),
     counts: stateCounts(findings),
     findings,
+    changes,
+    changeCounts: stateCounts(changes),
     problems: problems.map(({ line, reason }) => ({ line, reason })),
   };
 }

@@ -5,7 +5,7 @@ import { frontRefusal } from '../http/front-limits.ts';
 import { curlNetworkArgs } from '../http/network.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
-import { applyBaseline, type Baseline, type DriftFinding, FindingSet } from './findings.ts';
+import { applyBaseline, type Baseline, causeCounts, type DriftFinding, FindingSet, groupByCause } from './findings.ts';
 
 /** What `runLiveDrift` needs: the target and its keys. */
 export interface LiveOptions {
@@ -60,6 +60,12 @@ export interface LiveResult {
     known: number;
     /** Baseline fingerprints this run no longer saw. */
     resolved: string[];
+    /**
+     * The findings grouped by cause (one change on many operations and statuses counts once): all
+     * of them, the new ones (a place the baseline does not list: the change fails the run) and the
+     * known ones (absent in older runs).
+     */
+    causes?: { total: number; new: number; known: number };
     transportErrors: number;
     /** Cases not sent (after repeated transport failures, or past the deadline). */
     skipped: number;
@@ -178,6 +184,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const list = findings.list();
   const resolved = options.baseline ? applyBaseline(list, options.baseline) : [];
   const known = list.filter((finding) => finding.known).length;
+  const changes = groupByCause(list);
   return {
     kind: 'drift-live',
     baseUrl: options.baseUrl,
@@ -192,6 +199,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
       new: list.length - known,
       known,
       resolved,
+      causes: causeCounts(changes),
       transportErrors: cases.filter((item) => item.error !== undefined && !item.skipped).length,
       skipped: cases.filter((item) => item.skipped).length,
     },

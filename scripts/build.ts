@@ -12,7 +12,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 
 /** The folders whose modules run when a user runs kgate (the CLI and everything it loads). */
-export const RUNTIME_ROOTS = ['config', 'openapi', 'http', 'contracts', 'load', 'drift', 'compare', 'reference', 'cli'];
+export const RUNTIME_ROOTS = [
+  'config',
+  'page',
+  'openapi',
+  'http',
+  'contracts',
+  'load',
+  'drift',
+  'compare',
+  'reference',
+  'cli',
+];
 /** Modules in those folders that only the project's own tests, benches and docs use. */
 const DEV_ONLY = [
   'openapi/check-generated.ts',

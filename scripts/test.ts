@@ -17,6 +17,7 @@ import { join, relative } from 'node:path';
 const ROOTS = [
   'action',
   'config',
+  'page',
   'openapi',
   'http',
   'reference',

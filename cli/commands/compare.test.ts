@@ -138,7 +138,7 @@ test('--json prints the verdict, the differences and the latency; exit 1 on a di
   );
   const html = readFileSync(join(out, 'report.html'), 'utf8');
   assert.ok(!/(src|href)=["']https?:/.test(html), 'the page loads nothing from the network');
-  assert.equal((html.match(/<svg class="hist"/g) ?? []).length, 26, 'two histograms per operation');
+  assert.equal((html.match(/<svg class="chart hist"/g) ?? []).length, 26, 'two histograms per operation');
 });
 
 test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a latest link', async () => {
@@ -149,7 +149,7 @@ test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a l
   assert.match(run.stdout, /Behaviour: alike on every operation\./);
   assert.match(
     run.stdout,
-    /kgate compare: PASS: 0 difference\(s\) in \d+ requests; reports in .*reports\/compare\/\d{8}-\d{6}-\d{3}-[0-9a-f]{4}\/: /,
+    /kgate compare: PASS: alike in \d+ requests compared; open .*reports\/compare\/\d{8}-\d{6}-\d{3}-[0-9a-f]{4}\/report\.html /,
   );
   const latest = realpathSync(join(cwd, 'reports', 'compare', 'latest'));
   assert.match(readFileSync(join(latest, 'summary.md'), 'utf8'), /^# kgate compare: PASS/);

@@ -1,5 +1,11 @@
 import { appendFileSync } from 'node:fs';
-import { COMPARE_FILES, renderCompare, renderCompareMarkdown, writeCompareReports } from '../../compare/report.ts';
+import {
+  COMPARE_FILES,
+  comparePhrase,
+  renderCompare,
+  renderCompareMarkdown,
+  writeCompareReports,
+} from '../../compare/report.ts';
 import {
   CompareUnreachable,
   DEFAULT_COMPARE_REPORT_DIR,
@@ -41,6 +47,8 @@ carrying the ids the current deployment returned); the answers are compared stru
 JSON values by pointer, numbers within a relative tolerance of 1e-6, arrays as lists where the
 interface orders them and as sets elsewhere. A share of the requests goes twice to the current
 deployment: the pointers that vary between identical calls are its noise, listed and set aside.
+A difference at the same pointer and of the same kind on several operations is shown once, with
+the operations it touched (its places).
 With --latency both deployments get one arrival schedule, interleaved request by request; a
 regression is a median slower by more than the threshold whose 95 % interval lies above 1.
 
@@ -236,13 +244,15 @@ export const command: Command = {
       throw error;
     }
     writeCompareReports(result, reportDir);
-    if (env.githubStepSummary) appendFileSync(env.githubStepSummary, redactSecrets(renderCompareMarkdown(result)));
+    if (env.githubStepSummary)
+      appendFileSync(env.githubStepSummary, redactSecrets(renderCompareMarkdown(result, reportDir)));
     if (args.json) console.log(redactSecrets(JSON.stringify(result)));
     else {
-      console.log(redactSecrets(renderCompare(result)));
-      const regressions = result.latency.filter((item) => item.regression).length;
+      console.log(redactSecrets(renderCompare(result, reportDir)));
       console.log(
-        `\nkgate compare: ${result.verdict.toUpperCase()}: ${result.differences.length} difference(s)${args.latency ? `, ${regressions} latency regression(s)` : ''} in ${result.requests.compared} requests; reports in ${reportDir}/: ${Object.values(COMPARE_FILES).join(', ')}`,
+        redactSecrets(
+          `\nkgate compare: ${result.verdict.toUpperCase()}: ${result.verdict === 'pass' ? `alike${args.latency ? ', no latency regression' : ''}` : comparePhrase(result)} in ${result.requests.compared} requests compared; open ${reportDir}/${COMPARE_FILES.html} (also ${[COMPARE_FILES.markdown, COMPARE_FILES.json, COMPARE_FILES.junit].join(', ')})`,
+        ),
       );
     }
     return result.exitCode;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
@@ -14,30 +14,34 @@ import {
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
   PLAYWRIGHT_DEBUG_DIR,
+  PLAYWRIGHT_REPORTERS,
+  type PlaywrightReporter,
   PROGRESS_FILE,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../contracts/options.ts';
 import { runPace } from '../../contracts/pacing.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
 import { runSuite } from '../../contracts/run.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { selectedTests, workersOf } from '../../contracts/selection.ts';
+import { renderTerminalSummary } from '../../contracts/summary.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import type { Command } from '../main.ts';
 import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../network.ts';
-import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
+import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
                      [--max-duration D]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
-                     [--report-dir DIR] [--config FILE] [--json] [--playwright-report]
+                     [--report-dir DIR] [--config FILE] [--json]
+                     [--playwright-report] [--playwright-reporter list|line|dot]
                      [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
@@ -83,6 +87,10 @@ configuration file it starts the embedded reference server and judges that.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)
+  --playwright-reporter  also show Playwright's own terminal reporter (list, line or dot) on stderr, for
+                     debugging the suite: it names every test and its source file and counts tests, not the
+                     verdict's cells, and shows a failed check as passed (expected failure); the verdict is
+                     kgate's summary at the end
 ${NETWORK_USAGE}
 
 keys (environment): KGATE_KEY (subscribed to every API), KGATE_KEY_UNSUBSCRIBED (a valid key
@@ -91,6 +99,10 @@ keyVariables in the configuration file names. Checks that need a key that was no
 reported as skipped. KGATE_KEY_UNSUBSCRIBED_COVERS (or unsubscribedKeyCovers in the configuration
 file) names the APIs the unsubscribed key is subscribed to (${APIS.join(', ')}, or none):
 auth-requires-subscription is then exact.
+terminal: a progress line while the suite runs (rewritten in place on a terminal; in CI or a pipe a
+line every 10 s on stderr), then kgate's summary: the verdict, its counts of operation x check cells,
+the failed cells and every failure with its curl line (a line over 400 characters shows its start and
+the file in the report folder's repro/ that holds it whole)
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
 kgate report merge makes one verdict of the folders of --shard runs
@@ -212,7 +224,8 @@ export const command: Command = {
       maxRpsByPath: settings.maxRpsByPath,
       baselineFile: settings.baseline,
       updateBaseline: settings.updateBaseline,
-      quiet: json,
+      // kgate prints the run itself (progress, then its summary): Playwright's process prints nothing.
+      quiet: true,
       sweep: undefined,
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
@@ -233,6 +246,12 @@ export const command: Command = {
         `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
       );
     }
+    const reporterName = stringOption(values, 'playwright-reporter');
+    if (reporterName !== undefined && !(PLAYWRIGHT_REPORTERS as readonly string[]).includes(reporterName))
+      throw new UsageError(
+        `option --playwright-reporter takes one of ${PLAYWRIGHT_REPORTERS.join(', ')}, got '${reporterName}'`,
+      );
+    if (reporterName !== undefined) options.playwrightReporter = reporterName as PlaywrightReporter;
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
     const say = (line: string) => (json ? console.error(line) : console.log(line));
 
@@ -305,7 +324,12 @@ export const command: Command = {
     say(
       `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
-    const stopProgress = heartbeat(() => progressLine(options.reportDir, started));
+    // A progress file an earlier run left in a reused --report-dir must not count for this one.
+    rmSync(join(options.reportDir, PROGRESS_FILE), { force: true });
+    // Playwright's own reporter writes to the terminal too: no live line to fight with it.
+    const stopProgress = progressDisplay(() => progressLine(options.reportDir, started), {
+      ...(options.playwrightReporter ? { interactive: false } : {}),
+    });
     try {
       const proxies = network.settings.proxy;
       const result = await runSuite({
@@ -327,10 +351,12 @@ export const command: Command = {
       }
       if (options.playwrightReport) writePlaywrightDebugNote(options.reportDir);
       if (json) console.log(redactSecrets(JSON.stringify({ command: 'conform', ...summary })));
-      else
+      else {
+        console.log(redactSecrets(`\n${renderTerminalSummary(summary)}\n`));
         console.log(
-          `kgate conform: ${summary.verdict.toUpperCase()}, ${summary.requests ?? 0} requests sent; open ${join(options.reportDir, REPORT_HTML)} (also summary.md, summary.json, junit.xml${options.playwrightReport ? `, ${PLAYWRIGHT_DEBUG_DIR}/` : ''})`,
+          `kgate conform: ${summary.verdict.toUpperCase()}; open ${join(options.reportDir, REPORT_HTML)} (also summary.md, summary.json, junit.xml${options.playwrightReport ? `, ${PLAYWRIGHT_DEBUG_DIR}/` : ''})`,
         );
+      }
       const update = summary.targets[0]?.baseline?.update;
       if (update)
         say(

@@ -91,7 +91,7 @@ describe('kgate drift live --history, kgate drift history', () => {
     const newLine = second.out.find((line) => line.startsWith('history: ') && FINDING.test(line));
     assert.match(newLine ?? '', /^history: NEW +undocumented-property .*: new; first seen/, second.out.join('\n'));
     const summary = second.out.find((line) => line.startsWith('drift history: ')) ?? '';
-    assert.match(summary, /^drift history: 1 new, 0 ongoing, 0 flaky, 0 gone over 2 run\(s\)/);
+    assert.match(summary, /^drift history: 1 change \(1 new, 0 ongoing, 0 flaky, 0 gone\) at 1 place over 2 run\(s\)/);
     const page = summary.match(/timeline: (.*history\.html)\)/)?.[1];
     assert.ok(page && existsSync(page), `history.html written (${summary})`);
     assert.match(readFileSync(page, 'utf8'), /GET \/urlpreview\/v7\.0\/search/);
@@ -115,7 +115,10 @@ describe('kgate drift live --history, kgate drift history', () => {
     const day = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
     assert.match(line ?? '', /^gone +undocumented-property/);
     assert.ok(line!.includes(`first seen ${day(entry.firstSeen)}, last seen ${day(entry.lastSeen)}, 1x`), line);
-    assert.match(printed.out.at(-1)!, /3 run\(s\): 0 new, 0 ongoing, 0 flaky, \d+ gone/);
+    assert.match(
+      printed.out.at(-1)!,
+      /3 run\(s\): \d+ changes? \(0 new, 0 ongoing, 0 flaky, \d+ gone\) at \d+ places?/,
+    );
 
     const json = await kgate(['drift', 'history', history, '--json', '--since', report.runs[2].at]);
     const since = JSON.parse(json.out[0]!);

@@ -112,7 +112,7 @@ describe('kgate drift command line', () => {
       assert.equal(first.code, 1, first.out.join('\n'));
       assert.ok(
         first.out.some((line) =>
-          /^NEW +undocumented-property GET \/urlpreview\/v7\.0\/search 200 \$\.isFamilyFriendly/.test(line),
+          /^FAIL +undocumented-property GET \/urlpreview\/v7\.0\/search 200 \$\.isFamilyFriendly/.test(line),
         ),
       );
       const update = await kgate(['drift', 'live', ...common, '--baseline', baseline, '--update-baseline']);

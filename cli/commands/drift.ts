@@ -4,25 +4,25 @@ import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML, renderReportHtml } from '../../contracts/report-html.ts';
 import { previousRun } from '../../contracts/report-page.ts';
-import { applyBaseline, type Baseline, readBaseline, writeBaseline } from '../../drift/findings.ts';
+import { applyBaseline, type Baseline, groupByCause, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
 import {
   appendRun,
   checkTarget,
   type History,
   HistoryError,
-  historyLine,
+  historyChangeLines,
   historyReport,
   historyTarget,
   problemLine,
   readHistory,
 } from '../../drift/history.ts';
-import { renderHistoryHtml } from '../../drift/history-report.ts';
+import { historyCounts, renderHistoryHtml } from '../../drift/history-report.ts';
 import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
-import { findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
+import { changeLines, changesPhrase, findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
+import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import {
   durationOption,
   EXIT,
@@ -42,7 +42,7 @@ import {
   NETWORK_USAGE,
   networkLine,
 } from '../network.ts';
-import { heartbeat, humanDuration, timeLeft } from '../progress.ts';
+import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate drift <live|spec|har|history> [options]
 
@@ -51,6 +51,8 @@ const USAGE = `usage: kgate drift <live|spec|har|history> [options]
       Sends a battery of requests (every operation; success and documented error cases) and
       compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
       embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
+      Findings with one cause (the same kind and JSON path on several operations and statuses) are
+      one change with the places it touched; FAIL marks a change the baseline does not accept.
       --baseline FILE      findings listed in FILE are known; only new ones fail
       --update-baseline    write this run's findings to the --baseline FILE (exit 0)
       --history FILE       append this run's findings to the history FILE (JSON Lines, created if
@@ -67,8 +69,8 @@ ${NETWORK_USAGE.replace(/^ {2}/gm, '      ')}
       Validates recorded traffic against the spec and reports which operations and statuses it covered.
 
   kgate drift history FILE [--since DATE] [--html OUT] [--json]
-      Prints the findings of a history file (written by drift live --history) as of its last run:
-      new, ongoing since, gone since, flaky; first and last seen, times seen.
+      Prints the changes of a history file (written by drift live --history) as of its last run,
+      each with its places: new, ongoing since, gone since, flaky; first and last seen, times seen.
       --since DATE         only the runs from DATE (YYYY-MM-DD or an ISO time, UTC) on
       --html OUT           also write the timeline page to OUT
 
@@ -197,7 +199,7 @@ async function runLive(argv: string[]): Promise<number> {
     registerSecret(target.keys.exhausted);
     const started = Date.now();
     const progress = { done: 0, total: 0, requests: 0 };
-    const stopProgress = heartbeat(
+    const stopProgress = progressDisplay(
       () =>
         `kgate drift live: ${progress.done}/${progress.total || '?'} cases done, ${progress.requests} requests sent, ${humanDuration(Date.now() - started)} elapsed${timeLeft(Date.now() - started, progress.done, progress.total)}`,
     );
@@ -234,7 +236,7 @@ async function runLive(argv: string[]): Promise<number> {
   }
   const { html: timeline, ...paths } = writeLiveReport(result, runDir, historyOut);
   const html = join(runDir, REPORT_HTML);
-  writeFileSync(html, redactSecrets(renderReportHtml(driftPage(result, previous))));
+  writeFileSync(html, redactSecrets(renderPage(driftPage(result, previous))));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
     let written: Baseline;
@@ -260,26 +262,28 @@ async function runLive(argv: string[]): Promise<number> {
       ),
     );
   } else {
-    for (const finding of result.findings) console.log(redactSecrets(findingLine(finding)));
+    const say = (line: string) => console.log(redactSecrets(line));
+    for (const change of groupByCause(result.findings)) for (const line of changeLines(change)) say(line);
     if (historyOut) {
-      for (const finding of historyOut.findings) console.log(redactSecrets(`history: ${historyLine(finding)}`));
-      const { counts } = historyOut;
-      console.log(
-        `drift history: ${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone over ${historyOut.runs.length} run(s) in ${historyFile} (timeline: ${timeline})`,
+      for (const change of historyOut.changes)
+        for (const [index, line] of historyChangeLines(change).entries()) say(index === 0 ? `history: ${line}` : line);
+      say(
+        `drift history: ${historyCounts(historyOut)} over ${historyOut.runs.length} run(s) in ${historyFile} (timeline: ${timeline})`,
       );
     }
     for (const item of result.cases.filter((entry) => entry.error && !entry.skipped)) {
-      console.log(redactSecrets(`no answer: ${item.name}: ${item.error}`));
+      say(`no answer: ${item.name}: ${item.error}`);
     }
     const { summary } = result;
-    console.log(
-      `drift live: ${summary.requests} requests, ${summary.findings} findings (${summary.new} new, ${summary.known} known)` +
+    const verdict = update || summary.new === 0 ? 'PASS' : 'FAIL';
+    say(
+      `kgate drift live: ${verdict}: ${summary.findings === 0 ? 'no drift' : changesPhrase(result)}; ${summary.requests} requests` +
         (summary.resolved.length > 0 ? `, ${summary.resolved.length} baseline findings no longer seen` : '') +
         (summary.transportErrors > 0 ? `, ${summary.transportErrors} requests without an answer` : '') +
         (summary.skipped > 0 ? `, ${summary.skipped} cases skipped after repeated transport failures` : ''),
     );
-    if (baselineWritten) console.log(`baseline written: ${baselineWritten} (${result.findings.length} findings)`);
-    console.log(`report: ${html} (also ${paths.markdown})`);
+    if (baselineWritten) say(`baseline written: ${baselineWritten} (${result.findings.length} place(s) of drift)`);
+    say(`report: ${html} (also ${paths.markdown})`);
   }
   if (update) return EXIT.ok;
   return result.summary.new > 0 ? EXIT.failed : EXIT.ok;
@@ -324,11 +328,10 @@ async function runHistory(argv: string[]): Promise<number> {
     console.log(redactSecrets(JSON.stringify({ kind: 'drift-history', ...(since ? { since } : {}), ...report })));
     return EXIT.ok;
   }
-  for (const finding of report.findings) console.log(redactSecrets(historyLine(finding)));
-  const { counts } = report;
+  for (const change of report.changes) for (const line of historyChangeLines(change)) console.log(redactSecrets(line));
   console.log(
     redactSecrets(
-      `drift history: ${report.target}, ${report.runs.length} run(s)${since ? ` since ${since}` : ''}: ${counts.new} new, ${counts.ongoing} ongoing, ${counts.flaky} flaky, ${counts.gone} gone${html ? ` (timeline: ${html})` : ''}`,
+      `kgate drift history: ${report.target}, ${report.runs.length} run(s)${since ? ` since ${since}` : ''}: ${historyCounts(report)}${html ? ` (timeline: ${html})` : ''}`,
     ),
   );
   return EXIT.ok;

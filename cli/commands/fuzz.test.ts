@@ -146,7 +146,7 @@ test('summary.json, summary.md and the report page count the same requests, test
     assert.ok(summary.requests > summary.cases.total, 'test data and chains are counted besides the cases');
     assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), new RegExp(`\\(${counted} in all\\)`), 'summary.md');
     const page = readFileSync(join(out, 'report.html'), 'utf8');
-    const rows = [...page.matchAll(/<tr><th scope="row">[^<]+<\/th><td>([\d,]+)<\/td>/g)].map((m) =>
+    const rows = [...page.matchAll(/<tr[^>]*><th scope="row">[^<]+<\/th><td class="num">([\d,]+)<\/td>/g)].map((m) =>
       Number(m[1]!.replace(/,/g, '')),
     );
     assert.ok(rows.length >= 2, 'the page has a row per operation');

@@ -8,16 +8,17 @@ import {
   DEFAULT_DURATION_MS,
   DEFAULT_FUZZ_REPORT_DIR,
   type FuzzSettings,
+  fuzzCounts,
   REMOTE_BUDGET_LIMIT,
   renderFuzz,
   runFuzz,
 } from '../../contracts/generative/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import {
   durationOption,
   EXIT,
@@ -39,7 +40,7 @@ import {
   NETWORK_USAGE,
   networkLine,
 } from '../network.ts';
-import { humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
+import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../progress.ts';
 
 const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
                   [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
@@ -140,7 +141,7 @@ export function formatFuzzProgress(progress: EngineProgress, budget: number, dur
   // The run ends at its budget or its --duration, whichever comes first.
   const byBudget = progress.cases > 0 ? (progress.elapsedMs / progress.cases) * (budget - progress.cases) : Infinity;
   const left = Math.min(byBudget, durationMs === undefined ? Infinity : durationMs - progress.elapsedMs);
-  return `${seconds.toFixed(0).padStart(4)}s  ${String(progress.cases).padStart(7)}/${budget} cases  ${String(rate).padStart(6)} cases/s  ${progress.requests} requests  ${progress.findings} finding(s)${Number.isFinite(left) ? `  about ${humanDuration(left)} left` : ''}`;
+  return `${seconds.toFixed(0).padStart(4)}s  ${String(progress.cases).padStart(7)}/${budget} cases  ${String(rate).padStart(6)} cases/s  ${progress.requests} requests  ${progress.findings} finding(s) so far${Number.isFinite(left) ? `  about ${humanDuration(left)} left` : ''}`;
 }
 
 /** `kgate fuzz`: generated requests against --base-url, KGATE_BASE_URL, or the embedded reference server. */
@@ -193,7 +194,7 @@ export const command: Command = {
           `kgate fuzz: ${args.budget} generated requests against ${target.embedded ? `the embedded reference server at ${target.baseUrl}` : target.baseUrl} (seed ${args.seed}, ${args.operations.length} operation(s), at most ${args.durationMs / 1000} s)`,
         );
       }
-      const interactive = process.stderr.isTTY === true;
+      const interactive = isInteractive();
       let lastPlain = 0;
       const settings: FuzzSettings = {
         baseUrl: target.baseUrl,
@@ -222,7 +223,7 @@ export const command: Command = {
       else {
         console.log(redactSecrets(renderFuzz(result)));
         console.log(
-          `kgate fuzz: ${result.verdict.toUpperCase()}: ${result.findings.length} finding(s) in ${result.cases.total} cases (seed ${result.seed}); open ${join(reportDir, REPORT_HTML)} (also summary.md, summary.json)`,
+          `kgate fuzz: ${result.verdict.toUpperCase()}: ${fuzzCounts(result)} in ${result.cases.total} cases (seed ${result.seed}); open ${join(reportDir, REPORT_HTML)} (also summary.md, summary.json)`,
         );
       }
       return result.exitCode;

@@ -3,6 +3,7 @@ import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { maskedProxy, proxyFor } from '../../http/network.ts';
 import { TargetUnreachable } from '../../load/preflight.ts';
 import { ProgressLine } from '../../load/progress.ts';
+import { thresholdsPhrase } from '../../load/report.ts';
 import { describePlan, runScenario } from '../../load/run-scenario.ts';
 import type { ResponseValidator } from '../../load/runner.ts';
 import { applyOverrides, SCENARIOS, type Scenario, type ScenarioOverrides } from '../../load/scenarios.ts';
@@ -29,6 +30,7 @@ import {
   networkLine,
   type ResolvedNetwork,
 } from '../network.ts';
+import { isInteractive } from '../progress.ts';
 
 const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
                   [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]
@@ -199,7 +201,7 @@ export const command: Command = {
           `kgate load ${args.scenario.name} -> ${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}\n  ${describePlan(args.scenario, args.maxRateDurationS)}`,
         ),
       );
-      const progress = new ProgressLine(process.stderr, plannedS, Boolean(process.stderr.isTTY) && !readEnv().ci);
+      const progress = new ProgressLine(process.stderr, plannedS, isInteractive());
       let outcome: Awaited<ReturnType<typeof runScenario>>;
       try {
         outcome = await runScenario(args.scenario, {
@@ -229,7 +231,7 @@ export const command: Command = {
           `${r.sent} requests in ${r.elapsedS} s (${r.throughputRps} answers/s), p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms`,
           `answers: statuses ${JSON.stringify(r.statuses)}; no answer: ${r.transportErrors} (connection errors and resets ${Math.max(0, r.transportErrors - r.timeouts)}, timeouts ${r.timeouts}); retries ${r.retries} (only a validated request is ever sent again, once, when a kept-alive connection was lost before any byte of its answer); never sent ${r.dropped}; validated ${r.validation.checked} (${r.validation.invalid} invalid)`,
           ...summary.verdicts.map(describeThreshold),
-          ...(paths ? [`report: ${paths.htmlPath}`, `summary: ${paths.summaryPath}`] : []),
+          `kgate load ${summary.scenario}: ${summary.passed ? 'PASS' : 'FAIL'}: ${thresholdsPhrase(summary)}${paths ? `; open ${paths.htmlPath} (also ${paths.summaryPath})` : ''}`,
         ];
         console.log(redactSecrets(lines.join('\n')));
       }

@@ -204,6 +204,12 @@ export const command: Command = {
       }
       if (args.json) console.log(redactSecrets(JSON.stringify(output)));
       for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
+      if (!args.json)
+        console.log(
+          problems.length === 0
+            ? `kgate probe ${args.kind}: PASS: limit found, behaving as documented`
+            : `kgate probe ${args.kind}: FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'} (named on stderr)`,
+        );
       return problems.length === 0 ? EXIT.ok : EXIT.failed;
     } finally {
       stopProgress();

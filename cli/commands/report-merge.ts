@@ -5,6 +5,7 @@ import { findRunFolders, MergeError, mergeRuns, mergeVerdictLine, readRunFolder 
 import { DEFAULT_REPORT_DIR } from '../../contracts/options.ts';
 import { createRunDir } from '../../contracts/run-dir.ts';
 import { writeRunReports } from '../../contracts/run-reports.ts';
+import { renderTerminalSummary } from '../../contracts/summary.ts';
 import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
 
@@ -61,7 +62,7 @@ export const command: Command = {
     if (values.json === true) {
       console.log(redactSecrets(JSON.stringify({ command: 'report merge', ...merged.run })));
     } else {
-      console.log(markdown);
+      console.log(redactSecrets(renderTerminalSummary(merged.run)));
       console.log(
         `kgate report merge: ${mergeVerdictLine(merged.run)} (reports in ${reportDir}/: report.html, summary.md, summary.json, junit.xml)`,
       );

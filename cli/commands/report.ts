@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
-import { REPORT_HTML } from '../../contracts/report-html.ts';
+import { REPORT_HTML } from '../../page/page.ts';
 import { EXIT, parseCommandArgs, UsageError } from '../args.ts';
 import type { Command } from '../main.ts';
 
@@ -11,7 +11,7 @@ const USAGE = `usage: kgate report [DIR] [--no-open] [--json]
 
 Prints where the latest report page (report.html) is, and opens it in a browser where one can be
 opened. DIR (default ./reports) is a reports folder, the folder of one kind of run
-(reports/conformance, reports/fuzz, reports/drift) or one run's folder. The latest run of each
+(reports/conformance, reports/fuzz, reports/drift, reports/compare) or one run's folder. The latest run of each
 kind is listed, and the newest of them is the one opened.
 
   --no-open   only print where the report is
@@ -24,13 +24,14 @@ kgate report merge makes one verdict of the run folders of a sharded kgate confo
 exit codes: 0 a report was found, 2 bad usage or no report under DIR`;
 
 /** The kinds of run that write a report page, by their folder under reports/. */
-export const REPORT_KINDS = { conformance: 'conformance', fuzz: 'fuzz', drift: 'drift' } as const;
+export const REPORT_KINDS = { conformance: 'conformance', fuzz: 'fuzz', drift: 'drift', compare: 'compare' } as const;
 
 /** The summary file beside each kind's report.html, read for its verdict. */
 const SUMMARY_OF: Record<keyof typeof REPORT_KINDS, string> = {
   conformance: 'summary.json',
   fuzz: 'summary.json',
   drift: 'drift.json',
+  compare: 'summary.json',
 };
 
 /** One run's report page as `kgate report` lists it. */

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import type { OperationId } from '../../openapi/spec.ts';
+import { foldLine } from '../../page/fold.ts';
+import { shortLabel } from '../../page/html.ts';
+import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import { Api, requestsSent } from '../api.ts';
 import { CHECKS } from '../checks/index.ts';
 import { Discovery } from '../discovery.ts';
-import { type Failure, formatFailure } from '../failure.ts';
+import { type Failure, formatFailureFolded } from '../failure.ts';
 import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../properties/tolerance.ts';
-import { REPORT_HTML, renderReportHtml } from '../report-html.ts';
 import { fuzzPage, previousRun } from '../report-page.ts';
 import { findingKey } from '../summary.ts';
 import { mergeTimings, type OperationTimings, operationStats } from '../timings.ts';
@@ -170,8 +172,15 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
     CHECKS,
   );
-  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderReportHtml(page)));
+  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
   return result;
+}
+
+/** `2 findings, 1 warning`: what the reports of a fuzz run count (a warning does not fail it). */
+export function fuzzCounts(result: Pick<FuzzResult, 'findings'>): string {
+  const failing = result.findings.filter((finding) => (finding.level ?? 'fail') === 'fail').length;
+  const warnings = result.findings.length - failing;
+  return `${failing} finding${failing === 1 ? '' : 's'}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
 }
 
 /** The run as a person reads it: the verdict, what was sent, then every finding like a conformance failure. */
@@ -202,9 +211,29 @@ export function renderFuzz(result: FuzzResult): string {
   ];
   if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');
   if (result.notes.length > 0) lines.push('## Notes', '', ...result.notes.map((note) => `- ${note}`), '');
-  lines.push(result.findings.length === 0 ? 'No findings.' : `## Findings (${result.findings.length})`, '');
-  for (const finding of result.findings) {
-    lines.push('```', formatFailure(finding), `  seen in:    ${finding.seenIn} case(s)`, '```', '');
+  const failing = result.findings.filter((finding) => (finding.level ?? 'fail') === 'fail');
+  const warnings = result.findings.filter((finding) => finding.level === 'warn');
+  const fold = (finding: FuzzFinding) => (curl: string) =>
+    foldLine(curl, { dir: result.reportDir, stem: `${finding.check}-${shortLabel(finding.operation)}` });
+  lines.push(failing.length === 0 ? 'No findings.' : `## Findings (${failing.length})`, '');
+  for (const finding of failing) {
+    lines.push(
+      '```',
+      formatFailureFolded(finding, fold(finding)),
+      `  seen in:    ${finding.seenIn} case(s)`,
+      '```',
+      '',
+    );
+  }
+  if (warnings.length > 0) lines.push(`## Warnings, failing only under a strict reading (${warnings.length})`, '');
+  for (const finding of warnings) {
+    lines.push(
+      '```',
+      formatFailureFolded(finding, fold(finding)),
+      `  seen in:    ${finding.seenIn} case(s)`,
+      '```',
+      '',
+    );
   }
   lines.push(`Reports: ${result.reportDir}`);
   return lines.join('\n');

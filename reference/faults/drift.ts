@@ -1,4 +1,4 @@
-import { child, editOk, OPS, objects } from './transform.ts';
+import { ALL_OPERATIONS, child, editOk, isObject, jsonOf, OPS, objects, withBody } from './transform.ts';
 import type { Fault } from './types.ts';
 
 /** Allowed but undocumented changes: `kgate conform` must pass on them and `kgate drift live` must report them. */
@@ -84,6 +84,21 @@ export function driftFaults(): Fault[] {
       response: editOk((body) => {
         for (const event of objects(body.value)) event.hotness = Number(event.documentCount) || 0;
       }),
+    },
+    {
+      name: 'every-answer-extra-request-id',
+      group: 'all',
+      operations: [...ALL_OPERATIONS],
+      deviation: 'drift',
+      description:
+        'every JSON object answer, of every operation and status (errors included), adds an undocumented top-level requestId string',
+      // The same value on every answer: GET and POST of one request still answer alike.
+      response: (_ctx, result) => {
+        const body = jsonOf(result);
+        if (!isObject(body)) return result;
+        body.requestId = 'reference-request';
+        return withBody(result, body);
+      },
     },
   ];
 }

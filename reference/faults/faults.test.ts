@@ -1005,6 +1005,11 @@ const CASES: Case[] = [
     ([r]) => r!.json.value.some((e: object) => 'hotness' in e),
   ),
   seq(
+    'every-answer-extra-request-id',
+    () => [evaluate({ expr: sample.expr }), answer({ q: 'jazz history' }, 'none'), hot({ date: 'not-a-date' })],
+    (res) => res.every((r) => typeof r.json?.requestId === 'string') && res[1]!.status === 401,
+  ),
+  seq(
     'evaluate-slow-40ms',
     () => [1, 2, 3].map(() => evaluate({ expr: sample.expr, count: '2' })),
     // The fastest of three answers: a loaded machine slows some answers, never all three by 40 ms.
