@@ -2,6 +2,7 @@
 // upstream server on 127.0.0.1 and tells the test of each arrival (to count or time-stamp it).
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LONG_HEADER_BYTES } from '../reference/index.ts';
 
 export interface ArrivalsProxy {
   /** `http://127.0.0.1:<port>`, to point kgate at. */
@@ -12,14 +13,16 @@ export interface ArrivalsProxy {
 /**
  * Starts a proxy to `upstreamUrl` that calls `onArrival` as each request arrives, before forwarding
  * it. The whole body is read before it is forwarded: a server that answers an oversized body early
- * and closes must not reset the client's upload half way (a quirk of proxying, not of kgate).
+ * and closes must not reset the client's upload half way (a quirk of proxying, not of kgate). It
+ * takes request heads as long as the reference server does: with Node's default 16 KB, a long
+ * generated GET would get the proxy's own 431 and never be seen arriving.
  */
 export async function startArrivalsProxy(
   upstreamUrl: string,
   onArrival: (request: IncomingMessage) => void,
 ): Promise<ArrivalsProxy> {
   const upstream = new URL(upstreamUrl);
-  const proxy = createServer((req, res) => {
+  const proxy = createServer({ maxHeaderSize: LONG_HEADER_BYTES }, (req, res) => {
     onArrival(req);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
