@@ -215,26 +215,17 @@ export function renderFuzz(result: FuzzResult): string {
   const warnings = result.findings.filter((finding) => finding.level === 'warn');
   const fold = (finding: FuzzFinding) => (curl: string) =>
     foldLine(curl, { dir: result.reportDir, stem: `${finding.check}-${shortLabel(finding.operation)}` });
+  const block = (finding: FuzzFinding) => [
+    '```',
+    formatFailureFolded(finding, fold(finding)),
+    `  seen in:    ${finding.seenIn} case(s)`,
+    '```',
+    '',
+  ];
   lines.push(failing.length === 0 ? 'No findings.' : `## Findings (${failing.length})`, '');
-  for (const finding of failing) {
-    lines.push(
-      '```',
-      formatFailureFolded(finding, fold(finding)),
-      `  seen in:    ${finding.seenIn} case(s)`,
-      '```',
-      '',
-    );
-  }
+  lines.push(...failing.flatMap(block));
   if (warnings.length > 0) lines.push(`## Warnings, failing only under a strict reading (${warnings.length})`, '');
-  for (const finding of warnings) {
-    lines.push(
-      '```',
-      formatFailureFolded(finding, fold(finding)),
-      `  seen in:    ${finding.seenIn} case(s)`,
-      '```',
-      '',
-    );
-  }
+  lines.push(...warnings.flatMap(block));
   lines.push(`Reports: ${result.reportDir}`);
   return lines.join('\n');
 }
