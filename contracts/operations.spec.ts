@@ -15,6 +15,10 @@ const applies = (op: Operation) =>
   CHECKS.filter((check) => check.run && check.appliesTo(op) && (check.kind !== 'generative' || generate));
 for (const op of OPERATIONS) {
   test.describe(op.label, () => {
+    // An operation's tests run in order in one worker, one test group (see fault-sweep.spec.ts):
+    // Playwright's worker binds the file's tests for every group it is handed, and each group is a
+    // round trip to the runner; thirteen groups keep two workers as evenly loaded as 180 did.
+    test.describe.configure({ mode: 'default' });
     declareTests(
       op,
       applies(op).filter((check) => !check.tag),
