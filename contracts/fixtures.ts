@@ -4,6 +4,7 @@ import type { TestInfo } from '@playwright/test';
 import * as playwright from '@playwright/test';
 import { readEnv } from '../config/env.ts';
 import { redactSecrets, registerSecret } from '../config/redact.ts';
+import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
@@ -248,6 +249,8 @@ export async function runCheck(
   ): never => {
     throw new CheckFailure(failureOf(check.id, op.label, title, detail, response));
   };
+  // A check's steps are declared in its own file (checks/<id>.ts).
+  const location = { file: join(CODE_ROOT, 'contracts', 'checks', `${check.id}${MODULE_EXT}`), line: 1, column: 1 };
   const ctx: CheckContext = {
     op,
     api,
@@ -255,7 +258,8 @@ export async function runCheck(
     keys: { full: api.has('full'), unsubscribed: api.has('unsubscribed'), exhausted: api.has('exhausted') },
     unsubscribedGroups: kgate.options.unsubscribedGroups,
     timeoutMs: api.settings.timeoutMs,
-    step: (title, body) => test.step(title, body),
+    // With a location given, Playwright records the step without capturing and source-mapping a call stack.
+    step: (title, body) => test.step(title, body, { location }),
     skip(reason) {
       throw new SkipCheck(reason);
     },
