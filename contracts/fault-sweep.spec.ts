@@ -7,26 +7,34 @@ import { readConformOptions } from './options.ts';
 // The fault sweep (contracts/fault-sweep.ts): one describe per target (the clean server, or each
 // fault), each holding one describe per operation with the tests selected for it. All targets
 // share one worker pool; discovered data is cached per target inside each worker.
-// A target's tests run in order in one worker (mode 'default': one test group per target, a failed
-// test does not skip the rest). Playwright's worker binds and filters the whole file's tests for
-// every group it is handed, so one group per test made the sweep's thousands of tests quadratic;
-// one group per target also finds each target's test data once, not once per worker.
+// Test groups (mode 'default': in order, in one worker; a failed test does not skip the rest): a
+// target whose tests span every operation (the clean run, the yardstick of every fault's estimated
+// time; hostile faults; the real profile) runs as the gate does, one group per operation
+// (operations.spec.ts); a fault of a few operations, one group. Playwright's worker binds and
+// filters the whole file's tests for every group it is handed, so one group per test, Playwright's
+// default in a fully parallel run, made the sweep's thousands of tests quadratic.
 for (const target of readConformOptions().sweep ?? []) {
+  const selected = target.tests ? new Set(target.tests) : undefined;
+  const declared = OPERATIONS.map((op) => ({
+    op,
+    checks: CHECKS.filter(
+      (check) =>
+        check.run &&
+        check.appliesTo(op) &&
+        (!check.tag || target.rateLimit) &&
+        (check.kind !== 'generative' || target.generate !== false) &&
+        (!selected || selected.has(`${op.label} ${check.id}`)),
+    ),
+  })).filter(({ checks }) => checks.length > 0);
+  const everyOperation = declared.length === OPERATIONS.length;
   test.describe(target.name, () => {
-    test.describe.configure({ mode: 'default' });
+    if (!everyOperation) test.describe.configure({ mode: 'default' });
     test.use({ kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs } });
-    const selected = target.tests ? new Set(target.tests) : undefined;
-    for (const op of OPERATIONS) {
-      const checks = CHECKS.filter(
-        (check) =>
-          check.run &&
-          check.appliesTo(op) &&
-          (!check.tag || target.rateLimit) &&
-          (check.kind !== 'generative' || target.generate !== false) &&
-          (!selected || selected.has(`${op.label} ${check.id}`)),
-      );
-      if (checks.length === 0) continue;
-      test.describe(op.label, () => declareTests(op, checks));
+    for (const { op, checks } of declared) {
+      test.describe(op.label, () => {
+        if (everyOperation) test.describe.configure({ mode: 'default' });
+        declareTests(op, checks);
+      });
     }
   });
 }

@@ -35,7 +35,8 @@ interface Profile {
 const HOT_SPOTS: Record<string, RegExp> = {
   'Playwright steps (call stacks captured per step)': /^_addStep .*workerProcessEntry/,
   'messages to the runner': /^sendMessageToParent /,
-  'HTTP client': /^\S+ .*contracts\/http\.ts$/,
+  'test groups (the whole file bound to the project for every group a worker is handed)': /^bindFileSuiteToProject /,
+  'HTTP client': /^\S+ .*\/http\/client\.ts$/,
   'response validation': /^validateResponse .*openapi\/validator\.ts$/,
   'properties judging answers': /^judgeAnswer /,
   'reporter (runner)': /^\S+ .*contracts\/reporter\.ts$/,
