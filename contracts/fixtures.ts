@@ -249,7 +249,7 @@ export async function runCheck(
   ): never => {
     throw new CheckFailure(failureOf(check.id, op.label, title, detail, response));
   };
-  // A check's steps are declared in its own file (checks/<id>.ts).
+  // Steps are reported at the check's own file (checks/<id>.ts), whichever helper took them.
   const location = { file: join(CODE_ROOT, 'contracts', 'checks', `${check.id}${MODULE_EXT}`), line: 1, column: 1 };
   const ctx: CheckContext = {
     op,
