@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sendHttp, TransportError } from '../http/client.ts';
 import {
@@ -10,9 +10,9 @@ import {
   recordPassed,
   recordRefusal,
 } from '../http/front-limits.ts';
-import { getOperation, type OperationInfo, operationLabel } from '../openapi/spec.ts';
+import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
-import { curlLine, excerpt, type Failure, type SentRequest, show } from './failure.ts';
+import { curlLine, excerpt, type Failure, type SentRequest, type Severity, show } from './failure.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
@@ -99,6 +99,12 @@ export interface ApiSettings {
   deadlineAt?: number;
   /** latency-within-budget: per path of the spec, the longest an answer may take (default: LATENCY_SHARE of the deadline). */
   latencyBudgetMs?: Record<string, number>;
+  /**
+   * Test data discovery: an operation given up on for slowness alone still serves its data (its
+   * answers are slow, not unusable), so the tests of other operations that need the data keep it.
+   * A hang or broken answers still end discovery's requests to it at once.
+   */
+  readsSlowOperations?: boolean;
   /** Severity overrides of the configuration file (latency-within-budget is a warning unless set to fail). */
   severity?: Record<string, 'fail' | 'warn'>;
   /**
@@ -136,6 +142,8 @@ export const LATENCY_SHARE = 0.75;
 export const BREAKER_FILE_PREFIX = '.transport-failures-';
 /** Breaker file names by folder and scope. */
 const BREAKER_FILES = new Map<string, string>();
+/** What this process claimed (see Api.claim) when the run has no breaker folder. */
+const CLAIMED = new Set<string>();
 /** Fixture checks whose failures feed the breaker. */
 const TRANSPORT_CHECKS = new Set([
   'responds-within-timeout',
@@ -150,6 +158,12 @@ const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-comp
 export const PROBE_TIMEOUT_MS = 2_000;
 /** A request still unanswered after this long makes kgate probe the target (see once). */
 export const PROBE_AFTER_MS = 2_000;
+/**
+ * A request still unanswered after this long (or half its deadline, if shorter) sends the same
+ * input to the other method of its path, once per operation and run (see probeTwin): a path that
+ * hangs is then met by GET and POST at once, one deadline for both instead of one after the other.
+ */
+export const TWIN_PROBE_AFTER_MS = PROBE_AFTER_MS;
 
 /** A request not sent because the target already failed at the transport level; its test is skipped. */
 export class TargetBroken extends Error {
@@ -163,6 +177,9 @@ export class DeadlineReached extends Error {
 
 /** The title of the finding of a test that the run's --max-duration ended. */
 export const NOT_RUN_DEADLINE = 'not run: deadline';
+
+/** The title of the finding of a test whose own operation kgate gave up on (a hang, broken answers, or slowness). */
+export const NOT_RUN_GIVEN_UP = 'not run: given up';
 
 /**
  * A response the request fixture could not use: no complete answer (timeout, reset, oversized)
@@ -204,6 +221,30 @@ export function notRunDeadline(check: string, operation: string): Failure {
     documented: 'every selected test runs within the run time limit (--max-duration, maxDuration)',
     origin: 'error',
   };
+}
+
+/**
+ * The failure of a test that could not judge its own operation because kgate had given up on that
+ * operation (`reason` says why): it fails the gate at the check's weight, so a target that hangs
+ * or answers slowly cannot pass the checks it was not given. It proves nothing about the check
+ * (origin `not-run`): the failures that name the cause are the operation's own.
+ */
+export function notRunGivenUp(check: string, operation: string, reason: string, level: Severity = 'fail'): Failure {
+  return {
+    check,
+    operation,
+    title: NOT_RUN_GIVEN_UP,
+    received: `kgate gave up on ${reason}, so this test did not judge it`,
+    documented:
+      'every selected test judges its operation; an operation given up on for a hang, broken answers or slowness fails the tests it was not given (severity off for latency-within-budget keeps testing a slow operation, within --max-duration)',
+    origin: 'not-run',
+    ...(level === 'warn' ? { level } : {}),
+  };
+}
+
+/** The other method of `op`'s path (POST evaluate for GET evaluate), when the spec has both. */
+export function twinOf(op: Pick<Operation, 'method' | 'path'>): Operation | undefined {
+  return OPERATIONS.find((other) => other.path === op.path && other.method !== op.method);
 }
 
 /** Forgets the transport failures counted by an earlier run. */
@@ -391,18 +432,76 @@ export class Api {
   private checkBreaker(op: Operation): void {
     const down = this.breakerLines(`${this.settings.baseUrl} down`);
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
+    const state = this.breakerState(op);
+    if (state && !(state.slowness && this.settings.readsSlowOperations))
+      throw new TargetBroken(`not run: kgate gave up on ${state.reason}`);
+  }
+
+  /**
+   * Why kgate gave up on `op` in this run, in every worker (read from the shared breaker): a hang,
+   * transport failures, or answers over its latency budget. Undefined while it is still judged
+   * (also when the whole target stopped answering: that is no one operation's failure).
+   */
+  givenUpOn(op: Pick<Operation, 'operationId' | 'method' | 'path'>): string | undefined {
+    return this.breakerState(op)?.reason;
+  }
+
+  private breakerState(
+    op: Pick<Operation, 'operationId' | 'method' | 'path'>,
+  ): { reason: string; slowness: boolean } | undefined {
     const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
     const slow = own.filter((line) => line.startsWith('latency-within-budget'));
     const broken = own.filter((line) => !line.startsWith('latency-within-budget'));
     if (broken.length >= BROKEN_OPERATION_LIMIT || broken.some((line) => line.startsWith('responds-within-timeout'))) {
-      throw new TargetBroken(
-        `not run: ${broken.length} earlier request(s) to ${labelOf(op)} failed at the transport level (${describeLines(broken)})`,
-      );
+      return {
+        reason: `${labelOf(op)}: ${broken.length} earlier request(s) to it failed at the transport level (${describeLines(broken)})`,
+        slowness: false,
+      };
     }
     if (slow.length >= SLOW_OPERATION_LIMIT) {
-      throw new TargetBroken(
-        `not run: ${slow.length} earlier answers of ${labelOf(op)} took longer than its latency budget (latency-within-budget)`,
-      );
+      return {
+        reason: `${labelOf(op)}: ${slow.length} earlier answers of it took longer than its latency budget (latency-within-budget)`,
+        slowness: true,
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * True for the one caller, among every worker of the run, that claims `name` first (an exclusive
+   * file in the breaker folder; within this process without one).
+   */
+  private claim(name: string): boolean {
+    const file = this.breakerFile(`${this.settings.baseUrl} claim ${name}`);
+    if (!file) {
+      if (CLAIMED.has(`${this.settings.baseUrl} ${name}`)) return false;
+      CLAIMED.add(`${this.settings.baseUrl} ${name}`);
+      return true;
+    }
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      closeSync(openSync(file, 'wx'));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Sends `options` to the other method of `op`'s path once per operation and run, while a request
+   * to `op` is going unanswered (see TWIN_PROBE_AFTER_MS): with the twin's own deadline, judged and
+   * counted like any request of the test. A twin that hangs too is given up on with its own
+   * finding, one deadline after this request's; one that answers goes on being judged.
+   */
+  private async probeTwin(op: Operation, options: CallOptions): Promise<void> {
+    const twin = twinOf(op);
+    if (!twin || options.rawBody !== undefined || options.rawQuery !== undefined || options.contentType) return;
+    if (this.givenUpOn(twin) !== undefined || !this.claim(`twin ${twin.operationId}`)) return;
+    try {
+      await this.once(twin, options, false);
+    } catch (error) {
+      // Discovery judges nothing, but a hang it found on the twin is the twin's own failure.
+      if (error instanceof ResponseUnusable && this.settings.judge === false) this.findings.push(error.finding);
     }
   }
 
@@ -471,14 +570,16 @@ export class Api {
     throw new ResponseUnusable(finding);
   }
 
-  private async once(op: Operation, options: CallOptions): Promise<ApiResponse> {
+  /** Sends one request of `op` (see call); `ownRequest` false for the probe of a twin (see probeTwin). */
+  private async once(op: Operation, options: CallOptions, ownRequest = true): Promise<ApiResponse> {
     this.takeStray();
     const request = this.build(op, options);
     const curl = curlLine(request);
     const operation = labelOf(op);
     this.checkDeadline();
     this.checkBreaker(op);
-    this.reads.add(op.operationId);
+    // A twin's probe is the breaker's request, not a read of the test's.
+    if (ownRequest) this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
@@ -504,6 +605,15 @@ export class Api {
             });
           }, PROBE_AFTER_MS)
         : undefined;
+    let twin: Promise<void> | undefined;
+    const twinWatch = ownRequest
+      ? setTimeout(
+          () => {
+            twin = this.probeTwin(op, options);
+          },
+          Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2),
+        )
+      : undefined;
     // Another request (in any worker) may find this operation hung or the target down meanwhile,
     // or the run may reach its deadline: each ends this wait within BREAKER_POLL_MS.
     let givenUp: Error | undefined;
@@ -550,8 +660,11 @@ export class Api {
       this.unusable(op, finding);
     } finally {
       clearTimeout(watchdog);
+      clearTimeout(twinWatch);
       clearInterval(watch);
       recordTiming(this.timings, operation, performance.now() - started);
+      // The twin's answer (or hang) is this test's to report: the test does not end before it.
+      await twin;
     }
     const judged = this.settings.judge !== false;
     if (raw.retried) this.countRetry(operation);

@@ -143,7 +143,8 @@ export function updatedBaseline(
   const next = new Map<string, BaselineEntry>();
   const added: BaselineEntry[] = [];
   for (const failure of failures) {
-    if (failure.origin === 'error' || (failure.level ?? 'fail') !== 'fail') continue;
+    // kgate's own errors and tests not run are never accepted: a baseline cannot make a hang pass.
+    if (failure.origin === 'error' || failure.origin === 'not-run' || (failure.level ?? 'fail') !== 'fail') continue;
     const id = fingerprintOf(failure);
     if (next.has(id)) continue;
     const kept = known.get(id);

@@ -1,6 +1,6 @@
 import { getOperation } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
-import { type Api, type ApiResponse, type CallOptions, type Operation, ResponseUnusable } from './api.ts';
+import { type Api, type ApiResponse, type CallOptions, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { field, objects } from './json.ts';
 
@@ -152,7 +152,11 @@ export class Discovery {
     return found;
   }
 
-  /** Sends a discovery request; a response that cannot be read at all ends discovery with its finding. */
+  /**
+   * Sends a discovery request; a response that cannot be read at all ends discovery with its
+   * finding, and an operation kgate gave up on serves no data (the tests that need it skip, or fall
+   * back to built-in values, with the reason; the operation's own tests report it).
+   */
   private async fetch(operationId: string, options: CallOptions): Promise<ApiResponse> {
     try {
       return await this.api.call(op(operationId), options);
@@ -162,6 +166,7 @@ export class Discovery {
           { ...error.finding, origin: 'fixture' },
         ]);
       }
+      if (error instanceof TargetBroken) throw new DataUnavailable(error.message.replace(/^not run: /, ''));
       throw error;
     }
   }
@@ -203,6 +208,10 @@ export class Discovery {
   /** Papers with every queryable attribute, for generated requests (values drawn from the target). */
   paperValues(): Promise<Record<string, unknown>[]> {
     return this.once('paperValues', async () => {
+      // The generated requests have built-in values to fall back on: an operation given up on for
+      // slowness is not waited for again (the items no test can do without are).
+      const givenUp = this.api.givenUpOn(op('evaluateGet'));
+      if (givenUp !== undefined) throw new DataUnavailable(`kgate gave up on ${givenUp}`);
       const response = await this.fetch('evaluateGet', {
         params: { expr: BROAD_EXPR, attributes: VALUE_ATTRIBUTES, count: '50' },
       });

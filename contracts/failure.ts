@@ -7,11 +7,14 @@ export type Severity = 'fail' | 'warn';
 
 /**
  * Where a finding comes from: `check` (a check's own assertion), `fixture` (the request fixture
- * judging a response: schema, content type, JSON, transport) or `error` (the harness itself could
- * not run the check: an exception, a test timeout, or the run's --max-duration). Only `check` and `fixture` findings prove
- * anything about the target; `error` findings are defects of kgate.
+ * judging a response: schema, content type, JSON, transport), `error` (the harness itself could
+ * not run the check: an exception, a test timeout, or the run's --max-duration) or `not-run` (the
+ * check's own operation was given up on, for a hang or for slowness, before the check could judge
+ * it). Only `check` and `fixture` findings prove anything about the target; `error` findings are
+ * defects of kgate; `not-run` findings fail the gate (a slow target cannot pass checks it was not
+ * given) but catch nothing.
  */
-export type Origin = 'check' | 'fixture' | 'error';
+export type Origin = 'check' | 'fixture' | 'error' | 'not-run';
 
 /** What a failed check reports: enough to understand and reproduce it without rerunning the suite. */
 export interface Failure {

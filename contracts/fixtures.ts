@@ -14,6 +14,7 @@ import {
   DeadlineReached,
   FrontServerRefused,
   notRunDeadline,
+  notRunGivenUp,
   type Operation,
   ResponseUnusable,
   requestsSent,
@@ -163,7 +164,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
         discovery(settings) {
           let found = discoveries.get(settings.baseUrl);
           if (!found) {
-            const api = new Api({ ...settings, judge: false });
+            const api = new Api({ ...settings, judge: false, readsSlowOperations: true });
             discoveryApis.push(api);
             found = new Discovery(api);
             discoveries.set(settings.baseUrl, found);
@@ -241,6 +242,8 @@ export async function runCheck(
     ? [`requests went through this route: ${kgate.options.network.description}`]
     : [];
   let skipped: string | undefined;
+  /** The test could not judge for want of an answer (its own, or its data's): a given-up operation's test is not run. */
+  let unanswered = false;
   let carrier = false;
   const fail = (
     title: string,
@@ -318,18 +321,32 @@ export async function runCheck(
       own.push({ ...error.failure, level: severity === 'warn' && !strict ? 'warn' : 'fail', origin: 'check' });
     } else if (error instanceof DeadlineReached) {
       own.push(notRunDeadline(check.id, op.label));
-    } else if (error instanceof SkipCheck || error instanceof TargetBroken) {
+    } else if (error instanceof SkipCheck) {
       skipped = error.message;
+    } else if (error instanceof TargetBroken) {
+      skipped = error.message;
+      unanswered = true;
     } else if (error instanceof DataUnavailable) {
       skipped = `not judged, no test data: ${error.message}`;
+      unanswered = true;
       extra.push(...error.findings);
     } else if (error instanceof ResponseUnusable) {
       skipped = `not judged: ${error.message}`;
+      unanswered = true;
     } else if (error instanceof FrontServerRefused) {
       skipped = error.message;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
+  }
+  // A test that could not judge its own operation because kgate gave up on it (a hang, broken
+  // answers, slowness) fails as not run: skipping it would let the target pass what it was not given.
+  // A test skipped for another operation (one it reads) stays skipped with the reason.
+  const givenUp = unanswered ? api.givenUpOn(op) : undefined;
+  if (givenUp !== undefined) {
+    const level = severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail';
+    own.push(notRunGivenUp(check.id, op.label, givenUp, level));
+    skipped = undefined;
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
   // Severity overrides weigh every finding, whoever found it (the fixture, discovery, a generated request).

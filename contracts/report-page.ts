@@ -65,6 +65,8 @@ export function pageFinding(failure: Failure, level: PageFinding['level'], seen?
   }
   if (failure.seed) fields.push({ label: 'seed', value: failure.seed });
   if (failure.origin === 'error') fields.push({ label: 'origin', value: 'kgate itself (not the target)' });
+  if (failure.origin === 'not-run')
+    fields.push({ label: 'origin', value: 'not run: kgate gave up on this operation (see its own failures)' });
   return {
     level,
     check: failure.check,

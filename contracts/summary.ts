@@ -226,7 +226,8 @@ function markOf(
   entries: Map<string, BaselineEntry> | undefined,
   today: string,
 ): BaselineMark | undefined {
-  if (!entries || finding.origin === 'error' || (finding.level ?? 'fail') !== 'fail') return undefined;
+  if (!entries || finding.origin === 'error' || finding.origin === 'not-run' || (finding.level ?? 'fail') !== 'fail')
+    return undefined;
   const entry = entries.get(fingerprintOf(finding));
   if (!entry) return undefined;
   return {
@@ -316,7 +317,7 @@ function summariseTarget(
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
-          .filter((finding) => finding.origin !== 'error')
+          .filter((finding) => finding.origin !== 'error' && finding.origin !== 'not-run')
           .map((finding) => finding.check),
       ),
     ].sort(),

@@ -294,8 +294,10 @@ export class GenerativeEngine {
       if (urls.length === 0) return c;
       return { ...c, params: [{ name: 'q', value: urls[chain.pick % urls.length]! }] };
     } catch (error) {
-      // A chain read that fails leaves the case with its own values; the operation's own tests judge that answer.
-      if (error instanceof ResponseUnusable || error instanceof FrontServerRefused) return c;
+      // A chain read that fails, or that kgate no longer sends (the other operation was given up on),
+      // leaves the case with its own values; that operation's own tests judge it.
+      if (error instanceof ResponseUnusable || error instanceof FrontServerRefused || error instanceof TargetBroken)
+        return c;
       throw error;
     }
   }

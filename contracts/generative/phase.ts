@@ -3,7 +3,7 @@
 // three generative checks' tests, each taking the findings of the cases of its intent.
 import { type FrontLimits, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
-import { Api, requestsSent } from '../api.ts';
+import { Api, requestsSent, TargetBroken } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
 import { PROPERTY_CHECKS } from '../properties/index.ts';
 import { toleranceNote } from '../properties/tolerance.ts';
@@ -104,14 +104,14 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       for (const [operation, tolerance] of Object.entries(result.tolerances))
         ctx.note(toleranceNote(operation, { tolerance }));
     if (intent === 'positive') for (const key of result.judged) ctx.api.judged.add(key);
-    if (result.cases[intent] === 0) {
-      ctx.skip(
-        result.stopped[0] ??
-          `no ${intent} case among the ${count} generated for this operation (--generate ${ctx.generate.cases})`,
-      );
+    if (result.cases[intent] === 0 && result.stopped.length === 0) {
+      ctx.skip(`no ${intent} case among the ${count} generated for this operation (--generate ${ctx.generate.cases})`);
     }
     for (const finding of result.findings) {
       if (result.intents[findingKey(finding)] === intent && !(carrier && finding.check === own)) ctx.report(finding);
     }
+    // Cases kgate stopped sending (the operation was given up on, or the target stopped answering)
+    // were not judged: runCheck reports the test as not run when its operation was given up on.
+    if (result.notSent > 0 && result.stopped.length > 0) throw new TargetBroken(result.stopped[0]!);
   };
 }
