@@ -7,9 +7,16 @@
 // Then the gate's wall time against a target that closes every connection after each answer (on
 // every operation; kgate opens a new connection per request), as a ratio to the clean run.
 // Target: within 1.2 x.
+// Then the hangs, at the default 10 s deadline, each on evaluate only (both methods): headers that
+// never come, a body a byte a second, a body of 1 KB every 20 ms that never ends, 1xx answers
+// forever, the head a byte at a time, a body shorter than its Content-Length on an open
+// connection (the first request to meet each is the search for test data), and an evaluate
+// answering validly in 8 s. Each run's wall time is a ratio to a clean run at the same deadline,
+// measured in this bench. Target: within 2 x the clean run plus one deadline; the gate fails each.
 // KGATE_BENCH_HOSTILE (comma-separated behaviours) picks the behaviours; default all of them.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { type HostileBehaviour, startHostileTarget } from '../contracts/hostile-target.ts';
+import { HANGING_BEHAVIOURS, type HostileBehaviour, startHostileTarget } from '../contracts/hostile-target.ts';
+import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { watchMemory } from '../scripts/process-memory.ts';
 import { runKgate } from '../scripts/run-process.ts';
@@ -30,25 +37,33 @@ interface Measured {
 const reference = await startReferenceServer({ quiet: true });
 const MB = 1024 * 1024;
 
-async function measure(behaviour: HostileBehaviour, path?: string): Promise<Measured> {
+async function measure(
+  behaviour: HostileBehaviour,
+  path?: string,
+  timeoutMs = 2_000,
+  generate: string[] = ['--generate', '0'],
+): Promise<Measured> {
   const target = await startHostileTarget({ upstream: reference.url, behaviour, path });
   let watch: ReturnType<typeof watchMemory> | undefined;
   const started = performance.now();
-  const run = await runKgate(['conform', '--base-url', target.url, '--timeout', '2000', '--generate', '0', '--json'], {
-    env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_KEY: reference.keys.full,
-      KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
-      KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
-      KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-      KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/hostile' }),
+  const run = await runKgate(
+    ['conform', '--base-url', target.url, '--timeout', String(timeoutMs), ...generate, '--json'],
+    {
+      env: {
+        KGATE_BASE_URL: '',
+        GITHUB_STEP_SUMMARY: '',
+        KGATE_KEY: reference.keys.full,
+        KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
+        KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
+        KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+        KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/hostile' }),
+      },
+      timeoutMs: 300_000,
+      onSpawn: (pid) => {
+        watch = watchMemory(pid, 100);
+      },
     },
-    timeoutMs: 300_000,
-    onSpawn: (pid) => {
-      watch = watchMemory(pid, 100);
-    },
-  });
+  );
   const seconds = (performance.now() - started) / 1000;
   const memory = watch!.stop();
   await target.close();
@@ -63,8 +78,15 @@ async function measure(behaviour: HostileBehaviour, path?: string): Promise<Meas
 
 const clean = await measure('none');
 const rows = [clean];
-for (const behaviour of chosen ?? BODIES) rows.push(await measure(behaviour));
+for (const behaviour of (chosen ?? BODIES).filter((name) => !HANGING_BEHAVIOURS.includes(name)))
+  rows.push(await measure(behaviour));
 const closing = await measure('keep-alive-then-close', '*');
+// The hangs, as a user meets them: the default deadline and the whole gate (generative phase included).
+const HANGS: HostileBehaviour[] = [...HANGING_BEHAVIOURS, 'slow-answer'];
+const hangs = (chosen ?? HANGS).filter((name) => HANGS.includes(name));
+const hangClean = hangs.length > 0 ? await measure('none', undefined, DEFAULT_TIMEOUT_MS, []) : undefined;
+const hangRows: Measured[] = [];
+for (const behaviour of hangs) hangRows.push(await measure(behaviour, undefined, DEFAULT_TIMEOUT_MS, []));
 await reference.close();
 
 console.log('behaviour             exit  seconds  x clean  peak/process  x clean  peak/tree');
@@ -81,9 +103,23 @@ const closingMet = closing.exitCode === 0 && closingRatio <= CLOSING_RATIO_TARGE
 console.log(
   `every connection closed after each answer: exit ${closing.exitCode}, ${closing.seconds} s, x${closingRatio.toFixed(2)} a clean run (target <= ${CLOSING_RATIO_TARGET}, gate passing): ${closingMet ? 'met' : 'MISSED'}`,
 );
+const bound = hangClean ? (2 * hangClean.seconds + DEFAULT_TIMEOUT_MS / 1000) / hangClean.seconds : 0;
+if (hangClean) {
+  console.log(
+    `\nhangs and slowness on evaluate, ${DEFAULT_TIMEOUT_MS / 1000} s deadline, whole gate: clean run ${hangClean.seconds} s (exit ${hangClean.exitCode}); target <= x${bound.toFixed(2)} (2 x clean + one deadline), exit 1`,
+  );
+  console.log('behaviour             exit  seconds  x clean  met');
+}
+const hangMet = hangRows.every((row) => row.exitCode === 1 && row.seconds / hangClean!.seconds <= bound);
+for (const row of hangRows) {
+  const ratio = row.seconds / hangClean!.seconds;
+  console.log(
+    `${row.behaviour.padEnd(20)}  ${String(row.exitCode).padStart(4)}  ${row.seconds.toFixed(1).padStart(7)}  ${ratio.toFixed(2).padStart(7)}  ${row.exitCode === 1 && ratio <= bound ? 'met' : 'MISSED'}`,
+  );
+}
 mkdirSync('reports/bench', { recursive: true });
 writeFileSync(
   'reports/bench/hostile.json',
-  `${JSON.stringify({ rows, worstProcessMb: worst, memoryMet, closing, closingRatio, closingMet }, null, 2)}\n`,
+  `${JSON.stringify({ rows, worstProcessMb: worst, memoryMet, closing, closingRatio, closingMet, hangClean, hangRows, hangBound: bound, hangMet }, null, 2)}\n`,
 );
-process.exit(memoryMet && closingMet ? 0 : 1);
+process.exit(memoryMet && closingMet && hangMet ? 0 : 1);

@@ -16,6 +16,7 @@ import {
   retryWaitMs,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
+  TWIN_PROBE_AFTER_MS,
 } from './api.ts';
 import { op } from './discovery.ts';
 
@@ -27,6 +28,8 @@ const PREVIEW = {
   primaryImageOfPage: { contentUrl: 'https://example.org/i.png' },
 };
 let limitedOnce = false;
+/** Requests that reached the server, by `METHOD path`. */
+const arrivals = new Map<string, number>();
 let server: Server;
 let base: string;
 const breakerDir = mkdtempSync(join(tmpdir(), 'kgate-api-'));
@@ -34,6 +37,7 @@ const breakerDir = mkdtempSync(join(tmpdir(), 'kgate-api-'));
 before(async () => {
   server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    arrivals.set(`${req.method} ${path}`, (arrivals.get(`${req.method} ${path}`) ?? 0) + 1);
     const json = (
       status: number,
       body: unknown,
@@ -63,6 +67,9 @@ before(async () => {
       );
     }
     if (path.startsWith('/hang-one/') && path.endsWith('/hotevents')) return;
+    // Evaluate hangs on both methods, or on GET only.
+    if (path.startsWith('/hang-path/') && path.endsWith('/evaluate')) return;
+    if (path.startsWith('/hang-get/') && path.endsWith('/evaluate') && req.method === 'GET') return;
     if (path.startsWith('/slow-') && path.endsWith('/urlpreview/v7.0/search')) {
       setTimeout(() => json(200, PREVIEW), path.startsWith('/slow-long/') ? 1_600 : 250);
       return;
@@ -245,6 +252,56 @@ test('a request waiting on an operation that timed out elsewhere stops waiting w
   );
 });
 
+test('what the search for test data learns about an operation reaches every worker before its first request, and the reverse', async () => {
+  for (const first of ['discovery', 'worker'] as const) {
+    const dir = join(breakerDir, `learns-${first}`);
+    // Each in a worker of its own: one Api per process, sharing only the run folder.
+    const discovery = api('/hang-one', { breakerDir: dir, judge: false, readsSlowOperations: true });
+    const worker = api('/hang-one', { breakerDir: dir });
+    const [meets, learns] = first === 'discovery' ? [discovery, worker] : [worker, discovery];
+    await assert.rejects(meets.call(op('hotEvents'), { params: { date: '2024-01-01' } }), ResponseUnusable);
+    const before = arrivals.get('GET /hang-one/eventknowledge/v1.0/hotevents');
+    await assert.rejects(
+      learns.call(op('hotEvents'), { params: { date: '2024-01-02' } }),
+      (error: unknown) => error instanceof TargetBroken && /responds-within-timeout/.test(error.message),
+      `${first} met the hang: the other is told before it sends`,
+    );
+    assert.equal(arrivals.get('GET /hang-one/eventknowledge/v1.0/hotevents'), before, 'no second request was sent');
+    assert.match(learns.givenUpOn(op('hotEvents')) ?? '', /GET \/eventknowledge\/v1.0\/hotevents/);
+    assert.equal(learns.givenUpOn(op('urlPreview')), undefined, 'only the hanging operation is given up on');
+  }
+});
+
+test('a hang on one method of a path is tried at once on the other: both meet it within one deadline', async () => {
+  const timeoutMs = 600;
+  const client = api('/hang-path', { breakerDir: join(breakerDir, 'twin'), timeoutMs });
+  const started = performance.now();
+  await assert.rejects(client.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }), ResponseUnusable);
+  const waited = performance.now() - started;
+  assert.ok(
+    waited < timeoutMs + Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2) + 250,
+    `GET and POST timed out side by side in ${Math.round(waited)} ms, not one deadline after the other`,
+  );
+  assert.deepEqual(
+    client.findings.map((finding) => `${finding.check} ${finding.operation}`).sort(),
+    ['responds-within-timeout GET /academic/v1.0/evaluate', 'responds-within-timeout POST /academic/v1.0/evaluate'],
+    'each method is named by its own timeout',
+  );
+  await assert.rejects(client.call(op('evaluatePost'), { params: { expr: 'Y>2000' } }), TargetBroken);
+  assert.equal(arrivals.get('POST /hang-path/academic/v1.0/evaluate'), 1, 'the other method was asked once');
+  assert.equal(
+    client.requestCount,
+    4,
+    'the twin counts among the requests sent (with the probe of the target after each timeout)',
+  );
+
+  // Only GET hangs: POST answers the same input and goes on being judged.
+  const getOnly = api('/hang-get', { breakerDir: join(breakerDir, 'twin-get'), timeoutMs });
+  await assert.rejects(getOnly.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }), ResponseUnusable);
+  assert.equal(getOnly.givenUpOn(op('evaluatePost')), undefined, 'POST answered: it is not given up on');
+  assert.equal((await getOnly.call(op('evaluatePost'), { params: { expr: 'Y>2000' } })).status, 200);
+});
+
 test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of them give the operation up', async () => {
   const cases: {
     given: Partial<ApiSettings> & { prefix: string };
@@ -284,8 +341,17 @@ test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of the
     assert.equal(latency.length, want.findings, JSON.stringify(given));
     if (want.level) assert.equal(latency[0]!.level, want.level);
     const next = client.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
-    if (want.givenUp) await assert.rejects(next, TargetBroken, 'given up after three slow answers');
-    else assert.equal((await next).status, 200);
+    if (want.givenUp) {
+      await assert.rejects(next, TargetBroken, 'given up after three slow answers');
+      // The search for test data still reads it: slow answers are slow, not unusable.
+      const discovery = api(prefix, {
+        breakerDir: join(breakerDir, `slow-${index}`),
+        ...settings,
+        judge: false,
+        readsSlowOperations: true,
+      });
+      assert.equal((await discovery.call(op('urlPreview'), { params: { q: 'https://example.org/' } })).status, 200);
+    } else assert.equal((await next).status, 200);
     assert.equal(
       (await client.call(op('hotEvents'), { params: { date: '2024-01-01' } })).status,
       200,

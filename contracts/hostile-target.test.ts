@@ -1,11 +1,15 @@
-// test-runner: long (thirteen conform runs against hostile targets)
+// test-runner: long (eighteen conform runs against hostile targets)
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { getOperation } from '../openapi/spec.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { watchMemory } from '../scripts/process-memory.ts';
 import { ROOT, runKgate } from '../scripts/run-process.ts';
+import { NOT_RUN_GIVEN_UP } from './api.ts';
+import { getCheck } from './checks/index.ts';
 import { type HostileBehaviour, startHostileTarget } from './hostile-target.ts';
 
 // kgate conform against a target whose evaluate misbehaves while every other operation is the
@@ -23,6 +27,7 @@ interface Failure {
   check: string;
   operation: string;
   title: string;
+  origin?: string;
 }
 interface Run {
   code: number | null;
@@ -31,7 +36,15 @@ interface Run {
   ms: number;
   peakProcess: number;
   peakTree: number;
-  summary?: { verdict: string; targets: { failures: Failure[]; warnings: Failure[] }[] };
+  summary?: {
+    verdict: string;
+    targets: {
+      failures: Failure[];
+      warnings: Failure[];
+      skips: { operation: string; check: string; reason: string }[];
+      matrix: Record<string, Record<string, string>>;
+    }[];
+  };
 }
 
 let reference: ReferenceServer;
@@ -41,7 +54,7 @@ let cleanMs = 0;
 async function conformAgainst(
   behaviour: HostileBehaviour,
   extra: string[] = [],
-  options: { delayMs?: number; dir?: string } = {},
+  options: { delayMs?: number; dir?: string; generate?: boolean; terminal?: boolean; stepSummary?: string } = {},
 ): Promise<Run> {
   const target = await startHostileTarget({ upstream: reference.url, behaviour, delayMs: options.delayMs });
   const dir = options.dir ?? `${REPORT_DIR}/${behaviour}`;
@@ -49,11 +62,20 @@ async function conformAgainst(
   const started = performance.now();
   try {
     const result = await runKgate(
-      ['conform', '--base-url', target.url, '--timeout', String(TIMEOUT_MS), '--generate', '0', '--json', ...extra],
+      [
+        'conform',
+        '--base-url',
+        target.url,
+        '--timeout',
+        String(TIMEOUT_MS),
+        ...(options.generate ? [] : ['--generate', '0']),
+        ...(options.terminal ? [] : ['--json']),
+        ...extra,
+      ],
       {
         env: {
           KGATE_BASE_URL: '',
-          GITHUB_STEP_SUMMARY: '',
+          GITHUB_STEP_SUMMARY: options.stepSummary ?? '',
           KGATE_KEY: reference.keys.full,
           KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
           KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
@@ -70,7 +92,7 @@ async function conformAgainst(
     const memory = watch!.stop();
     let summary: Run['summary'];
     try {
-      summary = JSON.parse(result.stdout);
+      summary = JSON.parse(options.terminal ? readFileSync(join(ROOT, dir, 'summary.json'), 'utf8') : result.stdout);
     } catch {
       summary = undefined;
     }
@@ -131,7 +153,11 @@ describe('kgate conform against a target whose evaluate misbehaves', () => {
       delayMs: TIMEOUT_MS * 0.9,
       extra: ['--config', 'contracts/hostile-target.config.json'],
     },
+    // The hangs: every one of them is met first by the search for test data (evaluate's papers).
     { given: 'trickle', want: /^responds-within-timeout/ },
+    { given: 'endless-body', want: /^responds-within-timeout/ },
+    { given: 'interim-forever', want: /^responds-within-timeout/ },
+    { given: 'headers-byte-by-byte', want: /^responds-within-timeout/ },
     { given: 'silent', want: /^responds-within-timeout/ },
     { given: 'short-content-length', want: /^responds-within-timeout/ },
     { given: 'huge-body', want: /^body-within-size-cap/ },
@@ -166,4 +192,108 @@ test('--max-duration ends a run against an endlessly slow target on time, listin
     JSON.stringify(failures.map((f) => f.title)),
   );
   for (const file of ['summary.md', 'summary.json', 'junit.xml']) assert.ok(existsSync(join(ROOT, dir, file)), file);
+});
+
+const INTERPRET = ['GET /academic/v1.0/interpret', 'POST /academic/v1.0/interpret'];
+
+test('a target whose evaluate answers validly but slowly fails the gate, listing the tests not run, and every report says so', async () => {
+  const dir = `${REPORT_DIR}/slow-valid`;
+  const scratch = mkdtempSync(join(tmpdir(), 'kgate-slow-'));
+  const stepSummary = join(scratch, 'step-summary.md');
+  try {
+    // Every evaluate answer is valid and takes 0.9 of the deadline (over the budget of 0.75);
+    // latency-within-budget keeps its default severity (a warning), and the generative phase runs.
+    const run = await conformAgainst('slow-answer', [], {
+      delayMs: TIMEOUT_MS * 0.9,
+      dir,
+      generate: true,
+      terminal: true,
+      stepSummary,
+    });
+    const detail = `exit ${run.code}\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-1500)}`;
+    assert.equal(run.code, 1, detail);
+    const target = run.summary!.targets[0]!;
+    assert.equal(run.summary!.verdict, 'fail', detail);
+    const notRun = target.failures.filter((failure) => failure.title === NOT_RUN_GIVEN_UP);
+    assert.ok(notRun.length >= 5, `${detail}\nthe tests evaluate was not given are failures`);
+    for (const failure of notRun) {
+      assert.ok(EVALUATE.includes(failure.operation), `not run on ${failure.operation}: only evaluate was given up on`);
+      assert.equal(failure.origin, 'not-run', 'a test not run catches nothing');
+      assert.equal(
+        target.matrix[failure.operation]![failure.check],
+        'fail',
+        `${failure.check} on ${failure.operation}`,
+      );
+    }
+    assert.ok(
+      target.warnings.some(
+        (warning) => EVALUATE.includes(warning.operation) && warning.check === 'latency-within-budget',
+      ),
+      'latency-within-budget names the slow operation',
+    );
+    assert.deepEqual(
+      target.failures.filter((failure) => !EVALUATE.includes(failure.operation)),
+      [],
+      'no failure on any other operation',
+    );
+    // Giving up on evaluate skips only the checks of interpret that call evaluate.
+    const interpretSkips = target.skips.filter((skip) => INTERPRET.includes(skip.operation));
+    for (const skip of interpretSkips) {
+      const op = getOperation(skip.operation.startsWith('GET') ? 'interpretGet' : 'interpretPost')!;
+      const reads = getCheck(skip.check)?.reads?.(op) ?? [];
+      assert.ok(
+        reads.some((id) => id.startsWith('evaluate')),
+        `${skip.check} on ${skip.operation} was skipped though it does not call evaluate: ${skip.reason}`,
+      );
+      assert.match(skip.reason, /evaluate/, `${skip.check} on ${skip.operation} says why`);
+    }
+    for (const check of ['no-server-error', 'positive-input-accepted', 'negative-input-rejected']) {
+      for (const operation of INTERPRET)
+        assert.equal(target.matrix[operation]![check], 'pass', `${check} on ${operation}`);
+    }
+    // Every report the run writes agrees: the terminal, summary.md, junit.xml, the page, the step summary.
+    const sample = notRun[0]!;
+    assert.match(run.stdout, /kgate conform: FAIL/, 'the terminal says FAIL');
+    assert.ok(run.stdout.includes(NOT_RUN_GIVEN_UP), 'the terminal lists the tests not run');
+    for (const file of ['summary.md', 'junit.xml', 'report.html']) {
+      const text = readFileSync(join(ROOT, dir, file), 'utf8');
+      assert.ok(text.includes(NOT_RUN_GIVEN_UP), `${file} lists the tests not run`);
+      assert.ok(text.includes(sample.check), `${file} names ${sample.check}`);
+    }
+    const step = readFileSync(stepSummary, 'utf8');
+    assert.match(step, /FAIL/, 'the step summary says FAIL');
+    assert.ok(step.includes(NOT_RUN_GIVEN_UP), 'the step summary lists the tests not run');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('latency-within-budget set off keeps testing a slow evaluate, bounded by the run time limit', async () => {
+  const dir = `${REPORT_DIR}/slow-off`;
+  const scratch = mkdtempSync(join(tmpdir(), 'kgate-slow-off-'));
+  const config = join(scratch, 'kgate.config.json');
+  writeFileSync(config, JSON.stringify({ severity: { 'latency-within-budget': 'off' } }));
+  try {
+    const run = await conformAgainst('slow-answer', ['--config', config, '--max-duration', '25s'], {
+      delayMs: TIMEOUT_MS * 0.9,
+      dir,
+    });
+    const detail = `exit ${run.code}\n${run.stderr.slice(-2000)}`;
+    const target = run.summary!.targets[0]!;
+    assert.deepEqual(
+      target.failures.filter((failure) => failure.title === NOT_RUN_GIVEN_UP),
+      [],
+      `${detail}\nnothing is given up on for slowness`,
+    );
+    const judged = Object.entries(target.matrix)
+      .filter(([operation]) => EVALUATE.includes(operation))
+      .flatMap(([, row]) => Object.values(row))
+      .filter((cell) => cell === 'pass');
+    assert.ok(judged.length >= 10, `${detail}\nevaluate's tests run and pass on slow answers (${judged.length})`);
+    // Whatever the run did not finish in 25 s fails as not run: deadline, never passes.
+    assert.equal(run.code, target.failures.length > 0 ? 1 : 0, detail);
+    for (const failure of target.failures) assert.equal(failure.title, 'not run: deadline', JSON.stringify(failure));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });

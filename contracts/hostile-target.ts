@@ -12,6 +12,9 @@ export type HostileBehaviour =
   | 'deep-nesting'
   | 'slow-answer'
   | 'trickle'
+  | 'endless-body'
+  | 'interim-forever'
+  | 'headers-byte-by-byte'
   | 'silent'
   | 'short-content-length'
   | 'huge-body'
@@ -37,6 +40,16 @@ export const CONNECTION_BEHAVIOURS: readonly HostileBehaviour[] = [
 
 /** The unrequested response stray-response writes after each answer. */
 export const STRAY = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+
+/** The behaviours that never let an answer complete: each costs the client one deadline. */
+export const HANGING_BEHAVIOURS: readonly HostileBehaviour[] = [
+  'silent',
+  'trickle',
+  'endless-body',
+  'interim-forever',
+  'headers-byte-by-byte',
+  'short-content-length',
+];
 
 /** Nesting of the deep-nesting body: 400,000 arrays in under 1 MB. */
 export const DEEP_NESTING = 400_000;
@@ -145,6 +158,45 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
           if (res.destroyed || next >= 200) return;
           res.write(text[next++]!);
           later(1_000, drip);
+        };
+        drip();
+        return;
+      }
+      // A chunked body that never ends: 1 KB every 20 ms (50 KB/s, far below the size cap in any deadline).
+      case 'endless-body': {
+        res.writeHead(200, { 'Content-Type': JSON_TYPE });
+        res.write('{"expr":"Y>2012","entities":[');
+        const kilobyte = ' '.repeat(1024);
+        const pour = () => {
+          if (res.destroyed) return;
+          res.write(kilobyte);
+          later(20, pour);
+        };
+        pour();
+        return;
+      }
+      // 102 Processing, again and again, and never the final answer.
+      case 'interim-forever': {
+        const socket = req.socket;
+        const again = () => {
+          if (socket.destroyed) return;
+          socket.write('HTTP/1.1 102 Processing\r\n\r\n');
+          later(100, again);
+        };
+        again();
+        return;
+      }
+      // A valid head and body, one byte every 50 ms: the head alone outlasts any deadline kgate uses.
+      case 'headers-byte-by-byte': {
+        const socket = req.socket;
+        const text = '{"expr":"Y>2012","entities":[]}';
+        const head = `HTTP/1.1 200 OK\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${text.length}\r\nX-Padding: ${'x'.repeat(2000)}\r\n\r\n`;
+        const bytes = Buffer.from(head + text);
+        let next = 0;
+        const drip = () => {
+          if (socket.destroyed || next >= bytes.length) return;
+          socket.write(bytes.subarray(next, ++next));
+          later(50, drip);
         };
         drip();
         return;
