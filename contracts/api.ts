@@ -680,17 +680,17 @@ export class Api {
     const budget = this.latencyBudgetOf(op, ownTimeoutMs);
     if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
       this.countBroken(op, 'latency-within-budget');
-      if (judged)
-        this.record({
-          check: 'latency-within-budget',
-          operation,
-          title: 'answer took longer than the latency budget',
-          received: `status ${raw.status} after ${Math.round(raw.elapsedMs)} ms`,
-          documented: `an answer within ${budget} ms (${this.settings.latencyBudgetMs?.[op.path] !== undefined ? 'latencyBudgetMs of the configuration file' : `${LATENCY_SHARE * 100} % of the ${ownTimeoutMs} ms deadline`}); slower answers come close to failing responds-within-timeout`,
-          curl,
-          origin: 'fixture',
-          level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
-        });
+      // Named even when discovery asked: slowness gives the operation up, so it must show on it.
+      this.record({
+        check: 'latency-within-budget',
+        operation,
+        title: 'answer took longer than the latency budget',
+        received: `status ${raw.status} after ${Math.round(raw.elapsedMs)} ms`,
+        documented: `an answer within ${budget} ms (${this.settings.latencyBudgetMs?.[op.path] !== undefined ? 'latencyBudgetMs of the configuration file' : `${LATENCY_SHARE * 100} % of the ${ownTimeoutMs} ms deadline`}); slower answers come close to failing responds-within-timeout`,
+        curl,
+        origin: 'fixture',
+        level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
+      });
     }
     const beyond = beyondJsonLimits(raw.body);
     if (beyond !== undefined) {

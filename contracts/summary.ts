@@ -253,7 +253,13 @@ function summariseTarget(
     if (row) row[check] = merge(row[check], cell);
   };
   for (const record of records) {
-    const ran = record.status !== 'skipped';
+    // A test not run (its operation given up on) judged nothing: its cell is its not-run failure.
+    const ran =
+      record.status !== 'skipped' &&
+      !record.findings.some(
+        (finding) =>
+          finding.origin === 'not-run' && finding.operation === record.operation && finding.check === record.check,
+      );
     // The fixture checks judge every response: an operation with a test that ran has them passed
     // unless a finding says otherwise.
     if (ran) for (const id of fixtureChecks) set(record.operation, id, 'pass');
