@@ -99,10 +99,11 @@ test('--update-baseline round trip: write, read back, keep reasons, add new fail
       failure({ check: 'paging-is-consistent', pointer: undefined, title: 'pages overlap' }),
       failure({ check: 'auth-required', level: 'warn' }),
       failure({ check: 'orderby-is-honoured', origin: 'error' }),
+      failure({ check: 'attributes-are-honoured', origin: 'not-run', title: 'not run: given up' }),
     ],
     '2026-11-23',
   );
-  assert.equal(first.added.length, 2, 'one entry per fingerprint; warnings and kgate errors never');
+  assert.equal(first.added.length, 2, 'one entry per fingerprint; warnings, kgate errors and tests not run never');
   writeBaseline(file, first.baseline);
   const read = readBaseline(file);
   assert.deepEqual(read, first.baseline, 'what was written reads back');

@@ -397,3 +397,24 @@ test("a property check's skip turns into a pass only where its invariant judged 
     );
   }
 });
+
+test('a test not run (its operation given up on) fails its own cell, marks no fixture check passed, trips nothing and is never known', () => {
+  const notRun = finding('paging-is-consistent', { origin: 'not-run', title: 'not run: given up' });
+  const records = [record({ status: 'failed', findings: [notRun] }), record({ operation: OTHER })];
+  const baseline = {
+    file: 'kgate.baseline.json',
+    today: '2026-11-23',
+    baseline: {
+      kgateConformanceBaseline: 1 as const,
+      failures: [{ check: 'paging-is-consistent', operation: OP, reason: 'accepted' }] as never[],
+    },
+  };
+  for (const given of [undefined, baseline]) {
+    const [target] = summarise(records, [OP, OTHER], CHECKS, given);
+    assert.equal(target!.verdict, 'fail', 'a test not run fails the gate, with or without a baseline');
+    assert.equal(target!.matrix[OP]!['paging-is-consistent'], 'fail');
+    assert.equal(target!.matrix[OP]!['response-matches-spec'], undefined, 'nothing of evaluate was judged');
+    assert.equal(target!.matrix[OTHER]!['response-matches-spec'], 'pass');
+    assert.deepEqual(target!.tripped, [], 'a test not run catches nothing');
+  }
+});
