@@ -165,7 +165,10 @@ export const PROBE_AFTER_MS = 2_000;
  */
 export const TWIN_PROBE_AFTER_MS = PROBE_AFTER_MS;
 
-/** A request not sent because the target already failed at the transport level; its test is skipped. */
+/**
+ * A request not sent because the target (or its operation) already failed at the transport level
+ * or answered too slowly: a test of that operation is reported as not run, any other test skipped.
+ */
 export class TargetBroken extends Error {
   override name = 'TargetBroken';
 }
@@ -489,9 +492,10 @@ export class Api {
 
   /**
    * Sends `options` to the other method of `op`'s path once per operation and run, while a request
-   * to `op` is going unanswered (see TWIN_PROBE_AFTER_MS): with the twin's own deadline, judged and
-   * counted like any request of the test. A twin that hangs too is given up on with its own
-   * finding, one deadline after this request's; one that answers goes on being judged.
+   * to `op` is going unanswered (see TWIN_PROBE_AFTER_MS): with the twin's own deadline, counted
+   * like any request of the test, its transport and latency judged (its answer is no test's). A
+   * twin that hangs too is given up on with its own finding, one deadline after this request's;
+   * one that answers goes on being judged.
    */
   private async probeTwin(op: Operation, options: CallOptions): Promise<void> {
     const twin = twinOf(op);
