@@ -70,6 +70,10 @@ before(async () => {
     // Evaluate hangs on both methods, or on GET only.
     if (path.startsWith('/hang-path/') && path.endsWith('/evaluate')) return;
     if (path.startsWith('/hang-get/') && path.endsWith('/evaluate') && req.method === 'GET') return;
+    if (path.startsWith('/slow-path/') && path.endsWith('/evaluate')) {
+      setTimeout(() => json(200, { expr: 'Y>2000', entities: [] }), 1_600);
+      return;
+    }
     if (path.startsWith('/slow-') && path.endsWith('/urlpreview/v7.0/search')) {
       setTimeout(() => json(200, PREVIEW), path.startsWith('/slow-long/') ? 1_600 : 250);
       return;
@@ -273,7 +277,7 @@ test('what the search for test data learns about an operation reaches every work
 });
 
 test('a hang on one method of a path is tried at once on the other: both meet it within one deadline', async () => {
-  const timeoutMs = 600;
+  const timeoutMs = 1_000;
   const client = api('/hang-path', { breakerDir: join(breakerDir, 'twin'), timeoutMs });
   const started = performance.now();
   await assert.rejects(client.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }), ResponseUnusable);
@@ -358,6 +362,23 @@ test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of the
       'others still asked',
     );
   }
+});
+
+test('a slow path is given up on both methods: the other method after one slow answer of its own', async () => {
+  const client = api('/slow-path', { breakerDir: join(breakerDir, 'slow-path'), timeoutMs: 2_000 });
+  // The first GET is slow past half the deadline: the same input goes to POST once, slow too.
+  for (let i = 0; i < SLOW_OPERATION_LIMIT; i++) await client.call(op('evaluateGet'), { params: { expr: 'Y>2000' } });
+  assert.equal(arrivals.get('POST /slow-path/academic/v1.0/evaluate'), 1, 'POST was asked once, by the probe');
+  await assert.rejects(
+    client.call(op('evaluatePost'), { params: { expr: 'Y>2000' } }),
+    (error: unknown) => error instanceof TargetBroken && /an earlier answer of it, and 2 of GET/.test(error.message),
+    'POST is given up on with GET: one slow answer of its own and GET given up for slowness',
+  );
+  assert.deepEqual(
+    [...new Set(client.findings.filter((f) => f.check === 'latency-within-budget').map((f) => f.operation))].sort(),
+    ['GET /academic/v1.0/evaluate', 'POST /academic/v1.0/evaluate'],
+    'each method is named by its own slow answer',
+  );
 });
 
 test('a body nested past the limit is refused before parsing, as body-within-size-cap', async () => {

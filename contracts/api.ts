@@ -164,6 +164,8 @@ export const PROBE_AFTER_MS = 2_000;
  * hangs is then met by GET and POST at once, one deadline for both instead of one after the other.
  */
 export const TWIN_PROBE_AFTER_MS = PROBE_AFTER_MS;
+/** Under this deadline no twin is probed: too short to tell a hang from a busy moment of the machine. */
+export const TWIN_PROBE_MIN_DEADLINE_MS = 1_000;
 
 /**
  * A request not sent because the target (or its operation) already failed at the transport level
@@ -467,6 +469,20 @@ export class Api {
         slowness: true,
       };
     }
+    // One slow answer of its own is enough when the other method of its path was given up on for
+    // slowness: the path is slow, not this answer unlucky.
+    const twin = twinOf(op);
+    if (slow.length > 0 && twin) {
+      const twinSlow = this.breakerLines(`${this.settings.baseUrl} ${twin.operationId}`).filter((line) =>
+        line.startsWith('latency-within-budget'),
+      );
+      if (twinSlow.length >= SLOW_OPERATION_LIMIT) {
+        return {
+          reason: `${labelOf(op)}: an earlier answer of it, and ${twinSlow.length} of ${labelOf(twin)}, took longer than the latency budget (latency-within-budget)`,
+          slowness: true,
+        };
+      }
+    }
     return undefined;
   }
 
@@ -610,14 +626,15 @@ export class Api {
           }, PROBE_AFTER_MS)
         : undefined;
     let twin: Promise<void> | undefined;
-    const twinWatch = ownRequest
-      ? setTimeout(
-          () => {
-            twin = this.probeTwin(op, options);
-          },
-          Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2),
-        )
-      : undefined;
+    const twinWatch =
+      ownRequest && timeoutMs >= TWIN_PROBE_MIN_DEADLINE_MS
+        ? setTimeout(
+            () => {
+              twin = this.probeTwin(op, options);
+            },
+            Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2),
+          )
+        : undefined;
     // Another request (in any worker) may find this operation hung or the target down meanwhile,
     // or the run may reach its deadline: each ends this wait within BREAKER_POLL_MS.
     let givenUp: Error | undefined;
