@@ -439,7 +439,7 @@ export class Api {
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
     const state = this.breakerState(op);
     if (state && !(state.slowness && this.settings.readsSlowOperations))
-      throw new TargetBroken(`not run: kgate gave up on ${state.reason}`);
+      throw new TargetBroken(`not judged: kgate gave up on ${state.reason}`);
   }
 
   /**

@@ -166,7 +166,7 @@ export class Discovery {
           { ...error.finding, origin: 'fixture' },
         ]);
       }
-      if (error instanceof TargetBroken) throw new DataUnavailable(error.message.replace(/^not run: /, ''));
+      if (error instanceof TargetBroken) throw new DataUnavailable(error.message.replace(/^not (run|judged): /, ''));
       throw error;
     }
   }

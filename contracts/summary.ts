@@ -415,6 +415,22 @@ function failedCells(target: TargetSummary): string[] {
   return [...byCheck.entries()].map(([check, operations]) => `${check} on ${operations.join(', ')}`);
 }
 
+/** Tests not run grouped by cause, then by operation: `  evaluate GET: paging-is-consistent, ...`. */
+function notRunLines(failures: readonly Failure[]): string[] {
+  const causes = new Map<string, Map<string, string[]>>();
+  for (const failure of failures) {
+    const cause = failure.received.replace(/, so this test did not judge it$/, '');
+    const byOperation = causes.get(cause) ?? new Map<string, string[]>();
+    causes.set(cause, byOperation);
+    const label = shortLabel(failure.operation);
+    byOperation.set(label, [...(byOperation.get(label) ?? []), failure.check]);
+  }
+  return [...causes].flatMap(([cause, byOperation]) => [
+    `  ${cause}`,
+    ...[...byOperation].map(([operation, checks]) => `    ${operation}: ${checks.join(', ')}`),
+  ]);
+}
+
 /** Skipped cells grouped by reason: `no exhausted key given: 13 cells (quota-exhausted-is-403 on interpret GET, ...)`. */
 function skipLines(target: TargetSummary): string[] {
   const reasons = new Map<string, string[]>();
@@ -470,7 +486,14 @@ export function renderTerminalSummary(run: RunSummary): string {
         );
       lines.pop();
     };
-    block(`Failures (${target.failures.length})`, target.failures);
+    // Tests not run for one cause read as one entry: the cause's own failure is listed above them.
+    const notRun = target.failures.filter((failure) => failure.origin === 'not-run');
+    block(
+      `Failures (${target.failures.length - notRun.length})`,
+      target.failures.filter((failure) => failure.origin !== 'not-run'),
+    );
+    if (notRun.length > 0)
+      lines.push('', `Not run: given up (${notRun.length} cells, each failing the gate)`, ...notRunLines(notRun));
     if (target.baseline) {
       block(`Known failures, listed in ${target.baseline.file} (${target.known?.length ?? 0})`, target.known ?? []);
       const { update, expired, fixed, unjudged } = target.baseline;
