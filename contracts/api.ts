@@ -85,6 +85,11 @@ export interface ApiSettings {
   disabledChecks: ReadonlySet<string>;
   /** Folder where workers share transport failures per target (see BROKEN_OPERATION_LIMIT). */
   breakerDir?: string;
+  /**
+   * Who shares the breaker's findings: every request with the same scope (default: the base URL).
+   * The fault sweep judges one fault twice, with and without the generative phase: each its own.
+   */
+  breakerScope?: string;
   /** --strict: what the spec marks expected (missing is a warning) fails instead. */
   strict?: boolean;
   /**
@@ -415,6 +420,11 @@ export class Api {
     return this.settings.keys[role];
   }
 
+  /** What the breaker's lines are shared by: the settings' breakerScope, else the base URL. */
+  private get breakerScope(): string {
+    return this.settings.breakerScope ?? this.settings.baseUrl;
+  }
+
   private breakerFile(scope: string): string | undefined {
     if (!this.settings.breakerDir) return undefined;
     const key = `${this.settings.breakerDir}\u0000${scope}`;
@@ -435,7 +445,7 @@ export class Api {
 
   /** Throws TargetBroken when earlier requests broke the target (or this operation) often enough. */
   private checkBreaker(op: Operation): void {
-    const down = this.breakerLines(`${this.settings.baseUrl} down`);
+    const down = this.breakerLines(`${this.breakerScope} down`);
     if (down.length > 0) throw new TargetBroken(`not run: the target stopped answering (${down[0]})`);
     const state = this.breakerState(op);
     if (state && !(state.slowness && this.settings.readsSlowOperations))
@@ -454,7 +464,7 @@ export class Api {
   private breakerState(
     op: Pick<Operation, 'operationId' | 'method' | 'path'>,
   ): { reason: string; slowness: boolean } | undefined {
-    const own = this.breakerLines(`${this.settings.baseUrl} ${op.operationId}`);
+    const own = this.breakerLines(`${this.breakerScope} ${op.operationId}`);
     const slow = own.filter((line) => line.startsWith('latency-within-budget'));
     const broken = own.filter((line) => !line.startsWith('latency-within-budget'));
     if (broken.length >= BROKEN_OPERATION_LIMIT || broken.some((line) => line.startsWith('responds-within-timeout'))) {
@@ -473,7 +483,7 @@ export class Api {
     // slowness: the path is slow, not this answer unlucky.
     const twin = twinOf(op);
     if (slow.length > 0 && twin) {
-      const twinSlow = this.breakerLines(`${this.settings.baseUrl} ${twin.operationId}`).filter((line) =>
+      const twinSlow = this.breakerLines(`${this.breakerScope} ${twin.operationId}`).filter((line) =>
         line.startsWith('latency-within-budget'),
       );
       if (twinSlow.length >= SLOW_OPERATION_LIMIT) {
@@ -491,10 +501,10 @@ export class Api {
    * file in the breaker folder; within this process without one).
    */
   private claim(name: string): boolean {
-    const file = this.breakerFile(`${this.settings.baseUrl} claim ${name}`);
+    const file = this.breakerFile(`${this.breakerScope} claim ${name}`);
     if (!file) {
-      if (CLAIMED.has(`${this.settings.baseUrl} ${name}`)) return false;
-      CLAIMED.add(`${this.settings.baseUrl} ${name}`);
+      if (CLAIMED.has(`${this.breakerScope} ${name}`)) return false;
+      CLAIMED.add(`${this.breakerScope} ${name}`);
       return true;
     }
     try {
@@ -540,7 +550,7 @@ export class Api {
   /** Counts a transport-level failure for the breaker. */
   private countBroken(op: Operation, check: string): void {
     if (!TRANSPORT_CHECKS.has(check) && check !== 'latency-within-budget') return;
-    const file = this.breakerFile(`${this.settings.baseUrl} ${op.operationId}`);
+    const file = this.breakerFile(`${this.breakerScope} ${op.operationId}`);
     if (!file) return;
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, `${check} ${op.operationId}\n`);
@@ -572,7 +582,7 @@ export class Api {
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
-      const file = this.breakerFile(`${this.settings.baseUrl} down`);
+      const file = this.breakerFile(`${this.breakerScope} down`);
       if (file) {
         mkdirSync(dirname(file), { recursive: true });
         appendFileSync(file, `${down}\n`);

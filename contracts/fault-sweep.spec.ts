@@ -29,7 +29,9 @@ for (const target of readConformOptions().sweep ?? []) {
   const everyOperation = declared.length === OPERATIONS.length;
   test.describe(target.name, () => {
     if (!everyOperation) test.describe.configure({ mode: 'default' });
-    test.use({ kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs } });
+    // Each target its own breaker: a fault judged without its generative phase must not learn that
+    // the run with it gave an operation up.
+    test.use({ kgateTarget: { baseUrl: target.baseUrl, timeoutMs: target.timeoutMs, breakerScope: target.name } });
     for (const { op, checks } of declared) {
       test.describe(op.label, () => {
         if (everyOperation) test.describe.configure({ mode: 'default' });

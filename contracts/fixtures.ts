@@ -36,6 +36,8 @@ export interface TargetOption {
   baseUrl?: string;
   /** Per-request deadline for this project, in milliseconds. */
   timeoutMs?: number;
+  /** Who shares the breaker (see ApiSettings.breakerScope); default the base URL. */
+  breakerScope?: string;
 }
 
 /** What every worker shares: the run settings, and the data discovered from each target it meets. */
@@ -162,12 +164,13 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           ),
         },
         discovery(settings) {
-          let found = discoveries.get(settings.baseUrl);
+          const key = `${settings.breakerScope ?? ''} ${settings.baseUrl}`;
+          let found = discoveries.get(key);
           if (!found) {
             const api = new Api({ ...settings, judge: false, readsSlowOperations: true });
             discoveryApis.push(api);
             found = new Discovery(api);
-            discoveries.set(settings.baseUrl, found);
+            discoveries.set(key, found);
           }
           return found;
         },
@@ -204,7 +207,14 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       const baseUrl = kgateTarget.baseUrl ?? kgate.settings.baseUrl;
       if (!baseUrl)
         throw new Error('no target: set KGATE_BASE_URL, or let the global setup start the reference server');
-      await use(new Api({ ...kgate.settings, baseUrl, timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs }));
+      await use(
+        new Api({
+          ...kgate.settings,
+          baseUrl,
+          timeoutMs: kgateTarget.timeoutMs ?? kgate.settings.timeoutMs,
+          ...(kgateTarget.breakerScope ? { breakerScope: kgateTarget.breakerScope } : {}),
+        }),
+      );
     },
     { box: 'self' },
   ],
