@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
 import { makeTestCertificates, missingBinaries, startNginx, startSquid } from '../scripts/real-servers.ts';
-import { runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, runKgate } from '../scripts/run-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_NETWORK_ROUNDS ?? 3);
@@ -32,14 +32,7 @@ const env = {
   KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
   KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
   KGATE_KEY_EXHAUSTED: server.keys.exhausted,
-  HTTPS_PROXY: '',
-  https_proxy: '',
-  HTTP_PROXY: '',
-  http_proxy: '',
-  ALL_PROXY: '',
-  all_proxy: '',
-  NO_PROXY: '',
-  no_proxy: '',
+  ...NO_PROXY_ENV,
 };
 
 interface Timed {

@@ -17,7 +17,7 @@ import {
   startNginx,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { type ProcessResult, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, type ProcessResult, runKgate } from '../scripts/run-process.ts';
 import type { RunSummary } from './summary.ts';
 
 const skip = missingBinaries(['nginx', 'openssl']);
@@ -56,9 +56,6 @@ function keys(): Record<string, string> {
   };
 }
 
-/** No proxy of the environment this test runs in reaches the runs. */
-const NO_PROXIES = { HTTPS_PROXY: '', https_proxy: '', HTTP_PROXY: '', http_proxy: '', ALL_PROXY: '', all_proxy: '' };
-
 let runs = 0;
 function kgate(
   command: string,
@@ -67,7 +64,7 @@ function kgate(
 ): Promise<ProcessResult & { dir: string }> {
   const dir = join(reports, `run-${++runs}`);
   return runKgate([command, ...args, '--report-dir', dir], {
-    env: { KGATE_BASE_URL: '', GITHUB_STEP_SUMMARY: '', KGATE_CONFORM_OPTIONS: '', ...NO_PROXIES, ...keys(), ...env },
+    env: { KGATE_BASE_URL: '', GITHUB_STEP_SUMMARY: '', KGATE_CONFORM_OPTIONS: '', ...NO_PROXY_ENV, ...keys(), ...env },
     timeoutMs: 240_000,
   }).then((result) => ({ ...result, dir }));
 }

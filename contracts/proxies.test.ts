@@ -19,7 +19,7 @@ import {
   startSquid,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { type ProcessResult, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, type ProcessResult, runKgate } from '../scripts/run-process.ts';
 import { scanForSecrets } from './secret-scan.ts';
 import type { RunSummary } from './summary.ts';
 
@@ -54,18 +54,6 @@ after(async () => {
   if (reports) rmSync(reports, { recursive: true, force: true });
 });
 
-/** No proxy of the environment this test runs in: each run names its own. */
-const NO_PROXIES = {
-  HTTPS_PROXY: '',
-  https_proxy: '',
-  HTTP_PROXY: '',
-  http_proxy: '',
-  ALL_PROXY: '',
-  all_proxy: '',
-  NO_PROXY: '',
-  no_proxy: '',
-};
-
 let runs = 0;
 function kgate(args: string[], env: Record<string, string> = {}): Promise<ProcessResult & { dir: string }> {
   const dir = join(reports, `run-${++runs}`);
@@ -78,7 +66,7 @@ function kgate(args: string[], env: Record<string, string> = {}): Promise<Proces
       KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
       KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
       KGATE_KEY_EXHAUSTED: server.keys.exhausted,
-      ...NO_PROXIES,
+      ...NO_PROXY_ENV,
       ...env,
     },
     timeoutMs: 240_000,

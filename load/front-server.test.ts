@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { assertServed } from '../scripts/load-served.ts';
 import { missingBinaries, type RealNginx, startNginx } from '../scripts/real-servers.ts';
 import { runKgate } from '../scripts/run-process.ts';
 import type { BodyLimitProbeResult } from './probes/body-limit.ts';
@@ -78,22 +79,6 @@ async function kgate(args: string[], server: ReferenceServer) {
     assert.fail(`kgate ${args[0]} printed no JSON (exit ${run.code}): ${run.stderr.slice(-2000)}`);
   }
   return { ...run, parsed };
-}
-
-/**
- * The run reached the deployment and every answer counted: no error, every validated answer
- * valid. Its latency thresholds judge the machine (a CPU shared with other test runs), not the
- * route, so a breach of those alone (exit 1) is allowed here.
- */
-function assertServed(code: number | null, summary: LoadSummary | undefined, stderr: string): void {
-  assert.ok(summary, `a summary: ${stderr.slice(-2000)}`);
-  const failing = summary.verdicts.filter((verdict) => verdict.status === 'fail').map((verdict) => verdict.id);
-  assert.deepEqual(
-    failing.filter((id) => !id.endsWith('-latency')),
-    [],
-    stderr.slice(-2000),
-  );
-  assert.equal(code, failing.length === 0 ? 0 : 1, stderr.slice(-2000));
 }
 
 describe('through nginx at a path prefix', { skip, concurrency: false }, () => {

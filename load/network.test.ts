@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { assertServed } from '../scripts/load-served.ts';
 import {
   makeTestCertificates,
   missingBinaries,
@@ -85,22 +86,6 @@ function written(folder: string): string {
     text += statSync(path).isDirectory() ? written(path) : readFileSync(path, 'utf8');
   }
   return text;
-}
-
-/**
- * The run reached the deployment and every answer counted: no error, every validated answer
- * valid. Its latency thresholds judge the machine (a CPU shared with other test runs), not the
- * route, so a breach of those alone (exit 1) is allowed here.
- */
-function assertServed(code: number | null, summary: LoadSummary | undefined, stderr: string): void {
-  assert.ok(summary, `a summary: ${stderr.slice(-2000)}`);
-  const failing = summary.verdicts.filter((verdict) => verdict.status === 'fail').map((verdict) => verdict.id);
-  assert.deepEqual(
-    failing.filter((id) => !id.endsWith('-latency')),
-    [],
-    stderr.slice(-2000),
-  );
-  assert.equal(code, failing.length === 0 ? 0 : 1, stderr.slice(-2000));
 }
 
 describe('through squid, the forward proxy', { skip, concurrency: false }, () => {

@@ -64,3 +64,15 @@ export function runKgate(
     onSpawn: options.onSpawn,
   });
 }
+
+/** An environment without any proxy of the one the tests run in: a run names its own, or none. */
+export const NO_PROXY_ENV = {
+  HTTPS_PROXY: '',
+  https_proxy: '',
+  HTTP_PROXY: '',
+  http_proxy: '',
+  ALL_PROXY: '',
+  all_proxy: '',
+  NO_PROXY: '',
+  no_proxy: '',
+};
