@@ -8,7 +8,8 @@
 // hold the marker `test-runner: alone` (with its reason) runs with no other file beside it, after
 // the others: a test that measures time or rate against the machine's own pace, or that needs
 // something no other file may touch at the same time. Each file's output is printed whole when it
-// ends, then one line per file with its time, and the totals.
+// ends, then one line per file with its time, each failing file's failures again (a reader of the
+// output's tail sees why), and the totals.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -150,6 +151,18 @@ console.log(
 await runPool(together, concurrency, report);
 await runPool(alone, 1, report);
 
+/** Lines of a failing file's failure report repeated at the end of the run. */
+const FAILURE_LINES = 80;
+
+/** The failure report node's spec reporter ends a failing file with, or its last lines when it has none. */
+function failureReport(output: string): string {
+  const marker = output.lastIndexOf('✖ failing tests:');
+  const lines = (marker >= 0 ? output.slice(marker) : output).trimEnd().split('\n');
+  const kept = marker >= 0 ? lines.slice(0, FAILURE_LINES) : lines.slice(-FAILURE_LINES);
+  const cut = lines.length - kept.length;
+  return cut > 0 ? `${kept.join('\n')}\n  (${cut} more line(s) in the file's output above)` : kept.join('\n');
+}
+
 const seconds = (performance.now() - started) / 1000;
 const total = (name: string) => results.reduce((sum, result) => sum + (result.counts[name] ?? 0), 0);
 const failed = results.filter((result) => result.code !== 0);
@@ -158,6 +171,7 @@ for (const result of [...results].sort((a, b) => b.seconds - a.seconds))
   console.log(
     `${result.seconds.toFixed(1).padStart(7)} s  ${result.code === 0 ? 'ok  ' : 'FAIL'}  ${result.file}${alone.includes(result.file) ? '  (alone)' : ''}`,
   );
+for (const result of failed) console.log(`\n── failures of ${result.file}\n${failureReport(result.output)}`);
 console.log(
   `\ntest: ${results.length} files, ${total('tests')} tests, ${total('pass')} passed, ${total('fail')} failed, ${total('cancelled')} cancelled, ${total('skipped')} skipped, in ${seconds.toFixed(1)} s`,
 );
