@@ -143,10 +143,13 @@ test('an input-triggered fault gets a second project without the generative test
     record({ check: 'paging-is-consistent' }),
     record({ check: 'no-server-error' }),
     record({ check: 'positive-input-accepted' }),
+    record({ check: 'rate-limit-signalled', reads: ['evaluateGet'] }),
   ];
   const [generated, fixed] = sweepTargets('http://x', { ...fault, name: 'evaluate-wide-or-500' }, clean);
-  assert.equal(generated?.tests?.length, 3, 'every test with the generative phase');
-  assert.deepEqual(fixed?.tests, [`${EVALUATE} paging-is-consistent`], 'the fixed battery alone');
+  assert.equal(generated?.tests?.length, 4, 'every test with the generative phase');
+  assert.equal(generated?.rateLimit, true, 'the target runs its rate-limit test');
+  assert.deepEqual(fixed?.tests, [`${EVALUATE} paging-is-consistent`], 'the fixed battery alone, no rate-limit burst');
+  assert.equal(fixed?.rateLimit, false, 'the twin, sharing the fault prefix and its buckets, bursts nothing');
   assert.equal(fixed?.generate, false, 'no generative tests registered');
   const [hang] = sweepTargets(
     'http://x',
@@ -158,7 +161,13 @@ test('an input-triggered fault gets a second project without the generative test
   const only = sweepTargets('http://x', { ...fault, name: 'evaluate-large-page-attributes-ignored' }, clean);
   assert.deepEqual(
     only.map((target) => [target.name, target.generate, target.tests]),
-    [['evaluate-large-page-attributes-ignored', false, [`${EVALUATE} paging-is-consistent`]]],
-    'a fault only the fixed battery triggers: one project, the fixed battery alone',
+    [
+      [
+        'evaluate-large-page-attributes-ignored',
+        false,
+        [`${EVALUATE} paging-is-consistent`, `${EVALUATE} rate-limit-signalled`],
+      ],
+    ],
+    'a fault only the fixed battery triggers: one project, the fixed battery alone, its rate-limit test kept (no twin)',
   );
 });
