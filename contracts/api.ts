@@ -159,8 +159,13 @@ const TRANSPORT_CHECKS = new Set([
 ]);
 /** Fixture checks whose failures make kgate probe whether the whole target is down. */
 const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-completes']);
-/** Deadline of the probe that tells a dead target from one broken operation (see probeTarget). */
-export const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * Deadline of the probe that tells a dead target from one broken operation (see probeTarget): the
+ * probe asks for a 401, which any live target answers at once, but a busy machine (a CI runner, a
+ * front server reading a megabyte upload) can hold one back for seconds, and a live target judged
+ * down fails every test. With the watchdog's 2 s, a silent target is still judged within 7 s.
+ */
+export const PROBE_TIMEOUT_MS = 5_000;
 /** A request still unanswered after this long makes kgate probe the target (see once). */
 export const PROBE_AFTER_MS = 2_000;
 /**
