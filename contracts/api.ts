@@ -12,7 +12,16 @@ import {
 } from '../http/front-limits.ts';
 import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
-import { curlLine, excerpt, type Failure, type SentRequest, type Severity, show } from './failure.ts';
+import {
+  curlLine,
+  excerpt,
+  type Failure,
+  NOT_RUN_DEADLINE,
+  NOT_RUN_GIVEN_UP,
+  type SentRequest,
+  type Severity,
+  show,
+} from './failure.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import type { RequestPace } from './pacing.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
@@ -190,11 +199,7 @@ export class DeadlineReached extends Error {
   override name = 'DeadlineReached';
 }
 
-/** The title of the finding of a test that the run's --max-duration ended. */
-export const NOT_RUN_DEADLINE = 'not run: deadline';
-
-/** The title of the finding of a test whose own operation kgate gave up on (a hang, broken answers, or slowness). */
-export const NOT_RUN_GIVEN_UP = 'not run: given up';
+export { NOT_RUN_DEADLINE, NOT_RUN_GIVEN_UP };
 
 /**
  * A response the request fixture could not use: no complete answer (timeout, reset, oversized)

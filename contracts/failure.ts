@@ -3,6 +3,12 @@ import { currentNetwork } from '../http/client.ts';
 import { curlNetworkArgs } from '../http/network.ts';
 
 /** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
+/** The title of the finding of a test that the run's --max-duration ended. */
+export const NOT_RUN_DEADLINE = 'not run: deadline';
+
+/** The title of the finding of a test whose own operation kgate gave up on (a hang, broken answers, or slowness). */
+export const NOT_RUN_GIVEN_UP = 'not run: given up';
+
 export type Severity = 'fail' | 'warn';
 
 /**

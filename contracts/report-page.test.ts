@@ -7,7 +7,7 @@ import { maskUrl, registerSecret } from '../config/redact.ts';
 import { formatDuration, escapeHtml as htmlEscape } from '../page/html.ts';
 import { renderPage as renderReportHtml } from '../page/page.ts';
 import { CHECKS } from './checks/index.ts';
-import type { Failure } from './failure.ts';
+import { type Failure, NOT_RUN_DEADLINE } from './failure.ts';
 import { compareFailures, conformancePage, previousRun } from './report-page.ts';
 import type { RunSummary, TargetSummary } from './summary.ts';
 
@@ -113,6 +113,19 @@ test('the page of a failing run: banner, counts, cells linking to their details,
   );
   assert.match(html, /@media print/);
   assert.doesNotMatch(html, /<link|src=|@import|url\(/, 'nothing loaded from anywhere');
+});
+
+test("the origin line: a run's time limit is not kgate failing, an exception is", () => {
+  const failures: Failure[] = [
+    { ...failure('paging-is-consistent'), title: NOT_RUN_DEADLINE, origin: 'error' },
+    { ...failure('response-matches-spec', POST), title: 'TypeError: x is undefined', origin: 'error' },
+  ];
+  const html = renderReportHtml(conformancePage({ ...run, targets: [{ ...target, failures }] }, CHECKS));
+  const origins = [...html.matchAll(/<dt>origin<\/dt>\s*<dd>([^<]*)<\/dd>/g)].map((match) => match[1]);
+  assert.deepEqual(origins, [
+    'not run: the run reached its time limit (--max-duration)',
+    'kgate itself (not the target)',
+  ]);
 });
 
 test('the page redacts a registered key wherever the model carries it', () => {

@@ -10,7 +10,7 @@ import { shortLabel } from '../page/html.ts';
 import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
 import type { Check } from './checks/registry.ts';
-import type { Failure } from './failure.ts';
+import { type Failure, NOT_RUN_DEADLINE } from './failure.ts';
 import type { FuzzResult } from './generative/fuzz.ts';
 import { toleranceNote } from './properties/tolerance.ts';
 import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary } from './summary.ts';
@@ -64,7 +64,16 @@ export function pageFinding(failure: Failure, level: PageFinding['level'], seen?
     fields.push({ label: 'baseline', value: `${state}: ${reason}` });
   }
   if (failure.seed) fields.push({ label: 'seed', value: failure.seed });
-  if (failure.origin === 'error') fields.push({ label: 'origin', value: 'kgate itself (not the target)' });
+  // A test the run's time limit ended carries origin `error` (it proves nothing of the target) but
+  // is no defect of kgate either.
+  if (failure.origin === 'error')
+    fields.push({
+      label: 'origin',
+      value:
+        failure.title === NOT_RUN_DEADLINE
+          ? 'not run: the run reached its time limit (--max-duration)'
+          : 'kgate itself (not the target)',
+    });
   if (failure.origin === 'not-run')
     fields.push({ label: 'origin', value: 'not run: kgate gave up on this operation (see its own failures)' });
   return {
