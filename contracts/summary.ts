@@ -560,10 +560,22 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
         '',
       );
     }
-    if (target.failures.length > 0) {
-      lines.push('### Failures', '');
-      for (const failure of target.failures) lines.push('```', formatFailureFolded(failure, fold(failure)), '```', '');
+    // As in the terminal: tests not run for one cause read as one entry under the cause's own failure.
+    const notRun = target.failures.filter((failure) => failure.origin === 'not-run');
+    const own = target.failures.filter((failure) => failure.origin !== 'not-run');
+    if (own.length > 0) {
+      lines.push(notRun.length > 0 ? `### Failures (${own.length})` : '### Failures', '');
+      for (const failure of own) lines.push('```', formatFailureFolded(failure, fold(failure)), '```', '');
     }
+    if (notRun.length > 0)
+      lines.push(
+        `### Not run: given up (${notRun.length} cells, each failing the gate)`,
+        '',
+        '```',
+        ...notRunLines(notRun).map((line) => line.slice(2)),
+        '```',
+        '',
+      );
     if (target.baseline) lines.push(...renderBaseline(target, fold));
     if (target.warnings.length > 0) {
       lines.push('### Warnings (fail under --strict)', '');
