@@ -422,14 +422,21 @@ test('a test not run (its operation given up on) fails its own cell, marks no fi
 test('summary.md lists the tests not run as one entry per cause, grouped by operation, after the failures that name the cause', () => {
   const cause = 'kgate gave up on evaluate GET: it timed out';
   const notRun = (check: string) =>
-    finding(check, { origin: 'not-run', title: 'not run: given up', received: `${cause}, so this test did not judge it` });
+    finding(check, {
+      origin: 'not-run',
+      title: 'not run: given up',
+      received: `${cause}, so this test did not judge it`,
+    });
   const records = [
     record({ check: 'responds-within-timeout', status: 'failed', findings: [finding('responds-within-timeout')] }),
     record({ status: 'failed', findings: [notRun('paging-is-consistent')] }),
     record({ check: 'paging-respects-size', status: 'failed', findings: [notRun('paging-respects-size')] }),
   ];
   const [target] = summarise(records, [OP], CHECKS);
-  const text = renderSummary({ verdict: 'fail', exitCode: 1, strict: false, durationMs: 1000, targets: [target!] }, CHECKS);
+  const text = renderSummary(
+    { verdict: 'fail', exitCode: 1, strict: false, durationMs: 1000, targets: [target!] },
+    CHECKS,
+  );
   assert.match(text, /### Failures \(1\)\n\n```\n\[responds-within-timeout\]/, 'the cause, as a failure of its own');
   assert.ok(
     text.includes(
