@@ -13,7 +13,7 @@ import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
 import { budgetKey, requestBudget } from './request-budget.ts';
 import type { RunSummary, TestRecord } from './summary.ts';
 
-const RPS = 25;
+const RPS = 40;
 const reportDir = mkdtempSync(join(tmpdir(), 'kgate-pacing-'));
 
 let reference: { url: string; keys: { full: string; academicOnly: string; exhausted: string } };
@@ -53,7 +53,7 @@ function conform(args: string[]): Promise<ProcessResult> {
       KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
       KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
     },
-    // About 800 requests at 25 a second, with room for a slow machine.
+    // About 900 requests at 40 a second, with room for a slow machine.
     timeoutMs: 300_000,
   });
 }

@@ -1,13 +1,13 @@
-// test-runner: alone (it finds rate limits of up to 300 requests a second within 10 %)
+// The body-limit probe against the reference server, its faults and test servers of its own, and
+// its helpers. (Not alone, unlike rate-limit.test.ts: it measures sizes, not rates.)
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { validateResponse } from '../../openapi/validator.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { accepted, answeredBy, bodyOfSize, MAX_REQUESTS, probeBodyLimit } from './body-limit.ts';
-import { probeRateLimit, secondsToWait } from './rate-limit.ts';
 
 const validate: ResponseValidator = (operationId, status, contentType, body) =>
   validateResponse(operationId, status, contentType, body);
@@ -15,90 +15,11 @@ const validate: ResponseValidator = (operationId, status, contentType, body) =>
 const started: ReferenceServer[] = [];
 after(() => Promise.all(started.map((server) => server.close())));
 
-async function reference(options: { rateLimit?: number; bodyLimit?: number } = {}): Promise<ReferenceServer> {
+async function reference(options: { bodyLimit?: number } = {}): Promise<ReferenceServer> {
   const server = await startReferenceServer({ ...options, quiet: true });
   started.push(server);
   return server;
 }
-
-describe('rate-limit probe against the reference server', { concurrency: true }, () => {
-  const cases = [
-    { given: { operation: 'answerSearch' as const, rateLimit: 50, maxRate: undefined }, want: 50 },
-    { given: { operation: 'urlPreview' as const, rateLimit: 200, maxRate: undefined }, want: 200 },
-    // The top rate is only a third above the limit: the bucket needs seconds to drain there.
-    { given: { operation: 'answerSearch' as const, rateLimit: 300, maxRate: 400 }, want: 300 },
-  ];
-  for (const { given, want } of cases) {
-    test(`${given.operation} limited to ${given.rateLimit}/s is found within 10 % in under 30 s`, async () => {
-      const server = await reference({ rateLimit: given.rateLimit });
-      const result = await probeRateLimit({
-        baseUrl: server.url,
-        key: server.keys.full,
-        operation: given.operation,
-        validate,
-        maxRate: given.maxRate,
-      });
-      assert.ok(result.thresholdRps !== null, result.problems.join('; '));
-      assert.ok(Math.abs(result.thresholdRps - want) <= want * 0.1, `found ${result.thresholdRps}/s, limit ${want}/s`);
-      assert.ok(result.durationS < 30, `took ${result.durationS} s`);
-      assert.equal(result.invalid429.count, 0, result.invalid429.examples.join('; '));
-      assert.ok(result.throttledResponses > 0);
-      assert.ok(result.waitSeconds !== null && result.waitSeconds >= 1);
-      assert.equal(result.messageSeconds, result.retryAfterSeconds);
-      assert.equal(result.recovered, true);
-      assert.deepEqual(result.problems, []);
-      assert.ok(result.requests <= 10_000);
-    });
-  }
-});
-
-describe('rate-limit probe against faults', { concurrency: true }, () => {
-  let server: ReferenceServer;
-  let faults: string[] = [];
-  before(async () => {
-    server = await reference({ rateLimit: 20 });
-    faults = ((await (await fetch(`${server.url}/faults`)).json()) as { name: string }[]).map((f) => f.name);
-  });
-  const cases = [
-    { given: 'rate-limit-disabled', want: { threshold: null, problem: /no 429 up to/ } },
-    { given: 'answersearch-429-no-seconds', want: { threshold: 20, problem: /does not state how many seconds/ } },
-    { given: 'answersearch-429-wrong-shape', want: { threshold: 20, problem: /429 bodies do not match the spec/ } },
-  ];
-  for (const { given, want } of cases) {
-    test(`${given}: ${want.problem.source}`, async () => {
-      assert.ok(faults.includes(given), `fault ${given} is not in the catalogue`);
-      const result = await probeRateLimit({
-        baseUrl: `${server.url}/faults/${given}`,
-        key: server.keys.full,
-        operation: 'answerSearch',
-        validate,
-        maxRate: 320,
-        maxDurationS: 12,
-      });
-      if (want.threshold === null) assert.equal(result.thresholdRps, null);
-      else assert.ok(Math.abs((result.thresholdRps ?? 0) - want.threshold) <= want.threshold * 0.1);
-      assert.ok(
-        result.problems.some((p) => want.problem.test(p)),
-        result.problems.join('; '),
-      );
-      assert.ok(result.durationS < 14, 'the probe stops by itself within its bounds');
-    });
-  }
-  test('urlpreview-429-no-recovery: the target is reported as not recovered', async () => {
-    const name = 'urlpreview-429-no-recovery';
-    assert.ok(faults.includes(name), `fault ${name} is not in the catalogue`);
-    const result = await probeRateLimit({
-      baseUrl: `${server.url}/faults/${name}`,
-      key: server.keys.full,
-      operation: 'urlPreview',
-      validate,
-      maxRate: 320,
-      maxDurationS: 15,
-    });
-    assert.equal(result.recovered, false);
-    assert.ok(result.problems.some((p) => /still refuses/.test(p)));
-  });
-});
 
 describe('body-limit probe', { concurrency: true }, () => {
   const cases = [
@@ -215,25 +136,7 @@ describe('who answers just over the limit', () => {
   }
 });
 
-describe('probe helpers', () => {
-  const waits = [
-    {
-      given: { message: 'Rate limit is exceeded. Try again in 3 seconds.', header: '3' },
-      want: { message: 3, retryAfter: 3 },
-    },
-    {
-      given: { message: 'Rate limit is exceeded. Try again in 1 second.', header: undefined },
-      want: { message: 1, retryAfter: null },
-    },
-    { given: { message: 'Rate limit is exceeded.', header: '2' }, want: { message: null, retryAfter: 2 } },
-  ];
-  for (const { given, want } of waits) {
-    test(`seconds to wait from '${given.message}' and Retry-After ${given.header}`, () => {
-      const body = JSON.stringify({ error: { statusCode: 429, message: given.message } });
-      assert.deepEqual(secondsToWait(body, given.header), want);
-    });
-  }
-
+describe('body-limit probe helpers', () => {
   test('bodies have the exact size asked for and stay valid form bodies', () => {
     for (const size of [13, 64, 1000, 1_048_576, 1_048_577]) {
       const body = bodyOfSize(size);
