@@ -3,23 +3,14 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { validateResponse } from '../../openapi/validator.ts';
-import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { referenceServers } from '../../scripts/reference-servers.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { accepted, answeredBy, bodyOfSize, MAX_REQUESTS, probeBodyLimit } from './body-limit.ts';
 
-const validate: ResponseValidator = (operationId, status, contentType, body) =>
-  validateResponse(operationId, status, contentType, body);
-
-const started: ReferenceServer[] = [];
-after(() => Promise.all(started.map((server) => server.close())));
-
-async function reference(options: { bodyLimit?: number } = {}): Promise<ReferenceServer> {
-  const server = await startReferenceServer({ ...options, quiet: true });
-  started.push(server);
-  return server;
-}
+const validate: ResponseValidator = validateResponse;
+const reference = referenceServers();
 
 describe('body-limit probe', { concurrency: true }, () => {
   const cases = [

@@ -1,22 +1,14 @@
 // test-runner: alone (it finds rate limits of up to 300 requests a second within 10 %)
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { validateResponse } from '../../openapi/validator.ts';
-import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import type { ReferenceServer } from '../../reference/index.ts';
+import { referenceServers } from '../../scripts/reference-servers.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { probeRateLimit, secondsToWait } from './rate-limit.ts';
 
-const validate: ResponseValidator = (operationId, status, contentType, body) =>
-  validateResponse(operationId, status, contentType, body);
-
-const started: ReferenceServer[] = [];
-after(() => Promise.all(started.map((server) => server.close())));
-
-async function reference(options: { rateLimit?: number } = {}): Promise<ReferenceServer> {
-  const server = await startReferenceServer({ ...options, quiet: true });
-  started.push(server);
-  return server;
-}
+const validate: ResponseValidator = validateResponse;
+const reference = referenceServers();
 
 describe('rate-limit probe against the reference server', { concurrency: true }, () => {
   const cases = [
