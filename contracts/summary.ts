@@ -415,6 +415,21 @@ function failedCells(target: TargetSummary): string[] {
   return [...byCheck.entries()].map(([check, operations]) => `${check} on ${operations.join(', ')}`);
 }
 
+/**
+ * A target's failures split into its own and those of tests not run (their operation given up on):
+ * the terminal and summary.md list the latter as one entry per cause under notRunHeading.
+ */
+function splitNotRun(failures: readonly Failure[]): { own: Failure[]; notRun: Failure[] } {
+  return {
+    own: failures.filter((failure) => failure.origin !== 'not-run'),
+    notRun: failures.filter((failure) => failure.origin === 'not-run'),
+  };
+}
+
+function notRunHeading(notRun: readonly Failure[]): string {
+  return `Not run: given up (${notRun.length} cells, each failing the gate)`;
+}
+
 /** Tests not run grouped by cause, then by operation: `  evaluate GET: paging-is-consistent, ...`. */
 function notRunLines(failures: readonly Failure[]): string[] {
   const causes = new Map<string, Map<string, string[]>>();
@@ -487,13 +502,9 @@ export function renderTerminalSummary(run: RunSummary): string {
       lines.pop();
     };
     // Tests not run for one cause read as one entry: the cause's own failure is listed above them.
-    const notRun = target.failures.filter((failure) => failure.origin === 'not-run');
-    block(
-      `Failures (${target.failures.length - notRun.length})`,
-      target.failures.filter((failure) => failure.origin !== 'not-run'),
-    );
-    if (notRun.length > 0)
-      lines.push('', `Not run: given up (${notRun.length} cells, each failing the gate)`, ...notRunLines(notRun));
+    const { own, notRun } = splitNotRun(target.failures);
+    block(`Failures (${own.length})`, own);
+    if (notRun.length > 0) lines.push('', notRunHeading(notRun), ...notRunLines(notRun));
     if (target.baseline) {
       block(`Known failures, listed in ${target.baseline.file} (${target.known?.length ?? 0})`, target.known ?? []);
       const { update, expired, fixed, unjudged } = target.baseline;
@@ -561,15 +572,14 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
       );
     }
     // As in the terminal: tests not run for one cause read as one entry under the cause's own failure.
-    const notRun = target.failures.filter((failure) => failure.origin === 'not-run');
-    const own = target.failures.filter((failure) => failure.origin !== 'not-run');
+    const { own, notRun } = splitNotRun(target.failures);
     if (own.length > 0) {
       lines.push(notRun.length > 0 ? `### Failures (${own.length})` : '### Failures', '');
       for (const failure of own) lines.push('```', formatFailureFolded(failure, fold(failure)), '```', '');
     }
     if (notRun.length > 0)
       lines.push(
-        `### Not run: given up (${notRun.length} cells, each failing the gate)`,
+        `### ${notRunHeading(notRun)}`,
         '',
         '```',
         ...notRunLines(notRun).map((line) => line.slice(2)),
