@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { runSweep } from '../contracts/fault-sweep.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { processCpuSeconds, waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
+import { referenceKeyEnv } from '../scripts/run-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_CONFORM_ROUNDS ?? 3);
@@ -95,7 +96,10 @@ function median(values: number[]): number {
 }
 
 /** A reference server in a process of its own (`kgate serve`), as a deployment would be. */
-async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: Record<string, string> }> {
+/** The keys `kgate serve --json` prints. */
+type ServedKeys = { full: string; academicOnly: string; exhausted: string };
+
+async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: ServedKeys }> {
   const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -108,19 +112,14 @@ async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: R
     });
     child.on('exit', (code) => reject(new Error(`kgate serve exited with ${code} before listening`)));
   });
-  const { url, keys } = JSON.parse(line) as { url: string; keys: Record<string, string> };
+  const { url, keys } = JSON.parse(line) as { url: string; keys: ServedKeys };
   return { child, url, keys };
 }
 
 const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, encoding: 'utf8' });
 if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
 const apart = await serveApart();
-const apartKeys = {
-  KGATE_KEY: apart.keys.full!,
-  KGATE_KEY_UNSUBSCRIBED: apart.keys.academicOnly!,
-  KGATE_KEY_EXHAUSTED: apart.keys.exhausted!,
-  KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-};
+const apartKeys = referenceKeyEnv(apart.keys);
 
 const rows = {
   full: [] as Timed[],
@@ -222,12 +221,7 @@ if (WITH_SWEEP) {
     .sort((a, b) => b.timeRatio - a.timeRatio)
     .slice(0, 3);
   const server = await startReferenceServer({ quiet: true });
-  const keys = {
-    KGATE_KEY: server.keys.full,
-    KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-    KGATE_KEY_EXHAUSTED: server.keys.exhausted,
-    KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-  };
+  const keys = referenceKeyEnv(server.keys);
   const real: { fault: string; estimated: number; measured: number; seconds: number }[] = [];
   let cleanRunS = 0;
   try {

@@ -19,7 +19,7 @@ import { HANGING_BEHAVIOURS, type HostileBehaviour, startHostileTarget } from '.
 import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { watchMemory } from '../scripts/process-memory.ts';
-import { runKgate } from '../scripts/run-process.ts';
+import { referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const MEMORY_LIMIT_MB = 400;
 const CLOSING_RATIO_TARGET = 1.2;
@@ -52,10 +52,7 @@ async function measure(
       env: {
         KGATE_BASE_URL: '',
         GITHUB_STEP_SUMMARY: '',
-        KGATE_KEY: reference.keys.full,
-        KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
-        KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
-        KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+        ...referenceKeyEnv(reference.keys),
         KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/hostile' }),
       },
       timeoutMs: 300_000,

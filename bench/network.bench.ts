@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
 import { makeTestCertificates, missingBinaries, startNginx, startSquid } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_NETWORK_ROUNDS ?? 3);
@@ -28,10 +28,7 @@ const env = {
   KGATE_BASE_URL: '',
   GITHUB_STEP_SUMMARY: '',
   KGATE_CONFORM_OPTIONS: '',
-  KGATE_KEY: server.keys.full,
-  KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-  KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-  KGATE_KEY_EXHAUSTED: server.keys.exhausted,
+  ...referenceKeyEnv(server.keys),
   ...NO_PROXY_ENV,
 };
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { runKgate } from '../scripts/run-process.ts';
+import { referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { excuseOf, type PeerRun, runSchemathesis, SCHEMATHESIS, schemathesisPresent } from '../scripts/schemathesis.ts';
 
 /**
@@ -46,10 +46,7 @@ try {
     const started = performance.now();
     const result = await runKgate(['conform', '--base-url', url, '--json', '--report-dir', join(work, name)], {
       env: {
-        KGATE_KEY: server.keys.full,
-        KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-        KGATE_KEY_EXHAUSTED: server.keys.exhausted,
-        KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+        ...referenceKeyEnv(server.keys),
       },
       timeoutMs: 300_000,
     });

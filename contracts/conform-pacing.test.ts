@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type ArrivalsProxy, startArrivalsProxy } from '../scripts/arrivals-proxy.ts';
-import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
+import { type ProcessResult, ROOT, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { budgetKey, requestBudget } from './request-budget.ts';
 import type { RunSummary, TestRecord } from './summary.ts';
 
@@ -48,10 +48,7 @@ function conform(args: string[]): Promise<ProcessResult> {
       KGATE_BASE_URL: proxy.url,
       KGATE_CONFORM_OPTIONS: '',
       GITHUB_STEP_SUMMARY: '',
-      KGATE_KEY: reference.keys.full,
-      KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
-      KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-      KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
+      ...referenceKeyEnv(reference.keys),
     },
     // About 900 requests at 40 a second, with room for a slow machine.
     timeoutMs: 300_000,

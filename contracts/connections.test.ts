@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { ROOT, runKgate } from '../scripts/run-process.ts';
+import { ROOT, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { type HostileBehaviour, startHostileTarget } from './hostile-target.ts';
 
 // kgate conform against a target whose evaluate answers correctly but abuses the connection, every
@@ -42,10 +42,7 @@ async function conformAgainst(behaviour: HostileBehaviour, run: number) {
       env: {
         KGATE_BASE_URL: '',
         GITHUB_STEP_SUMMARY: '',
-        KGATE_KEY: reference.keys.full,
-        KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
-        KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
-        KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+        ...referenceKeyEnv(reference.keys),
         KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: `${REPORT_DIR}/${behaviour}-${run}` }),
       },
       timeoutMs: 240_000,

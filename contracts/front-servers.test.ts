@@ -17,7 +17,7 @@ import {
   startNginx,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, type ProcessResult, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import type { RunSummary } from './summary.ts';
 
 const skip = missingBinaries(['nginx', 'openssl']);
@@ -46,16 +46,6 @@ async function nginx(options: Omit<Parameters<typeof startNginx>[0], 'upstream'>
   return front;
 }
 
-/** Every key of the reference server, so that no check is skipped for want of one. */
-function keys(): Record<string, string> {
-  return {
-    KGATE_KEY: server.keys.full,
-    KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-    KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-    KGATE_KEY_EXHAUSTED: server.keys.exhausted,
-  };
-}
-
 let runs = 0;
 function kgate(
   command: string,
@@ -64,7 +54,14 @@ function kgate(
 ): Promise<ProcessResult & { dir: string }> {
   const dir = join(reports, `run-${++runs}`);
   return runKgate([command, ...args, '--report-dir', dir], {
-    env: { KGATE_BASE_URL: '', GITHUB_STEP_SUMMARY: '', KGATE_CONFORM_OPTIONS: '', ...NO_PROXY_ENV, ...keys(), ...env },
+    env: {
+      KGATE_BASE_URL: '',
+      GITHUB_STEP_SUMMARY: '',
+      KGATE_CONFORM_OPTIONS: '',
+      ...NO_PROXY_ENV,
+      ...referenceKeyEnv(server.keys),
+      ...env,
+    },
     timeoutMs: 240_000,
   }).then((result) => ({ ...result, dir }));
 }

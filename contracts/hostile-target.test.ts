@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { getOperation } from '../openapi/spec.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { watchMemory } from '../scripts/process-memory.ts';
-import { ROOT, runKgate } from '../scripts/run-process.ts';
+import { ROOT, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { NOT_RUN_GIVEN_UP } from './api.ts';
 import { getCheck } from './checks/index.ts';
 import { type HostileBehaviour, startHostileTarget } from './hostile-target.ts';
@@ -76,10 +76,7 @@ async function conformAgainst(
         env: {
           KGATE_BASE_URL: '',
           GITHUB_STEP_SUMMARY: options.stepSummary ?? '',
-          KGATE_KEY: reference.keys.full,
-          KGATE_KEY_UNSUBSCRIBED: reference.keys.academicOnly,
-          KGATE_KEY_EXHAUSTED: reference.keys.exhausted,
-          KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+          ...referenceKeyEnv(reference.keys),
           KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: dir }),
         },
         timeoutMs: 240_000,

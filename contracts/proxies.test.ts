@@ -19,7 +19,7 @@ import {
   startSquid,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, type ProcessResult, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { scanForSecrets } from './secret-scan.ts';
 import type { RunSummary } from './summary.ts';
 
@@ -62,10 +62,7 @@ function kgate(args: string[], env: Record<string, string> = {}): Promise<Proces
       KGATE_BASE_URL: '',
       GITHUB_STEP_SUMMARY: '',
       KGATE_CONFORM_OPTIONS: '',
-      KGATE_KEY: server.keys.full,
-      KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly,
-      KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
-      KGATE_KEY_EXHAUSTED: server.keys.exhausted,
+      ...referenceKeyEnv(server.keys),
       ...NO_PROXY_ENV,
       ...env,
     },

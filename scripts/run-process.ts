@@ -65,6 +65,23 @@ export function runKgate(
   });
 }
 
+/**
+ * The key variables for a run against a reference server: its three keys, so that no check is
+ * skipped for want of one, the unsubscribed one covering academic search (as the server gives it).
+ */
+export function referenceKeyEnv(keys: {
+  full: string;
+  academicOnly: string;
+  exhausted: string;
+}): Record<string, string> {
+  return {
+    KGATE_KEY: keys.full,
+    KGATE_KEY_UNSUBSCRIBED: keys.academicOnly,
+    KGATE_KEY_EXHAUSTED: keys.exhausted,
+    KGATE_KEY_UNSUBSCRIBED_COVERS: 'academic',
+  };
+}
+
 /** An environment without any proxy of the one the tests run in: a run names its own, or none. */
 export const NO_PROXY_ENV = {
   HTTPS_PROXY: '',
