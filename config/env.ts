@@ -29,6 +29,16 @@ export interface HarnessEnv {
   /** KGATE_CPU_PROF_DIR: Playwright's runner and workers of a conform run write V8 CPU profiles there (scripts/cpu-profile.ts). */
   cpuProfDir?: string;
   /**
+   * KGATE_COMPILE_CACHE: the folder Playwright's processes keep V8's compiled code of the packages
+   * in between runs (config/compile-cache.cjs), or `off`; unset: node_modules/.cache/kgate.
+   */
+  compileCache?: string;
+  /**
+   * KGATE_FROM_SOURCES=1: a clone runs its TypeScript sources through tsx, not a build of them
+   * (bin/kgate.mjs, contracts/run.ts); stack traces then name the sources.
+   */
+  fromSources: boolean;
+  /**
    * The forward proxies, as curl reads them: https_proxy / HTTPS_PROXY for https targets,
    * http_proxy / HTTP_PROXY for http targets, all_proxy / ALL_PROXY for both (the lower-case
    * variable wins when both are set), each with the name it came from; no_proxy / NO_PROXY lists
@@ -72,6 +82,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
       .map((name) => name.trim())
       .filter(Boolean),
     cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
+    compileCache: nonEmpty(env.KGATE_COMPILE_CACHE),
+    fromSources: env.KGATE_FROM_SOURCES === '1',
     proxies: {
       https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
       http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -5,10 +7,26 @@ import { fileURLToPath } from 'node:url';
  * compiled (the installed package's dist/). Files that name other modules at run time (Playwright's
  * config, test files and reporter, the embedded server's child process) pick the file this way.
  */
-export const MODULE_EXT: '.ts' | '.js' = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export type ModuleExt = '.ts' | '.js';
+export const MODULE_EXT: ModuleExt = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** Node arguments a child process needs to run a kgate module: tsx's loader for the sources only. */
 export const CHILD_EXEC_ARGV: readonly string[] = MODULE_EXT === '.ts' ? ['--import', 'tsx'] : [];
 
 /** The root of the running code: the repository (sources) or the package's dist/ (compiled). */
 export const CODE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The TypeScript sources of the running code: the repository, also when a clone runs its build
+ * (which names them in `sources.json`, scripts/runtime-build.mjs); none in the installed package.
+ * What is made from the sources at run time (the k6 bundles) is made from them.
+ */
+export const SOURCES_ROOT: string | undefined = MODULE_EXT === '.ts' ? CODE_ROOT : sourcesOfBuild();
+
+function sourcesOfBuild(): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(CODE_ROOT, 'sources.json'), 'utf8')) as { root: string }).root;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 // test-runner: long (conform runs through the CLI)
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -356,4 +356,34 @@ test('the generative phase finds what only some inputs trigger, and --generate 0
     undefined,
     'no generative cell without the phase',
   );
+});
+
+test('a clone runs a build of its sources with compiled code kept between runs; KGATE_FROM_SOURCES=1 runs the sources themselves with the same verdict', async () => {
+  const cache = mkdtempSync(join(tmpdir(), 'kgate-compile-cache-'));
+  try {
+    const args = ['--json', '--checks', 'response-matches-spec', '--generate', '0', '--base-url', server.url];
+    const keys = { KGATE_KEY: server.keys.full };
+    const built = await conform(args, { ...keys, KGATE_COMPILE_CACHE: cache });
+    const sources = await conform(args, { ...keys, KGATE_FROM_SOURCES: '1', KGATE_COMPILE_CACHE: 'off' });
+    for (const [name, run] of [
+      ['build', built],
+      ['sources', sources],
+    ] as const) {
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+    }
+    const counts = (run: ProcessResult) => {
+      const summary = JSON.parse(run.stdout) as { verdict: string; targets: { tests: { total: number } }[] };
+      return { verdict: summary.verdict, tests: summary.targets[0]!.tests.total };
+    };
+    assert.deepEqual(counts(sources), counts(built));
+    assert.ok(counts(built).tests > 0);
+    // Playwright's runner and its worker stored the code they compiled; `off` stores nothing.
+    const stored = readdirSync(join(cache, readdirSync(cache)[0]!));
+    assert.ok(stored.length > 10, `${stored.length} entries`);
+    const again = await conform(args, { ...keys, KGATE_COMPILE_CACHE: cache });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(counts(again), counts(built), 'the run from the cache gives the same verdict');
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
 });

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../config/env.ts';
-import { CODE_ROOT, MODULE_EXT } from '../config/runtime.ts';
+import { CODE_ROOT, MODULE_EXT, type ModuleExt } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import type { ConformOptions } from './options.ts';
 import { RUN_REPORT_FILES } from './run-reports.ts';
@@ -11,6 +11,32 @@ import { playwrightPlan } from './selection.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
+
+/**
+ * Where Playwright's processes keep V8's compiled code of the packages between runs: the folder
+ * KGATE_COMPILE_CACHE names, none if it says `off`, or `.cache/kgate` in the node_modules folder
+ * Playwright is installed in (where other tools keep their caches).
+ */
+export function compileCacheFolder(setting = readEnv().compileCache): string | undefined {
+  if (setting === 'off') return undefined;
+  if (setting) return resolve(setting);
+  const nodeModules = dirname(
+    dirname(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json'))),
+  );
+  return join(nodeModules, '.cache', 'kgate');
+}
+
+/**
+ * The code Playwright's processes run: the running code's own (the package's dist/, a clone's
+ * build), or, when the caller runs from a clone's TypeScript sources (the project's tests, the
+ * fault sweep), the clone's build of them (scripts/runtime-build.mjs), as `kgate` itself runs;
+ * the sources themselves under KGATE_FROM_SOURCES=1.
+ */
+async function suiteCode(): Promise<{ root: string; ext: ModuleExt }> {
+  if (MODULE_EXT === '.js' || readEnv().fromSources) return { root: CODE_ROOT, ext: MODULE_EXT };
+  const { cloneBuild } = await import('../scripts/runtime-build.mjs');
+  return { root: await cloneBuild(), ext: '.js' };
+}
 
 /** One Playwright run of the suite. */
 export interface SuiteRun {
@@ -53,6 +79,7 @@ export const STOP_GRACE_MS = 60_000;
 export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   // Reports land where the user runs kgate, never inside the installed package.
   const reportDir = resolve(run.options.reportDir);
+  const code = await suiteCode();
   // Reports an earlier run left in the folder must not answer for this one.
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
   const env: NodeJS.ProcessEnv = {
@@ -60,7 +87,7 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
     KGATE_CONFORM_OPTIONS: JSON.stringify({
       ...run.options,
       reportDir,
-      plan: run.options.plan ?? playwrightPlan(run.options),
+      plan: run.options.plan ?? playwrightPlan(run.options, code.ext),
     }),
     KGATE_BASE_URL: run.baseUrl ?? '',
     KGATE_KEY: run.keys.full ?? '',
@@ -74,20 +101,28 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   if (run.proxies && run.proxies.noProxy.length > 0) env.no_proxy = run.proxies.noProxy.join(',');
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
-  // Workers are forked with the runner's own Node arguments, so they write profiles too.
+  // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
+  // import it as Node does, without the loader thread Playwright's transpiling loader runs.
+  if (code.ext === '.js') env.PW_DISABLE_TS_ESM = '1';
+  const compileCache = compileCacheFolder();
+  if (compileCache) env.KGATE_COMPILE_CACHE = compileCache;
+  else delete env.KGATE_COMPILE_CACHE;
+  // Workers are forked with the runner's own Node arguments, so they write profiles and keep
+  // compiled code too.
   const profileDir = readEnv().cpuProfDir;
   const args = [
+    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache.cjs')] : []),
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     PLAYWRIGHT_CLI,
     'test',
     '--config',
-    join(CODE_ROOT, `playwright.config${MODULE_EXT}`),
+    join(code.root, `playwright.config${code.ext}`),
     ...(run.playwrightArgs ?? []),
   ];
   // Playwright's output is kept for diagnosis, not shown: kgate prints the progress and the verdict.
   // Only --playwright-reporter shows it, on stderr (stdout keeps kgate's summary, or its JSON).
   const child = spawn(process.execPath, args, {
-    cwd: CODE_ROOT,
+    cwd: code.root,
     env,
     stdio:
       run.options.quiet || run.options.playwrightReporter

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Project } from '@playwright/test';
-import { MODULE_EXT } from '../config/runtime.ts';
+import { MODULE_EXT, type ModuleExt } from '../config/runtime.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { CHECKS, testsExercising } from './checks/index.ts';
 import { RATE_LIMIT_TAG } from './checks/registry.ts';
@@ -11,8 +11,8 @@ import { testTimeoutMs } from './request-budget.ts';
 
 const RATE_LIMIT = new RegExp(RATE_LIMIT_TAG);
 const NOT_RATE_LIMIT = new RegExp(`^(?![\\s\\S]*${RATE_LIMIT_TAG})`);
-/** The file of the conformance suite's tests. */
-const SUITE_FILE = `operations.spec${MODULE_EXT}`;
+/** The file of the conformance suite's tests, in the code of the given extension. */
+const suiteFile = (ext: ModuleExt) => `operations.spec${ext}`;
 
 /** Selects the tests of the given check ids (test titles are check ids). */
 function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
@@ -26,9 +26,11 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
  * runCheck); a teardown project would start workers of its own. Of a sharded run they form a
  * teardown project `rate-limit`, which Playwright runs whole in every shard, so only the last
  * shard has it and the shards together run each test once. A fault sweep has one project of its own.
+ * `ext` is the extension of the code Playwright runs (contracts/run.ts may run a build of the sources).
  */
-export function suiteProjects(options: ConformOptions): Project[] {
-  if (isSweep(options)) return [{ name: 'sweep', testMatch: `fault-sweep.spec${MODULE_EXT}` }];
+export function suiteProjects(options: ConformOptions, ext: ModuleExt = MODULE_EXT): Project[] {
+  const SUITE_FILE = suiteFile(ext);
+  if (isSweep(options)) return [{ name: 'sweep', testMatch: `fault-sweep.spec${ext}` }];
   const carrier = GENERATIVE_CHECKS.positiveAccepted;
   // The generated valid requests that the properties judge are sent and reported by the
   // positive-input-accepted tests: they run whenever a property does, selected or not.
@@ -99,10 +101,13 @@ function sources(patterns: Project['grep']): string[] | undefined {
   return (Array.isArray(patterns) ? patterns : [patterns]).map((pattern) => pattern.source);
 }
 
-/** What Playwright runs for these options: the projects, the workers and the per-test time limit. */
-export function playwrightPlan(options: ConformOptions): PlaywrightPlan {
+/**
+ * What Playwright runs for these options: the projects, the workers and the per-test time limit;
+ * `ext` as for suiteProjects.
+ */
+export function playwrightPlan(options: ConformOptions, ext: ModuleExt = MODULE_EXT): PlaywrightPlan {
   const workers = workersOf(options);
-  const projects = suiteProjects(options).map(
+  const projects = suiteProjects(options, ext).map(
     (project): PlannedProject => ({
       name: project.name!,
       testMatch: String(project.testMatch),
@@ -156,7 +161,14 @@ export function selectedTests(options: ConformOptions, grep?: string): SelectedT
         if (!check.run || !check.appliesTo(op)) continue;
         // As operations.spec.ts declares them: the generative checks only when there is a generative phase.
         if (check.kind === 'generative' && !(options.generate > 0)) continue;
-        const title = ['', project.name, SUITE_FILE, op.label, check.id, ...(check.tag ? [check.tag] : [])].join(' ');
+        const title = [
+          '',
+          project.name,
+          suiteFile(MODULE_EXT),
+          op.label,
+          check.id,
+          ...(check.tag ? [check.tag] : []),
+        ].join(' ');
         if (project.grep !== undefined && !matches(project.grep, title)) continue;
         if (matches(project.grepInvert, title)) continue;
         if (cliGrep && !cliGrep.test(title)) continue;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MODULE_EXT } from '../config/runtime.ts';
+import { MODULE_EXT, SOURCES_ROOT } from '../config/runtime.ts';
 import { SCENARIOS } from './scenarios.ts';
 
 /** The scenarios `kgate k6 bundle` can bundle (the k6 scripts of load/k6/). */
@@ -28,18 +29,19 @@ export function bundleBanner(name: string): string {
 /**
  * One self-contained k6 script for a scenario: the script, its helpers and the scenario
  * definitions in one file, with only `k6` and `k6/*` imports left, down-levelled to ES2015.
- * From the sources (a clone) it is bundled with esbuild, a dev dependency; the installed package
- * returns the bundle its build made, which is the same text.
+ * From the sources (a clone, also when it runs its build) it is bundled with esbuild, a dev
+ * dependency; the installed package returns the bundle its build made, which is the same text.
  */
 export async function bundleScenario(name: string): Promise<string> {
   if (!K6_SCENARIOS.includes(name)) {
     throw new Error(`unknown scenario '${name}' (one of ${K6_SCENARIOS.join(', ')})`);
   }
   const prebuilt = prebuiltBundlePath(name);
-  if (MODULE_EXT === '.js' && existsSync(prebuilt)) return readFileSync(prebuilt, 'utf8');
+  if ((MODULE_EXT === '.js' && existsSync(prebuilt)) || SOURCES_ROOT === undefined)
+    return readFileSync(prebuilt, 'utf8');
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [fileURLToPath(new URL(`./k6/${name}.ts`, import.meta.url))],
+    entryPoints: [join(SOURCES_ROOT, 'load', 'k6', `${name}.ts`)],
     bundle: true,
     format: 'esm',
     platform: 'neutral',

@@ -1,0 +1,132 @@
+'use strict';
+// Keeps V8's compiled code of the packages a Playwright process loads, between runs. Most of a
+// Playwright process's start-up is compiling Playwright's own bundles (contracts/README.md,
+// "Where the time went"); with the code V8 compiled in an earlier run, the runner and each worker
+// load them faster. `contracts/run.ts` loads this file with `--require` into the runner, and the
+// runner's workers inherit it.
+//
+// Only CommonJS files under a node_modules folder go through it (the packages); the suite's own
+// modules load as before. A module is compiled the way Node compiles it (the module wrapper, run in
+// the main context), but V8 is handed the code an earlier process stored.
+//
+// One limit of Node 20 decides which modules may be cached: code V8 takes from a cache loses what a
+// dynamic `import()` needs (it fails with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), in the module
+// itself and in code it evaluates (`eval`, `new Function`). So a module whose text spells `import(`
+// anywhere is compiled by Node itself, unless it is one of KNOWN_IMPORTS: modules read here whose
+// every `import(` was found never to run in kgate's processes, and only while they hold exactly that
+// many (a new version that adds one is compiled by Node again).
+//
+// The cache folder is KGATE_COMPILE_CACHE (set by `contracts/run.ts`; unset: the hook does nothing).
+// An entry is named for the file's path, size, modification time and the source's length, under a
+// folder per Node version and platform, so a changed package or another Node never reads stale code;
+// V8 checks the code it is handed too, and compiles afresh what it rejects. Entries are written when
+// the process ends, so they hold the functions the run actually compiled; a write goes to a temporary
+// file renamed into place, so processes writing the same entry never tear it.
+const Module = /** @type {any} */ (require('node:module'));
+const vm = require('node:vm');
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+/**
+ * Package files that spell `import(` and may still be cached, with how many times they spell it.
+ * playwright-core's coreBundle.js: once, in `new Function('return import("vite")')` of component
+ * testing. utilsBundle.js: `import("kerberos")` of Kerberos proxy authentication, a comment, and
+ * `import("node:crypto")` of a dependency's fallback for Node releases without `globalThis.crypto`.
+ */
+const KNOWN_IMPORTS = new Map([
+  [path.join('playwright-core', 'lib', 'coreBundle.js'), 1],
+  [path.join('playwright-core', 'lib', 'utilsBundle.js'), 3],
+]);
+
+const folder = process.env.KGATE_COMPILE_CACHE;
+if (folder) install(path.join(folder, `${process.version}-${process.platform}-${process.arch}`));
+
+/** @param {string} dir */
+function install(dir) {
+  const previousCompile = Module.prototype._compile;
+  /** @type {{ script: import('node:vm').Script, entry: string }[]} Scripts compiled without usable cached code, to store when the process ends. */
+  const pending = [];
+  const packageFile = /[\\/]node_modules[\\/].*\.c?js$/;
+
+  /** @this {any} @param {string} content @param {string} filename */
+  Module.prototype._compile = function compile(content, filename) {
+    if (!packageFile.test(filename) || !cacheable(content, filename))
+      return previousCompile.call(this, content, filename);
+    let entry;
+    try {
+      const stat = fs.statSync(filename);
+      const key = `${filename}\0${stat.size}\0${stat.mtimeMs}\0${content.length}`;
+      entry = path.join(dir, `${crypto.createHash('sha1').update(key).digest('hex')}.bin`);
+    } catch {
+      return previousCompile.call(this, content, filename);
+    }
+    let cachedData;
+    try {
+      cachedData = fs.readFileSync(entry);
+    } catch {
+      // Not cached yet.
+    }
+    let script;
+    try {
+      script = new vm.Script(Module.wrap(withoutShebang(content)), { filename, cachedData });
+    } catch {
+      // Not a CommonJS module after all (Node may load such a file as ES module syntax): Node's own way.
+      return previousCompile.call(this, content, filename);
+    }
+    if (cachedData === undefined || script.cachedDataRejected) pending.push({ script, entry });
+    const wrapper = script.runInThisContext({ displayErrors: true });
+    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, path.dirname(filename));
+  };
+
+  process.once('exit', () => {
+    if (pending.length === 0) return;
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (const { script, entry } of pending) {
+        const temporary = `${entry}.${process.pid}.tmp`;
+        fs.writeFileSync(temporary, script.createCachedData());
+        fs.renameSync(temporary, entry);
+      }
+    } catch {
+      // A cache that cannot be written costs the next run its speed, nothing else.
+    }
+  });
+}
+
+/** @param {string} content @param {string} filename */
+function cacheable(content, filename) {
+  if (!content.includes('import(')) return true;
+  for (const [file, count] of KNOWN_IMPORTS) {
+    if (filename.endsWith(path.sep + file)) return content.split('import(').length - 1 === count;
+  }
+  return false;
+}
+
+/**
+ * The `require` a module compiled by Node gets (Node's makeRequireFunction).
+ * @param {any} mod
+ */
+function requireFor(mod) {
+  /** @param {string} id */
+  const require = (id) => mod.require(id);
+  /** @param {string} request @param {unknown} [options] */
+  const resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+  /** @param {string} request */
+  resolve.paths = (request) => Module._resolveLookupPaths(request, mod);
+  require.resolve = resolve;
+  require.main = process.mainModule;
+  require.extensions = Module._extensions;
+  require.cache = Module._cache;
+  return require;
+}
+
+/**
+ * A `#!` line is allowed only at the very start of a script, so inside the module wrapper it is blanked.
+ * @param {string} content
+ */
+function withoutShebang(content) {
+  if (!content.startsWith('#!')) return content;
+  const end = content.search(/\r?\n/);
+  return end === -1 ? '' : content.slice(end);
+}
