@@ -2,13 +2,16 @@
 // busier in one minute than the next weighs on every row alike, with the wall time and the CPU
 // time of every process of the run (the CLI, Playwright's runner, its workers: /proc's times of
 // waited-for children):
-// - the full gate on the embedded default (`kgate conform`, the reference server in the CLI);
+// - the full gate on the embedded default (`kgate conform` as a clone runs it: a build of its
+//   sources, scripts/runtime-build.mjs; the reference server in the CLI);
 // - a one-check run, the baseline (`kgate conform --checks response-matches-spec --generate 0`:
 //   Playwright start, server start, one request per operation and a few for test data);
 // - the full gate against a reference server in another process (`kgate serve`), whose own CPU is
 //   read apart, so that kgate's CPU per request sent is its own;
 // - the same two embedded runs compiled, as the installed package runs them (dist/, built first by
-//   `npm run build`, no tsx).
+//   `npm run build`, no tsx);
+// - the same two embedded runs as a clone ran them before it ran a build: the sources through tsx,
+//   no compiled code kept (KGATE_FROM_SOURCES=1, KGATE_COMPILE_CACHE=off).
 // Targets: the full gate within 1.5 x a one-check run (wall); a one-check run within 3 s; kgate's
 // own CPU per request under 3 ms against a server in another process.
 // Then the fault sweep (clean server + every fault; target < 5 minutes), and real `kgate conform`
@@ -127,7 +130,11 @@ const rows = {
   external: [] as (Timed & { serverCpuSeconds: number })[],
   fullCompiled: [] as Timed[],
   oneCheckCompiled: [] as Timed[],
+  fullSources: [] as Timed[],
+  oneCheckSources: [] as Timed[],
 };
+/** How a clone ran before it ran a build of its sources: the sources through tsx, no compiled code kept. */
+const AS_BEFORE = { KGATE_FROM_SOURCES: '1', KGATE_COMPILE_CACHE: 'off' };
 try {
   for (let round = 0; round < ROUNDS; round++) {
     // Each round in another order, so that no row always follows the same one.
@@ -148,6 +155,12 @@ try {
       },
       async () => {
         rows.oneCheckCompiled.push(await conform(ONE_CHECK, {}, 'compiled'));
+      },
+      async () => {
+        rows.fullSources.push(await conform([], AS_BEFORE));
+      },
+      async () => {
+        rows.oneCheckSources.push(await conform(ONE_CHECK, AS_BEFORE));
       },
     ];
     for (let i = 0; i < runs.length; i++) await runs[(i + round) % runs.length]!();
@@ -171,6 +184,8 @@ const oneCheck = summary('oneCheck');
 const external = summary('external');
 const fullCompiled = summary('fullCompiled');
 const oneCheckCompiled = summary('oneCheckCompiled');
+const fullSources = summary('fullSources');
+const oneCheckSources = summary('oneCheckSources');
 const serverCpuSeconds = median(rows.external.map((run) => run.serverCpuSeconds));
 const cpuPerRequestMs = median(rows.external.map((run) => (run.cpuSeconds / Math.max(1, run.requests)) * 1000));
 const line = (label: string, row: ReturnType<typeof summary>) =>
@@ -181,6 +196,8 @@ console.log(line('one-check run (baseline)', oneCheck));
 console.log(line('full gate, server in another process', external));
 console.log(line('full gate, embedded default, compiled', fullCompiled));
 console.log(line('one-check run, compiled', oneCheckCompiled));
+console.log(line('full gate, sources through tsx (as before)', fullSources));
+console.log(line('one-check run, sources through tsx (as before)', oneCheckSources));
 console.log(
   `full gate over a one-check run: ${(full.seconds / oneCheck.seconds).toFixed(2)} x wall, ${(full.cpuSeconds / oneCheck.cpuSeconds).toFixed(2)} x CPU (target <= ${FULL_OVER_ONE_CHECK_TARGET} x wall); compiled ${(fullCompiled.seconds / oneCheckCompiled.seconds).toFixed(2)} x wall`,
 );
@@ -198,6 +215,8 @@ const figures: Record<string, unknown> = {
   external: { ...external, serverCpuSeconds, cpuPerRequestMs },
   fullCompiled,
   oneCheckCompiled,
+  fullSources,
+  oneCheckSources,
   fullOverOneCheckWall: full.seconds / oneCheck.seconds,
   fullOverOneCheckCpu: full.cpuSeconds / oneCheck.cpuSeconds,
   targets: {
