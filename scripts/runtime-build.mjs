@@ -125,13 +125,14 @@ export async function compileRuntime(out, options) {
 export const CLONE_BUILDS = join(ROOT, 'node_modules', '.cache', 'kgate', 'runtime');
 
 /**
- * The state of the sources a build was made from: every runtime file's path, size and time of
- * change, and the package's manifest (what `make` would compare, without reading the files).
+ * The state of the sources a build was made from: the path, size and time of change of every
+ * module and data file it compiles or copies, and of the package's manifest (what `make` would
+ * compare, without reading the files). Tests and documents beside them do not count.
  * @param {string} [root]
  */
 export function sourcesKey(root = ROOT) {
   const hash = createHash('sha1');
-  for (const path of [...runtimeFiles(root), 'package.json']) {
+  for (const path of [...runtimeModules({ devOnly: true, root }), ...RUNTIME_DATA, 'package.json']) {
     const stat = statSync(join(root, path));
     hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`);
   }

@@ -81,3 +81,12 @@ test('builds of earlier sources are removed an hour after they were made, the cu
   assert.equal(existsSync(current), true);
   assert.equal(await said(next), 'fourth');
 });
+
+test('only what the build compiles or copies decides whether it is made again', async () => {
+  const current = await cloneBuild({ root, builds });
+  write('cli/main.test.ts', 'an edited test\n');
+  write('cli/README.md', 'an edited document\n');
+  assert.equal(await cloneBuild({ root, builds }), current);
+  write(RUNTIME_DATA[0]!, '{ "edited": true }\n');
+  assert.notEqual(await cloneBuild({ root, builds }), current);
+});
