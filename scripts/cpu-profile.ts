@@ -43,6 +43,14 @@ const HOT_SPOTS: Record<string, RegExp> = {
   'report files': /^writeRunReports /,
 };
 
+/** A clone's build of its sources (scripts/runtime-build.mjs), named as the sources: `<build>/contracts/api.js` -> `<root>/contracts/api.ts`. */
+const CLONE_BUILD = /\/node_modules\/\.cache\/kgate\/runtime\/[^/]+\/(.*)\.js$/;
+
+function sourceUrl(url: string): string {
+  const built = CLONE_BUILD.exec(url);
+  return built ? `${ROOT}${built[1]}.ts` : url;
+}
+
 function ownerOf(url: string): string | undefined {
   if (url.includes('/openapi/generated/') || url.includes('/node_modules/ajv')) return 'validation';
   if (url.includes('/node_modules/')) {
@@ -84,10 +92,11 @@ export function summarise(profile: Profile): {
     if (frame.functionName === '(garbage collector)') heading = 'garbage collection';
     else if (frame.functionName === '(program)') heading = 'V8 and Node (no JavaScript frame)';
     else if (stack.some((f) => STARTUP.test(f.url))) heading = 'start-up (loading modules)';
-    else heading = stack.map((f) => ownerOf(f.url)).find((owner) => owner !== undefined) ?? 'Node internals';
+    else heading = stack.map((f) => ownerOf(sourceUrl(f.url))).find((owner) => owner !== undefined) ?? 'Node internals';
     headings[heading] = (headings[heading] ?? 0) + micros / 1000;
     for (const [name, pattern] of Object.entries(HOT_SPOTS))
-      if (stack.some((f) => pattern.test(`${f.functionName} ${f.url}`))) hot[name] = (hot[name] ?? 0) + micros / 1000;
+      if (stack.some((f) => pattern.test(`${f.functionName} ${sourceUrl(f.url)}`)))
+        hot[name] = (hot[name] ?? 0) + micros / 1000;
   }
   return { wallMs: (profile.endTime - profile.startTime) / 1000, busyMs: busy / 1000, headings, hot };
 }
