@@ -12,10 +12,11 @@
 // One limit of Node 20 decides which modules may be cached: code V8 takes from a cache loses what a
 // dynamic `import()` needs (it fails with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), in the module
 // itself and in code it evaluates (`eval`, `new Function`). So a module whose text spells `import(`
-// anywhere is compiled by Node itself, unless it is one of KNOWN_IMPORTS: modules read here whose
-// every `import(` was found never to run in kgate's processes, and only while they hold exactly that
-// many (a new version that adds one is compiled by Node again).
-//
+// anywhere but after a `.` or a name's letter (`builder.import(`, `_import(`: calls of functions
+// so named) is compiled by Node itself, in strings and comments too, unless it is one of
+// KNOWN_IMPORTS: modules read here whose every such `import(` was found never to run in kgate's
+// processes, and only while they spell it exactly that many times (a release that adds one is
+// compiled by Node again).
 // The cache folder is KGATE_COMPILE_CACHE (set by `contracts/run.ts`; unset: the hook does nothing).
 // An entry is named for the file's path, size, modification time and the source's length, under a
 // folder per Node version and platform, so a changed package or another Node never reads stale code;
@@ -33,11 +34,19 @@ const crypto = require('node:crypto');
  * playwright-core's coreBundle.js: once, in `new Function('return import("vite")')` of component
  * testing. utilsBundle.js: `import("kerberos")` of Kerberos proxy authentication, a comment, and
  * `import("node:crypto")` of a dependency's fallback for Node releases without `globalThis.crypto`.
+ * Playwright's Babel bundle: four error messages, a method named `import`, and Babel's loading of
+ * configuration files, which Playwright turns off (`configFile: false, babelrc: false`). Not
+ * Playwright's `common` bundle: it imports the configuration through `import()`.
  */
 const KNOWN_IMPORTS = new Map([
   [path.join('playwright-core', 'lib', 'coreBundle.js'), 1],
   [path.join('playwright-core', 'lib', 'utilsBundle.js'), 3],
+  [path.join('playwright', 'lib', 'transform', 'babelBundle.js'), 6],
 ]);
+/** `import(` as a dynamic import may be spelled: not a member call (`.import(`) nor the end of a name (`_import(`). */
+const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/g;
+
+module.exports = { cacheable };
 
 const folder = process.env.KGATE_COMPILE_CACHE;
 if (folder) install(path.join(folder, `${process.version}-${process.platform}-${process.arch}`));
@@ -96,9 +105,11 @@ function install(dir) {
 
 /** @param {string} content @param {string} filename */
 function cacheable(content, filename) {
-  if (!content.includes('import(')) return true;
-  for (const [file, count] of KNOWN_IMPORTS) {
-    if (filename.endsWith(path.sep + file)) return content.split('import(').length - 1 === count;
+  if (!content.includes('import')) return true;
+  const count = content.match(DYNAMIC_IMPORT)?.length ?? 0;
+  if (count === 0) return true;
+  for (const [file, known] of KNOWN_IMPORTS) {
+    if (filename.endsWith(path.sep + file)) return count === known;
   }
   return false;
 }

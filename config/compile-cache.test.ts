@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -36,7 +37,11 @@ function entries(cache: string): Map<string, number> {
 
 // A package, a package with a #! line, one that imports dynamically, and two files named as
 // Playwright's bundles whose `import(` never runs: one as often as read, one once more.
-write('node_modules/plain/index.js', 'exports.twice = (n) => 2 * n;\nexports.where = __filename;\n');
+write(
+  'node_modules/plain/index.js',
+  // A function named import, called as a member, is no dynamic import.
+  "const builder = { ['import']: (n) => 2 * n };\nexports.twice = (n) => builder.import(n);\nexports.where = __filename;\n",
+);
 write('node_modules/tool/cli.js', '#!/usr/bin/env node\nmodule.exports = require("./package.json").name;\n');
 write('node_modules/tool/package.json', '{ "name": "tool" }\n');
 write('node_modules/lazy/package.json', '{ "main": "index.cjs" }\n');
@@ -78,4 +83,19 @@ test('an entry V8 rejects is compiled afresh and replaced', () => {
   const damaged = entries(cache);
   assert.equal(run(cache), EXPECTED);
   for (const [name, mtime] of entries(cache)) assert.ok(mtime > damaged.get(name)!, `${name} rewritten`);
+});
+
+test('of the Playwright installed here, the bundles read for the cache are cached and the loader that imports the configuration is not', () => {
+  const require = createRequire(import.meta.url);
+  const { cacheable } = require('./compile-cache.cjs') as { cacheable: (content: string, filename: string) => boolean };
+  const verdict = (pkg: string, path: string) => {
+    const file = join(dirname(require.resolve(`${pkg}/package.json`)), path);
+    return cacheable(readFileSync(file, 'utf8'), file);
+  };
+  // A Playwright release that spells import( in them more or less often needs them read again.
+  assert.equal(verdict('playwright-core', 'lib/coreBundle.js'), true);
+  assert.equal(verdict('playwright-core', 'lib/utilsBundle.js'), true);
+  assert.equal(verdict('playwright', 'lib/transform/babelBundle.js'), true);
+  assert.equal(verdict('playwright', 'lib/runner/index.js'), true);
+  assert.equal(verdict('playwright', 'lib/common/index.js'), false);
 });
