@@ -19,7 +19,8 @@
 // compiled by Node again).
 // The cache folder is KGATE_COMPILE_CACHE (set by `contracts/run.ts`; unset: the hook does nothing).
 // An entry is named for the file's path, size, modification time and the source's length, under a
-// folder per Node version and platform, so a changed package or another Node never reads stale code;
+// folder per Node version, platform and these rules, so a changed package, another Node or other
+// rules never read stale code;
 // V8 checks the code it is handed too, and compiles afresh what it rejects. Entries are written when
 // the process ends, so they hold the functions the run actually compiled; a write goes to a temporary
 // file renamed into place, so processes writing the same entry never tear it.
@@ -49,7 +50,13 @@ const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/g;
 module.exports = { cacheable };
 
 const folder = process.env.KGATE_COMPILE_CACHE;
-if (folder) install(path.join(folder, `${process.version}-${process.platform}-${process.arch}`));
+/** The rules that decide what may be cached, in the folder's name: rules that change start a new folder. */
+const rules = crypto
+  .createHash('sha1')
+  .update(JSON.stringify([...KNOWN_IMPORTS, DYNAMIC_IMPORT.source]))
+  .digest('hex')
+  .slice(0, 8);
+if (folder) install(path.join(folder, `${process.version}-${process.platform}-${process.arch}-${rules}`));
 
 /** @param {string} dir */
 function install(dir) {
@@ -60,8 +67,7 @@ function install(dir) {
 
   /** @this {any} @param {string} content @param {string} filename */
   Module.prototype._compile = function compile(content, filename) {
-    if (!packageFile.test(filename) || !cacheable(content, filename))
-      return previousCompile.call(this, content, filename);
+    if (!packageFile.test(filename)) return previousCompile.call(this, content, filename);
     let entry;
     try {
       const stat = fs.statSync(filename);
@@ -70,11 +76,13 @@ function install(dir) {
     } catch {
       return previousCompile.call(this, content, filename);
     }
+    // An entry is written only for a module found cacheable, under the same rules (the folder's
+    // name), so a module that has one is not searched again.
     let cachedData;
     try {
       cachedData = fs.readFileSync(entry);
     } catch {
-      // Not cached yet.
+      if (!cacheable(content, filename)) return previousCompile.call(this, content, filename);
     }
     let script;
     try {
