@@ -263,6 +263,7 @@ export async function runCheck(
     throw new CheckFailure(failureOf(check.id, op.label, title, detail, response));
   };
   // Steps are reported at the check's own file (checks/<id>.ts), whichever helper took them.
+  const playwrightSteps = Boolean(kgate.options.playwrightReporter || kgate.options.playwrightReport);
   const location = { file: join(CODE_ROOT, 'contracts', 'checks', `${check.id}${MODULE_EXT}`), line: 1, column: 1 };
   const ctx: CheckContext = {
     op,
@@ -271,8 +272,11 @@ export async function runCheck(
     keys: { full: api.has('full'), unsubscribed: api.has('unsubscribed'), exhausted: api.has('exhausted') },
     unsubscribedGroups: kgate.options.unsubscribedGroups,
     timeoutMs: api.settings.timeoutMs,
-    // With a location given, Playwright records the step without capturing and source-mapping a call stack.
-    step: (title, body) => test.step(title, body, { location }),
+    // Steps are shown only by Playwright's own reporters and reports, which a run has on request
+    // (--playwright-reporter, --playwright-report): otherwise a step would be two messages to the
+    // runner for nothing. With a location given, Playwright records the step without capturing and
+    // source-mapping a call stack.
+    step: playwrightSteps ? (title, body) => test.step(title, body, { location }) : (_title, body) => body(),
     skip(reason) {
       throw new SkipCheck(reason);
     },
