@@ -38,6 +38,8 @@ export interface HarnessEnv {
    * (bin/kgate.mjs, contracts/run.ts); stack traces then name the sources.
    */
   fromSources: boolean;
+  /** KGATE_RUN_ID: set by the suite's global setup for its workers, naming the run's shared test data (contracts/discovery-share.ts). */
+  runId?: string;
   /**
    * The forward proxies, as curl reads them: https_proxy / HTTPS_PROXY for https targets,
    * http_proxy / HTTP_PROXY for http targets, all_proxy / ALL_PROXY for both (the lower-case
@@ -84,6 +86,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
     compileCache: nonEmpty(env.KGATE_COMPILE_CACHE),
     fromSources: env.KGATE_FROM_SOURCES === '1',
+    runId: nonEmpty(env.KGATE_RUN_ID),
     proxies: {
       https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
       http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),

@@ -1,6 +1,7 @@
 import { getOperation } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { type Api, type ApiResponse, type CallOptions, type Operation, ResponseUnusable, TargetBroken } from './api.ts';
+import type { SharedDiscovery } from './discovery-share.ts';
 import { excerpt, type Failure } from './failure.ts';
 import { field, objects } from './json.ts';
 
@@ -17,6 +18,9 @@ export interface DiscoveredEvent {
   eventId: string;
   relatedEntities: string[];
 }
+
+/** How many request deadlines a worker waits for an item another worker is finding, before it finds it itself. */
+const WAIT_DEADLINES = 4;
 
 /** A broad expression every academic deployment should match many papers with. */
 export const BROAD_EXPR = 'Y>1900';
@@ -113,7 +117,8 @@ function answered(response: ApiResponse): string {
 /**
  * Test data found on the target itself, so the suite works against any deployment: papers,
  * authors, an interpret query, an answer search query, a URL, a date with events, event ids and an
- * encyclopedia id. Each item is looked up once per worker and shared by its tests.
+ * encyclopedia id. Each item is looked up once per run, by the first worker that needs it (see
+ * SharedDiscovery), and shared by every test.
  *
  * Discovery needs data, not validity: its requests are judged by nobody (the `Api` it is given
  * has `judge: false`), it takes what it needs from any answer, and when it finds nothing usable it
@@ -123,7 +128,11 @@ function answered(response: ApiResponse): string {
 export class Discovery {
   private readonly cache = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly api: Api) {}
+  /** `shared`: the run's store, where the workers leave what they found for each other (none: this worker alone). */
+  constructor(
+    private readonly api: Api,
+    private readonly shared?: SharedDiscovery,
+  ) {}
 
   /**
    * A view for one test: every item it uses adds the item's source operations to `reads`, and
@@ -146,10 +155,37 @@ export class Discovery {
   private once<T>(name: DiscoveryItem, find: () => Promise<T>): Promise<T> {
     let found = this.cache.get(name) as Promise<T> | undefined;
     if (!found) {
-      found = find();
+      found = this.shared ? this.acrossWorkers(name, find, this.shared) : find();
       this.cache.set(name, found);
     }
     return found;
+  }
+
+  /**
+   * An item another worker of the run found is taken as it found it, and one it found none of is
+   * unavailable with its reason (its findings were reported by the test that looked). The first
+   * worker to need an item finds it for all; the others wait for it, for at most WAIT_DEADLINES
+   * request deadlines (an item may take a few requests, each up to the deadline) or until the
+   * run's time limit, then find it themselves, as they do when the finder could not say (the run's
+   * time limit, a defect of kgate).
+   */
+  private async acrossWorkers<T>(name: DiscoveryItem, find: () => Promise<T>, shared: SharedDiscovery): Promise<T> {
+    let item = shared.read(name);
+    if (!item && shared.claim(name)) {
+      try {
+        const value = await find();
+        shared.write(name, { value });
+        return value;
+      } catch (error) {
+        shared.write(name, error instanceof DataUnavailable ? { unavailable: error.message } : { failed: true });
+        throw error;
+      }
+    }
+    const { timeoutMs, deadlineAt } = this.api.settings;
+    item ??= await shared.wait(name, Math.min(Date.now() + WAIT_DEADLINES * timeoutMs, deadlineAt ?? Infinity));
+    if (!item || 'failed' in item) return find();
+    if ('unavailable' in item) throw new DataUnavailable(item.unavailable);
+    return item.value as T;
   }
 
   /**

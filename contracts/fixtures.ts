@@ -23,6 +23,7 @@ import {
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from './checks/index.ts';
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from './checks/registry.ts';
 import { DataUnavailable, Discovery } from './discovery.ts';
+import { SharedDiscovery } from './discovery-share.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from './failure.ts';
 import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
 import { sharedRunPace } from './pacing.ts';
@@ -169,7 +170,9 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           if (!found) {
             const api = new Api({ ...settings, judge: false, readsSlowOperations: true });
             discoveryApis.push(api);
-            found = new Discovery(api);
+            const shared =
+              settings.breakerDir && env.runId ? SharedDiscovery.of(settings.breakerDir, env.runId, key) : undefined;
+            found = new Discovery(api, shared);
             discoveries.set(key, found);
           }
           return found;

@@ -2,16 +2,19 @@ import { readEnv } from '../config/env.ts';
 import { registerSecret } from '../config/redact.ts';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { clearTransportFailures } from './api.ts';
+import { newDiscoveryRun } from './discovery-share.ts';
 import { readConformOptions } from './options.ts';
 
 /**
- * Playwright global setup: forgets the timeouts of an earlier run and, with no KGATE_BASE_URL,
+ * Playwright global setup: forgets the timeouts of an earlier run, names the run for the test data
+ * its workers share (KGATE_RUN_ID) and, with no KGATE_BASE_URL,
  * starts the embedded reference server in the runner process, handing its URL and keys to the
  * workers through the environment.
  */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
   const options = readConformOptions();
   clearTransportFailures(options.reportDir);
+  process.env.KGATE_RUN_ID = newDiscoveryRun(options.reportDir);
   if (readEnv().baseUrl || options.sweep) return undefined;
   // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
   // Loaded only here: `kgate conform` starts the server itself, and the runner of its runs need not load it.
