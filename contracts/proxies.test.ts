@@ -40,11 +40,16 @@ before(async () => {
   if (skip) return;
   server = await startReferenceServer({ quiet: true });
   pki = makeTestCertificates();
-  [squid, authed, tlsFront] = await Promise.all([
+  // Each one that started is kept for after() to stop, also when another failed to start: a server
+  // left running would keep this file's process from ever ending.
+  const started = await Promise.allSettled([
     startSquid(),
     startSquid({ auth: { user: USER, password: PASSWORD } }),
     startNginx({ upstream: server.url, tls: pki }),
   ]);
+  const [plain, guarded, front] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+  [squid, authed, tlsFront] = [plain as RealSquid, guarded as RealSquid, front as RealNginx];
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
   reports = mkdtempSync(join(tmpdir(), 'kgate-proxies-'));
 });
 after(async () => {

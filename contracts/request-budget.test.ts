@@ -96,7 +96,7 @@ const TABLE: RequestBudget = {
   },
 };
 
-test('estimateRequests adds each test, and each item discovered once per worker that may need it', () => {
+test('estimateRequests adds each test, and each item discovered once per run, at most once per worker that may need it', () => {
   const at = (operation: string, check: string, project = 'conformance') => ({ project, operation, check });
   const cases: {
     given: { tests: ReturnType<typeof at>[]; workers: number };
@@ -111,9 +111,10 @@ test('estimateRequests adds each test, and each item discovered once per worker 
       want: { testRequests: 4, discovery: { typical: 1, max: 1 } },
     },
     {
-      // interpretQuery needs authors, which needs papers: 1 + 1 per worker, at most 1 + 5.
+      // interpretQuery needs authors, which needs papers: 1 + 1 for the run; at most, once per
+      // worker (1 + 5 for the one test of each that needs them).
       given: { tests: [at('GET /a', 'paging-is-consistent'), at('GET /b', 'paging-is-consistent')], workers: 2 },
-      want: { testRequests: 8, discovery: { typical: 3, max: 7 } },
+      want: { testRequests: 8, discovery: { typical: 2, max: 7 } },
     },
     {
       // The rate-limit project runs after the others, in a worker of its own.

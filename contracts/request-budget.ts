@@ -72,7 +72,8 @@ function withNeeds(item: DiscoveryItem, into: Set<DiscoveryItem>): Set<Discovery
 
 /**
  * Estimates the requests of the selected tests run by `workers` workers: the measured requests of
- * each test, plus discovery of every item they use, once per worker that may run one of them
+ * each test, plus discovery of every item they use: typically once per run from its first
+ * candidate serving, at most once per worker that may run one of them with every fallback tried
  * (Playwright starts no more workers than there are tests; the rate-limit project, run after the
  * others, starts its own).
  */
@@ -115,13 +116,16 @@ export function estimateRequests(
     for (const item of measured?.data ?? []) if (item in DISCOVERY_REQUESTS) withNeeds(item as DiscoveryItem, items);
     for (const item of items) byItem.set(item, (byItem.get(item) ?? 0) + 1);
   }
+  // Typically the first worker to need an item finds it for the whole run (discovery-share.ts); at
+  // most each worker finds it itself, as one does when the finder leaves nothing in time.
   const discovery = { typical: 0, max: 0 };
+  const found = new Set<DiscoveryItem>();
   for (const [project, byItem] of users) {
     const projectWorkers = project === 'rate-limit' ? 1 : workers;
     for (const [item, count] of byItem) {
-      const fetches = Math.min(projectWorkers, count);
-      discovery.typical += DISCOVERY_REQUESTS[item].first * fetches;
-      discovery.max += DISCOVERY_REQUESTS[item].most * fetches;
+      if (!found.has(item)) discovery.typical += DISCOVERY_REQUESTS[item].first;
+      found.add(item);
+      discovery.max += DISCOVERY_REQUESTS[item].most * Math.min(projectWorkers, count);
     }
   }
   return {

@@ -5,7 +5,17 @@
 // exits. A missing binary skips the test where it runs by hand and fails it in CI (`CI` set):
 // `.ci/run` installs nginx-light, squid, openssl and apache2-utils.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,6 +195,12 @@ async function freePort(): Promise<number> {
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
+    // A connection neither made nor refused (a listener whose backlog is full drops it, and the
+    // system retries for minutes) counts as not yet: the caller's 10 s bound holds.
+    socket.setTimeout(1_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -435,9 +451,14 @@ export async function startSquid(options: SquidOptions = {}): Promise<RealSquid>
     writeFileSync(join(dir, 'squid.conf'), `${lines.join('\n')}\n`);
     const cacheLog = () => readOr(join(dir, 'cache.log'));
     // Ready when its log says it accepts connections: a probe connection would be a line of its access log.
+    // A service name of its own: squid names its shared-memory segments for it, and two squids of
+    // one name starting at once (this file's two, another test file's) fail on them ("File
+    // exists"). Stopped with SIGKILL, squid leaves them behind: removed before and after.
+    const service = `kgate${port}`;
+    removeSharedMemory(service);
     const child = await spawnReady(
       BINARIES.squid,
-      ['-N', '-f', join(dir, 'squid.conf')],
+      ['-N', '-n', service, '-f', join(dir, 'squid.conf')],
       async () => cacheLog().includes('Accepting HTTP Socket connections'),
       cacheLog,
     );
@@ -454,9 +475,20 @@ export async function startSquid(options: SquidOptions = {}): Promise<RealSquid>
           ? `http://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`
           : origin,
       // Its own shutdown waits a second at least; the logs are written as each request ends, so nothing is lost.
-      stop: stopper(child, dir, 'SIGKILL'),
+      stop: async () => {
+        await stopper(child, dir, 'SIGKILL')();
+        removeSharedMemory(service);
+      },
     };
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error('squid: no free port after 5 tries');
+}
+
+/** Removes the shared-memory segments of a squid service (Linux keeps them in /dev/shm as `<service>-*.shm`). */
+function removeSharedMemory(service: string): void {
+  const shm = '/dev/shm';
+  for (const name of existsSync(shm) ? readdirSync(shm) : []) {
+    if (name.startsWith(`${service}-`)) rmSync(join(shm, name), { force: true });
+  }
 }
