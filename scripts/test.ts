@@ -9,7 +9,8 @@
 // the others: a test that measures time or rate against the machine's own pace, or that needs
 // something no other file may touch at the same time. Each file's output is printed whole when it
 // ends, then one line per file with its time, each failing file's failures again (a reader of the
-// output's tail sees why), and the totals.
+// output's tail sees why), and the totals. A file that has not ended within KGATE_TEST_FILE_LIMIT_S
+// seconds (default 15 minutes) is stopped and fails.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -67,6 +68,14 @@ interface FileResult {
   counts: Record<string, number>;
 }
 
+/**
+ * A test file still running after this many seconds (KGATE_TEST_FILE_LIMIT_S, default 15 minutes,
+ * about four times the longest file's time on a loaded machine) is stopped and fails, named: a file
+ * that never ends does not hold the whole run until CI's own limit. Its process is killed; what it
+ * started itself and did not stop may outlive it.
+ */
+const FILE_LIMIT_S = Number(process.env.KGATE_TEST_FILE_LIMIT_S) || 900;
+
 /** Runs one test file in a process of its own, its output kept until it ends. */
 function runFile(file: string): Promise<FileResult> {
   const started = performance.now();
@@ -83,19 +92,24 @@ function runFile(file: string): Promise<FileResult> {
     output += chunk.toString('utf8');
   });
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
+    let ended = false;
+    const end = (code: number) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(limit);
       const counts: Record<string, number> = {};
       // The spec reporter ends with `ℹ tests 12`, `ℹ pass 12`, `ℹ fail 0`...
       for (const match of output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
         counts[match[1]!] = Number(match[2]);
-      resolve({
-        file,
-        code: code ?? (signal ? 1 : 0),
-        seconds: (performance.now() - started) / 1000,
-        output,
-        counts,
-      });
-    });
+      resolve({ file, code, seconds: (performance.now() - started) / 1000, output, counts });
+    };
+    const limit = setTimeout(() => {
+      output += `\n✖ ${file} did not end within ${FILE_LIMIT_S} s (KGATE_TEST_FILE_LIMIT_S): stopped\n`;
+      child.kill('SIGKILL');
+      // Not waiting for its pipes to close: a process it started may hold them open.
+      end(1);
+    }, FILE_LIMIT_S * 1000);
+    child.on('close', (code, signal) => end(code ?? (signal ? 1 : 0)));
   });
 }
 
