@@ -19,11 +19,11 @@ export const CODE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /**
  * The TypeScript sources of the running code: the repository, also when a clone runs its build
  * (which names them in `sources.json`, scripts/runtime-build.mjs); none in the installed package.
- * What is made from the sources at run time (the k6 bundles) is made from them.
+ * What is made from the sources at run time (the k6 bundles) is made from them. Read when asked,
+ * not when every process loads this module.
  */
-export const SOURCES_ROOT: string | undefined = MODULE_EXT === '.ts' ? CODE_ROOT : sourcesOfBuild();
-
-function sourcesOfBuild(): string | undefined {
+export function sourcesRoot(): string | undefined {
+  if (MODULE_EXT === '.ts') return CODE_ROOT;
   try {
     return (JSON.parse(readFileSync(join(CODE_ROOT, 'sources.json'), 'utf8')) as { root: string }).root;
   } catch {

@@ -262,6 +262,20 @@ export function notRunGivenUp(check: string, operation: string, reason: string, 
   };
 }
 
+/**
+ * True for the one caller, among every process of the run, that creates `file` first (exclusively,
+ * its folder made if need be): a claim by file, as the breaker's and discovery's are.
+ */
+export function claimFile(file: string): boolean {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    closeSync(openSync(file, 'wx'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The other method of `op`'s path (POST evaluate for GET evaluate), when the spec has both. */
 export function twinOf(op: Pick<Operation, 'method' | 'path'>): Operation | undefined {
   return OPERATIONS.find((other) => other.path === op.path && other.method !== op.method);
@@ -517,13 +531,7 @@ export class Api {
       CLAIMED.add(`${this.breakerScope} ${name}`);
       return true;
     }
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      closeSync(openSync(file, 'wx'));
-      return true;
-    } catch {
-      return false;
-    }
+    return claimFile(file);
   }
 
   /**

@@ -1,17 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { claimFile } from './api.ts';
 
 /** What the worker that found an item left for the others: the item, why there is none, or that it could not say. */
 export type SharedItem = { value: unknown } | { unavailable: string } | { failed: true };
@@ -68,13 +58,7 @@ export class SharedDiscovery {
 
   /** True for the one worker of the run that claims `name` first. */
   claim(name: string): boolean {
-    try {
-      mkdirSync(this.dir, { recursive: true });
-      closeSync(openSync(join(this.dir, `${name}.claim`), 'wx'));
-      return true;
-    } catch {
-      return false;
-    }
+    return claimFile(join(this.dir, `${name}.claim`));
   }
 
   /** Leaves the item for the others, whole: written aside and renamed into place. */

@@ -17,7 +17,7 @@ const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/
  * KGATE_COMPILE_CACHE names, none if it says `off`, or `.cache/kgate` in the node_modules folder
  * Playwright is installed in (where other tools keep their caches).
  */
-export function compileCacheFolder(setting = readEnv().compileCache): string | undefined {
+function compileCacheFolder(setting = readEnv().compileCache): string | undefined {
   if (setting === 'off') return undefined;
   if (setting) return resolve(setting);
   const nodeModules = dirname(

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MODULE_EXT, SOURCES_ROOT } from '../config/runtime.ts';
+import { MODULE_EXT, sourcesRoot } from '../config/runtime.ts';
 import { SCENARIOS } from './scenarios.ts';
 
 /** The scenarios `kgate k6 bundle` can bundle (the k6 scripts of load/k6/). */
@@ -37,11 +37,11 @@ export async function bundleScenario(name: string): Promise<string> {
     throw new Error(`unknown scenario '${name}' (one of ${K6_SCENARIOS.join(', ')})`);
   }
   const prebuilt = prebuiltBundlePath(name);
-  if ((MODULE_EXT === '.js' && existsSync(prebuilt)) || SOURCES_ROOT === undefined)
-    return readFileSync(prebuilt, 'utf8');
+  const sources = sourcesRoot();
+  if ((MODULE_EXT === '.js' && existsSync(prebuilt)) || sources === undefined) return readFileSync(prebuilt, 'utf8');
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [join(SOURCES_ROOT, 'load', 'k6', `${name}.ts`)],
+    entryPoints: [join(sources, 'load', 'k6', `${name}.ts`)],
     bundle: true,
     format: 'esm',
     platform: 'neutral',
