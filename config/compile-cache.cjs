@@ -23,7 +23,8 @@
 // rules never read stale code;
 // V8 checks the code it is handed too, and compiles afresh what it rejects. Entries are written when
 // the process ends, so they hold the functions the run actually compiled; a write goes to a temporary
-// file renamed into place, so processes writing the same entry never tear it.
+// file renamed into place, so processes writing the same entry never tear it. A process that writes
+// entries also prunes the cache (see prune).
 const Module = /** @type {any} */ (require('node:module'));
 const vm = require('node:vm');
 const fs = require('node:fs');
@@ -47,7 +48,7 @@ const KNOWN_IMPORTS = new Map([
 /** `import(` as a dynamic import may be spelled: not a member call (`.import(`) nor the end of a name (`_import(`). */
 const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/g;
 
-module.exports = { cacheable };
+module.exports = { cacheable, prune };
 
 const folder = process.env.KGATE_COMPILE_CACHE;
 /** The rules that decide what may be cached, in the folder's name: rules that change start a new folder. */
@@ -105,10 +106,42 @@ function install(dir) {
         fs.writeFileSync(temporary, script.createCachedData());
         fs.renameSync(temporary, entry);
       }
+      prune(dir);
     } catch {
       // A cache that cannot be written costs the next run its speed, nothing else.
     }
   });
+}
+
+/** An entry not rewritten for this long is removed when new entries are written (see prune). */
+const STALE_MS = 30 * 24 * 3600 * 1000;
+/** The name of a folder of entries: a Node version, platform, architecture and rules. */
+const ENTRIES_FOLDER = /^v\d+\.\d+\.\d+-[a-z0-9]+-[a-z0-9]+(-[0-9a-f]{8})?$/;
+
+/**
+ * Keeps the cache from growing without end. A process that wrote entries (a package, Node or the
+ * rules changed, or this is a first run) removes the folders of other Node versions and rules
+ * beside `dir` (a folder of an earlier Node or of earlier rules is never read again) and the
+ * entries of `dir` not rewritten for STALE_MS (most are of files an update replaced; one still
+ * used is compiled and written again by the next run). Other processes may read and write the
+ * same folders meanwhile: whatever fails to be removed stays for a later run.
+ * @param {string} dir
+ */
+function prune(dir) {
+  const parent = path.dirname(dir);
+  for (const name of fs.readdirSync(parent)) {
+    if (name !== path.basename(dir) && ENTRIES_FOLDER.test(name))
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+  const before = Date.now() - STALE_MS;
+  for (const name of fs.readdirSync(dir)) {
+    const file = path.join(dir, name);
+    try {
+      if (fs.statSync(file).mtimeMs < before) fs.rmSync(file, { force: true });
+    } catch {
+      // Removed by another process meanwhile.
+    }
+  }
 }
 
 /** @param {string} content @param {string} filename */

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -98,4 +107,35 @@ test('of the Playwright installed here, the bundles read for the cache are cache
   assert.equal(verdict('playwright', 'lib/transform/babelBundle.js'), true);
   assert.equal(verdict('playwright', 'lib/runner/index.js'), true);
   assert.equal(verdict('playwright', 'lib/common/index.js'), false);
+});
+
+test('a process that writes entries removes the folders of other Node versions and rules, and entries not rewritten for 30 days', () => {
+  const cache = join(root, 'cache-pruned');
+  run(cache);
+  const [current] = readdirSync(cache);
+  const dir = join(cache, current!);
+  const kept = [...entries(cache).keys()];
+  // Folders of an earlier Node and of earlier rules; a clone's build and a folder of something else beside them.
+  for (const name of ['v18.19.0-linux-x64', 'v20.20.2-linux-x64-0badc0de', 'runtime', 'notes'])
+    mkdirSync(join(cache, name, 'inside'), { recursive: true });
+  // An entry of a file an update replaced, untouched for 31 days; a recent one of a replaced file.
+  const old = (Date.now() - 31 * 24 * 3600 * 1000) / 1000;
+  writeFileSync(join(dir, 'stale.bin'), 'old code');
+  utimesSync(join(dir, 'stale.bin'), old, old);
+  writeFileSync(join(dir, 'recent.bin'), 'recent code');
+  // A module no run compiled yet: this run writes its entry, and prunes.
+  write('node_modules/fresh/index.js', 'module.exports = 1;\n');
+  writeFileSync(join(root, 'fresh.cjs'), "require('fresh'); require('./main.cjs');\n");
+  const result = spawnSync(process.execPath, ['--require', HOOK, join(root, 'fresh.cjs')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, KGATE_COMPILE_CACHE: cache },
+  });
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual(readdirSync(cache).sort(), [current, 'notes', 'runtime'].sort());
+  const now = readdirSync(dir);
+  assert.ok(!now.includes('stale.bin'), 'the stale entry is removed');
+  assert.ok(now.includes('recent.bin'), 'a recent entry stays');
+  for (const name of kept) assert.ok(now.includes(name), `${name} stays`);
+  assert.equal(now.length, kept.length + 2, 'the fresh module got its entry');
 });

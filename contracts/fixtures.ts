@@ -324,7 +324,8 @@ export async function runCheck(
   };
   try {
     if (check.tag === RATE_LIMIT_TAG && kgate.options.plan?.rateLimitLast) {
-      // A burst would make other tests' answers 429: it waits for every other test to end.
+      // A burst would make other tests' answers 429: it waits for every other test of the operations
+      // the rate-limit tests burst to end (the interface rate-limits only those).
       const waitMs = Math.max(10_000, testInfo.timeout - OTHERS_WAIT_MARGIN_MS);
       if (!(await afterOthers(kgate.options.reportDir, waitMs)))
         notes.push(
@@ -415,8 +416,8 @@ export async function runCheck(
 const OTHERS_WAIT_MARGIN_MS = 20_000;
 
 /**
- * Resolves true once the reporter has written OTHERS_ENDED_FILE (every test but the rate-limit
- * tests has ended), false after `ms` without it (a run whose reporter is not kgate's).
+ * Resolves true once the reporter has written OTHERS_ENDED_FILE (every other test of the operations
+ * the rate-limit tests burst has ended), false after `ms` without it (a run whose reporter is not kgate's).
  */
 async function afterOthers(reportDir: string, ms: number): Promise<boolean> {
   const file = join(reportDir, OTHERS_ENDED_FILE);

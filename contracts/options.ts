@@ -134,8 +134,9 @@ export const DEFAULT_REPORT_DIR = 'reports/conformance';
 export const PROGRESS_FILE = '.progress.json';
 
 /**
- * File the reporter writes in the report folder once every test but the rate-limit tests has ended:
- * what those wait for before they burst (see PlaywrightPlan.rateLimitLast).
+ * File the reporter writes in the report folder once every test of the operations the rate-limit
+ * tests burst, but those, has ended: what they wait for before they burst (see
+ * PlaywrightPlan.rateLimitLast).
  */
 export const OTHERS_ENDED_FILE = '.others-ended';
 

@@ -47,18 +47,34 @@ export default class ConformanceReporter implements Reporter {
     writeProgress(this.options, 0, this.total, 0);
     this.progressWrittenAt = Date.now();
     if (this.options.plan?.rateLimitLast) {
-      // The rate-limit tests wait for the others' end; a folder used before must not say it already came.
-      this.othersLeft = suite.allTests().filter((test) => !test.tags.includes(RATE_LIMIT_TAG)).length;
+      // The rate-limit tests wait for the end of the other tests of the operations they burst; a
+      // folder used before must not say it already came.
+      this.othersLeft = suite.allTests().filter((test) => this.waitedFor(test)).length;
       rmSync(join(this.options.reportDir, OTHERS_ENDED_FILE), { force: true });
       if (this.othersLeft === 0) othersEnded(this.options);
     }
   }
 
+  /** The operations the run's rate-limit tests burst, by label. */
+  private limitedOperations?: Set<string>;
+
+  /**
+   * Whether the rate-limit tests wait for this test to end: it is not one of them and tests an
+   * operation they burst (answer search, URL preview). Other operations' tests run beside the
+   * bursts: the interface rate-limits only those two.
+   */
+  private waitedFor(test: TestCase): boolean {
+    if (test.tags.includes(RATE_LIMIT_TAG)) return false;
+    this.limitedOperations ??= new Set(
+      (this.suite?.allTests() ?? []).filter((each) => each.tags.includes(RATE_LIMIT_TAG)).map(operationOf),
+    );
+    return this.limitedOperations.has(operationOf(test));
+  }
+
   onTestEnd(test: TestCase, result: TestResult): void {
     registerKeys();
     this.ended.add(test.id);
-    if (this.othersLeft > 0 && !test.tags.includes(RATE_LIMIT_TAG) && --this.othersLeft === 0)
-      othersEnded(this.options);
+    if (this.othersLeft > 0 && this.waitedFor(test) && --this.othersLeft === 0) othersEnded(this.options);
     // titlePath: '', project, file, [sweep target,] operation, check id.
     const [, project = '', , ...rest] = test.titlePath();
     const check = rest.pop() ?? test.title;
@@ -257,6 +273,11 @@ function writeProgress(options: ConformOptions | undefined, done: number, total:
 }
 
 /** Tells the rate-limit tests, waiting in the workers, that every other test has ended (see runCheck). */
+/** The operation label of a suite test (its titlePath: '', project, file, [sweep target,] operation, check id). */
+function operationOf(test: TestCase): string {
+  return test.titlePath().at(-2) ?? '';
+}
+
 function othersEnded(options: ConformOptions | undefined): void {
   if (!options) return;
   mkdirSync(options.reportDir, { recursive: true });

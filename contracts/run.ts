@@ -48,6 +48,8 @@ export interface SuiteRun {
   playwrightArgs?: string[];
   /** The forward proxies of the run's route (secret: they may hold credentials) and what bypasses them; none: direct. */
   proxies?: { https?: string; http?: string; noProxy: string[] };
+  /** Called once Playwright's runner is started: the embedded server builds its corpora while it loads. */
+  onSpawn?: () => void;
 }
 
 /** The variables a worker reads its proxies from (config/env.ts): only the run's own reach it. */
@@ -129,6 +131,7 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
         ? ['ignore', 'pipe', 'pipe']
         : ['ignore', 'inherit', 'inherit'],
   });
+  run.onSpawn?.();
   let output = '';
   const keep = (chunk: Buffer) => {
     if (run.options.playwrightReporter) process.stderr.write(chunk);

@@ -21,9 +21,10 @@ function checksGrep(ids: readonly string[] | undefined): RegExp | undefined {
 
 /**
  * The Playwright projects of a conformance run. The rate-limit tests burst traffic, so they run
- * after every other test: in an unsharded run in the same project and workers, declared last
- * (operations.spec.ts), each waiting until every other test has ended (`rateLimitLast`, see
- * runCheck); a teardown project would start workers of its own. Of a sharded run they form a
+ * after every other test of the operations they burst: in an unsharded run in the same project and
+ * workers, declared after those operations' tests and before the other operations'
+ * (operations.spec.ts), waiting until those tests have ended (`rateLimitLast`, see runCheck) while
+ * the other operations' tests go on; a teardown project would start workers of its own. Of a sharded run they form a
  * teardown project `rate-limit`, which Playwright runs whole in every shard, so only the last
  * shard has it and the shards together run each test once. A fault sweep has one project of its own.
  * `ext` is the extension of the code Playwright runs (contracts/run.ts may run a build of the sources).
@@ -68,7 +69,7 @@ function isSweep(options: Pick<ConformOptions, 'sweep' | 'sweepFile'>): boolean 
   return options.sweep !== undefined || options.sweepFile !== undefined;
 }
 
-/** Whether the rate-limit tests run in the run's own project, after every other test (an unsharded run that has them). */
+/** Whether the rate-limit tests run in the run's own project, after the other tests of the operations they burst (an unsharded run that has them). */
 export function rateLimitLast(options: Pick<ConformOptions, 'sweep' | 'sweepFile' | 'rateLimit' | 'shard'>): boolean {
   return !isSweep(options) && options.rateLimit && !options.shard;
 }

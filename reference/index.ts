@@ -35,9 +35,10 @@ export interface ReferenceServerOptions {
   /** How the root URL answers: 'clean' (default, the interface read strictly) or 'real' (as the real service did). */
   profile?: Profile;
   /**
-   * Resolve as soon as the server listens and build the corpora right after (requests wait for
-   * them; `ready` says when they are built): a caller can start its clients meanwhile, as
-   * `kgate conform` starts Playwright, which takes longer to send its first request.
+   * Resolve as soon as the server listens and build the corpora later: when the caller first reads
+   * `ready`, or when the first request arrives (requests wait for them). A caller can start its
+   * clients first, as `kgate conform` starts Playwright's runner (which takes longer to send a
+   * first request than the corpora take to build) and only then asks for them.
    */
   buildAfterListening?: boolean;
 }
@@ -68,8 +69,8 @@ export interface ReferenceServer {
   keys: ReferenceKeys;
   /** Paths (with query) of a few requests that answer 200 with non-empty results on this corpus (once `ready`). */
   readonly examples: string[];
-  /** Resolves once the corpora are built and requests are answered (at once, unless buildAfterListening). */
-  ready: Promise<void>;
+  /** Resolves once the corpora are built and requests are answered (at once, unless buildAfterListening: reading it starts the build). */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -160,7 +161,19 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       quiet: options.quiet ?? false,
     });
   };
-  let ready: Promise<void> = Promise.resolve();
+  let building: Promise<void> | undefined;
+  /** Builds the corpora once, in a later turn of the loop, however often it is asked. */
+  const buildSoon = (): Promise<void> =>
+    (building ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          build();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    ));
   if (!options.buildAfterListening) build();
   const server = createServer(
     {
@@ -177,7 +190,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     },
     (request, response) => {
       if (listener) listener(request, response);
-      else void ready.then(() => listener!(request, response));
+      else
+        buildSoon().then(
+          () => listener!(request, response),
+          (error: Error) => {
+            // A defect of the reference server itself: said, not left hanging.
+            response.writeHead(500, { 'content-type': 'text/plain' });
+            response.end(`the reference server could not build its corpora: ${error.message}`);
+          },
+        );
     },
   );
   server.keepAliveTimeout = 10_000;
@@ -188,18 +209,6 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       resolve();
     });
   });
-  // After the caller's next synchronous steps (its clients started), in the next turn of the loop.
-  if (!listener)
-    ready = new Promise<void>((resolve, reject) =>
-      setImmediate(() => {
-        try {
-          build();
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      }),
-    );
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
@@ -214,9 +223,12 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       if (!engine || !events) throw new Error('the reference server is not ready: await its ready first');
       return examplePaths(engine.samples(), events.samples());
     },
-    ready,
+    get ready() {
+      return listener ? Promise.resolve() : buildSoon();
+    },
     close() {
-      closing ??= ready.then(
+      // A build under way ends first; one never asked for is not started.
+      closing ??= (building ?? Promise.resolve()).then(
         () =>
           new Promise<void>((resolve) => {
             for (const fault of faults.values()) fault.dispose?.();

@@ -1,5 +1,6 @@
 // A proxy for tests that need to see what reaches a target: it forwards every request to an
-// upstream server on 127.0.0.1 and tells the test of each arrival (to count or time-stamp it).
+// upstream server on 127.0.0.1 and tells the test of each arrival (to count or time-stamp it) and,
+// if asked, of the status each was answered.
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LONG_HEADER_BYTES } from '../reference/index.ts';
@@ -15,11 +16,13 @@ export interface ArrivalsProxy {
  * it. The whole body is read before it is forwarded: a server that answers an oversized body early
  * and closes must not reset the client's upload half way (a quirk of proxying, not of kgate). It
  * takes request heads as long as the reference server does: with Node's default 16 KB, a long
- * generated GET would get the proxy's own 431 and never be seen arriving.
+ * generated GET would get the proxy's own 431 and never be seen arriving. `onAnswer`, if given, is
+ * told the upstream's status for each request as its answer's head arrives.
  */
 export async function startArrivalsProxy(
   upstreamUrl: string,
   onArrival: (request: IncomingMessage) => void,
+  onAnswer?: (request: IncomingMessage, status: number) => void,
 ): Promise<ArrivalsProxy> {
   const upstream = new URL(upstreamUrl);
   const proxy = createServer({ maxHeaderSize: LONG_HEADER_BYTES }, (req, res) => {
@@ -31,6 +34,7 @@ export async function startArrivalsProxy(
       const forward = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
         (answer) => {
+          onAnswer?.(req, answer.statusCode ?? 502);
           const { connection: __, ...answerHeaders } = answer.headers;
           res.writeHead(answer.statusCode ?? 502, answerHeaders);
           answer.pipe(res);

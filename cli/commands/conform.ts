@@ -272,7 +272,8 @@ export const command: Command = {
     if (embedded) {
       // Loaded only here: a run against a deployment does not load the reference server.
       const { startReferenceServer } = await import('../../reference/index.ts');
-      // Its corpora are built while Playwright starts, which takes longer to send a first request.
+      // Its corpora are built once Playwright's runner is started (onSpawn below), while it loads:
+      // Playwright takes longer to send a first request than they take to build.
       server = await startReferenceServer({ quiet: true, buildAfterListening: true });
       target = server.url;
       keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
@@ -338,6 +339,10 @@ export const command: Command = {
         options,
         playwrightArgs,
         proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+        onSpawn: () => {
+          // Reading `ready` starts the build; a failed build fails the requests that wait for it.
+          server?.ready.catch(() => {});
+        },
       });
       stopProgress();
       const summary = result.summary;

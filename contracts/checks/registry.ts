@@ -80,7 +80,7 @@ export class SkipCheck extends Error {
  * `generative` checks judge generated requests, one test per operation, only when the run's
  * generative phase is on (`--generate N`, N > 0).
  */
-/** The tag of the tests that burst traffic to find the rate limit: opted into, and run after all others. */
+/** The tag of the tests that burst traffic to find the rate limit: opted into, and run after every other test of the operations they burst. */
 export const RATE_LIMIT_TAG = '@rate-limit';
 
 export interface Check {
