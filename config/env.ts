@@ -63,6 +63,12 @@ function firstSet(env: NodeJS.ProcessEnv, names: string[]): { url: string; sourc
   return undefined;
 }
 
+/**
+ * The NODE_EXTRA_CA_CERTS of a `kgate conform` run, for the workers only (contracts/run.ts): the
+ * global setup hands it on to them as NODE_EXTRA_CA_CERTS.
+ */
+export const WORKER_EXTRA_CA_VARIABLE = 'KGATE_WORKER_EXTRA_CA_CERTS';
+
 /** Reads the harness settings from the given environment (process.env by default). */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
   const nonEmpty = (value: string | undefined) => (value && value.trim() !== '' ? value : undefined);

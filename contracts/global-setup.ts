@@ -1,4 +1,4 @@
-import { readEnv } from '../config/env.ts';
+import { readEnv, WORKER_EXTRA_CA_VARIABLE } from '../config/env.ts';
 import { registerSecret } from '../config/redact.ts';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { clearTransportFailures } from './api.ts';
@@ -6,13 +6,18 @@ import { newDiscoveryRun } from './discovery-share.ts';
 import { readConformOptions } from './options.ts';
 
 /**
- * Playwright global setup: forgets the timeouts of an earlier run, names the run for the test data
+ * Playwright global setup: hands the workers the extra CA certificates the runner started without,
+ * forgets the timeouts of an earlier run, names the run for the test data
  * its workers share (KGATE_RUN_ID) and, with no KGATE_BASE_URL,
  * starts the embedded reference server in the runner process, handing its URL and keys to the
  * workers through the environment.
  */
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
   const options = readConformOptions();
+  // The extra CA certificates the runner started without (contracts/run.ts), for the workers, forked
+  // after this with the runner's environment, to load as they start.
+  const extraCa = process.env[WORKER_EXTRA_CA_VARIABLE];
+  if (extraCa) process.env.NODE_EXTRA_CA_CERTS = extraCa;
   clearTransportFailures(options.reportDir);
   process.env.KGATE_RUN_ID = newDiscoveryRun(options.reportDir);
   if (readEnv().baseUrl || options.sweep) return undefined;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { readEnv } from '../config/env.ts';
+import { readEnv, WORKER_EXTRA_CA_VARIABLE } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT, type ModuleExt } from '../config/runtime.ts';
 import type { Keys } from './api.ts';
 import type { ConformOptions } from './options.ts';
@@ -74,22 +74,32 @@ export interface SuiteResult {
   output: string;
 }
 
-/** How long after the run's deadline a Playwright run that has not ended is stopped. */
-export const STOP_GRACE_MS = 60_000;
+/**
+ * Whether a run's workers may open TLS: its target or a proxy is https, or the targets are its
+ * projects' own (a sweep).
+ */
+function mayUseTls(run: SuiteRun): boolean {
+  if (run.baseUrl === undefined) return true;
+  return [run.baseUrl, run.proxies?.https, run.proxies?.http].some((url) => url?.startsWith('https:'));
+}
 
-/** Runs the Playwright suite in a child process with the target, keys and options in its environment. */
-export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
-  // Reports land where the user runs kgate, never inside the installed package.
-  const reportDir = resolve(run.options.reportDir);
-  const code = await suiteCode();
-  // Reports an earlier run left in the folder must not answer for this one.
-  for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
+/**
+ * The environment of a run's Playwright runner (and, through it, its workers): this process's,
+ * with the run's options, target, keys and proxies, and none of the proxies or extra CA
+ * certificates it does not need.
+ */
+export function suiteEnv(
+  run: SuiteRun,
+  reportDir: string,
+  ext: ModuleExt,
+  from: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...from,
     KGATE_CONFORM_OPTIONS: JSON.stringify({
       ...run.options,
       reportDir,
-      plan: run.options.plan ?? playwrightPlan(run.options, code.ext),
+      plan: run.options.plan ?? playwrightPlan(run.options, ext),
     }),
     KGATE_BASE_URL: run.baseUrl ?? '',
     KGATE_KEY: run.keys.full ?? '',
@@ -101,6 +111,28 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   if (run.proxies?.https) env.https_proxy = run.proxies.https;
   if (run.proxies?.http) env.http_proxy = run.proxies.http;
   if (run.proxies && run.proxies.noProxy.length > 0) env.no_proxy = run.proxies.noProxy.join(',');
+  // Node reads and parses the whole bundle NODE_EXTRA_CA_CERTS names as a process starts (about 70 ms
+  // of CPU for a system's bundle on the 2-core machine), whether or not it ever opens TLS. The
+  // runner never does, and the workers only towards an https target or proxy: the runner starts
+  // without it, and its global setup hands it to the workers that may need it.
+  const extraCa = env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env[WORKER_EXTRA_CA_VARIABLE];
+  if (extraCa && mayUseTls(run)) env[WORKER_EXTRA_CA_VARIABLE] = extraCa;
+  return env;
+}
+
+/** How long after the run's deadline a Playwright run that has not ended is stopped. */
+export const STOP_GRACE_MS = 60_000;
+
+/** Runs the Playwright suite in a child process with the target, keys and options in its environment. */
+export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
+  // Reports land where the user runs kgate, never inside the installed package.
+  const reportDir = resolve(run.options.reportDir);
+  const code = await suiteCode();
+  // Reports an earlier run left in the folder must not answer for this one.
+  for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
+  const env = suiteEnv(run, reportDir, code.ext);
   // Playwright's own HTML report server would wait for a person; never open it.
   env.PW_TEST_HTML_REPORT_OPEN = 'never';
   // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
