@@ -211,7 +211,7 @@ test('of a sharded run, only the last shard runs the rate-limit teardown (Playwr
       JSON.stringify(given),
     );
     assert.equal(projects[0]!.teardown, want.includes('rate-limit') ? 'rate-limit' : undefined);
-    // Unsharded, the rate-limit tests are the project's own (run last); sharded, the main project leaves them out.
+    // Unsharded, the rate-limit tests are the project's own (run after the other tests of the operations they burst); sharded, the main project leaves them out.
     const title = ' conformance operations.spec.ts GET /answersearch/v7.0/search rate-limit-signalled @rate-limit';
     const inverted = [projects[0]!.grepInvert ?? []].flat();
     assert.equal(
