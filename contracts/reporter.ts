@@ -30,8 +30,10 @@ export default class ConformanceReporter implements Reporter {
   private suite: Suite | undefined;
   private readonly ended = new Set<string>();
   private options: ConformOptions | undefined;
-  /** Tests other than the rate-limit tests still to end, when those wait for them (see othersEnded). */
+  /** Tests of the operations the rate-limit tests burst, but those, still to end, when they wait for them (see othersEnded). */
   private othersLeft = 0;
+  /** The operations the run's rate-limit tests burst, by label (when those wait for the others). */
+  private limitedOperations = new Set<string>();
   /** Tests the run selected, and requests the ended ones sent, for the progress file. */
   private total = 0;
   private requests = 0;
@@ -49,14 +51,13 @@ export default class ConformanceReporter implements Reporter {
     if (this.options.plan?.rateLimitLast) {
       // The rate-limit tests wait for the end of the other tests of the operations they burst; a
       // folder used before must not say it already came.
-      this.othersLeft = suite.allTests().filter((test) => this.waitedFor(test)).length;
+      const tests = suite.allTests();
+      this.limitedOperations = new Set(tests.filter((test) => test.tags.includes(RATE_LIMIT_TAG)).map(operationOf));
+      this.othersLeft = tests.filter((test) => this.waitedFor(test)).length;
       rmSync(join(this.options.reportDir, OTHERS_ENDED_FILE), { force: true });
       if (this.othersLeft === 0) othersEnded(this.options);
     }
   }
-
-  /** The operations the run's rate-limit tests burst, by label. */
-  private limitedOperations?: Set<string>;
 
   /**
    * Whether the rate-limit tests wait for this test to end: it is not one of them and tests an
@@ -64,11 +65,7 @@ export default class ConformanceReporter implements Reporter {
    * bursts: the interface rate-limits only those two.
    */
   private waitedFor(test: TestCase): boolean {
-    if (test.tags.includes(RATE_LIMIT_TAG)) return false;
-    this.limitedOperations ??= new Set(
-      (this.suite?.allTests() ?? []).filter((each) => each.tags.includes(RATE_LIMIT_TAG)).map(operationOf),
-    );
-    return this.limitedOperations.has(operationOf(test));
+    return !test.tags.includes(RATE_LIMIT_TAG) && this.limitedOperations.has(operationOf(test));
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -272,12 +269,15 @@ function writeProgress(options: ConformOptions | undefined, done: number, total:
   }
 }
 
-/** Tells the rate-limit tests, waiting in the workers, that every other test has ended (see runCheck). */
 /** The operation label of a suite test (its titlePath: '', project, file, [sweep target,] operation, check id). */
 function operationOf(test: TestCase): string {
   return test.titlePath().at(-2) ?? '';
 }
 
+/**
+ * Tells the rate-limit tests, waiting in the workers, that every other test of the operations
+ * they burst has ended (see runCheck).
+ */
 function othersEnded(options: ConformOptions | undefined): void {
   if (!options) return;
   mkdirSync(options.reportDir, { recursive: true });

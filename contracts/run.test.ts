@@ -2,11 +2,12 @@
 // only for workers that may open TLS. That the workers of an https run still trust them is proven by
 // the whole gate through a TLS-terminating nginx (front-servers.test.ts).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { rootCertificates } from 'node:tls';
+import { processTree } from '../scripts/process-memory.ts';
 import { runKgate } from '../scripts/run-process.ts';
 import { type SuiteRun, suiteEnv } from './run.ts';
 
@@ -22,7 +23,7 @@ test('the runner starts without NODE_EXTRA_CA_CERTS; its workers get it when the
     proxies,
   });
   const workersGet = (given: SuiteRun) => {
-    const env = suiteEnv(given, dir, '.js', from);
+    const env = suiteEnv(given, dir, '.js', undefined, from);
     assert.equal(env.NODE_EXTRA_CA_CERTS, undefined, 'the runner never opens TLS');
     assert.equal(env.HOME, '/root');
     return env.KGATE_WORKER_EXTRA_CA_CERTS;
@@ -35,29 +36,14 @@ test('the runner starts without NODE_EXTRA_CA_CERTS; its workers get it when the
     '/etc/extra.pem',
   );
   assert.equal(workersGet(run(undefined)), '/etc/extra.pem', "a sweep's targets are its projects'");
-  const without = suiteEnv(run('https://api.example.org'), dir, '.js', { HOME: '/root' });
+  const without = suiteEnv(run('https://api.example.org'), dir, '.js', undefined, { HOME: '/root' });
   assert.equal(without.KGATE_WORKER_EXTRA_CA_CERTS, undefined, 'none set, none handed on');
 });
 
 /** The processes below `pid`, each with the environment it was started with. */
 function descendants(pid: number): { pid: number; command: string; environ: string[] }[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  const below = (child: number): boolean => {
-    const parent = parents.get(child);
-    return parent === pid || (parent !== undefined && parent > 1 && below(parent));
-  };
   const found: { pid: number; command: string; environ: string[] }[] = [];
-  for (const child of parents.keys()) {
-    if (!below(child)) continue;
+  for (const child of processTree(pid).slice(1)) {
     try {
       found.push({
         pid: child,

@@ -85,13 +85,14 @@ function mayUseTls(run: SuiteRun): boolean {
 
 /**
  * The environment of a run's Playwright runner (and, through it, its workers): this process's,
- * with the run's options, target, keys and proxies, and none of the proxies or extra CA
- * certificates it does not need.
+ * with the run's options, target, keys, proxies and compile cache folder, for code of extension
+ * `ext`, and none of the proxies or extra CA certificates it does not need.
  */
 export function suiteEnv(
   run: SuiteRun,
   reportDir: string,
   ext: ModuleExt,
+  compileCache: string | undefined,
   from: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -119,6 +120,13 @@ export function suiteEnv(
   delete env.NODE_EXTRA_CA_CERTS;
   delete env[WORKER_EXTRA_CA_VARIABLE];
   if (extraCa && mayUseTls(run)) env[WORKER_EXTRA_CA_VARIABLE] = extraCa;
+  // Playwright's own HTML report server would wait for a person; never open it.
+  env.PW_TEST_HTML_REPORT_OPEN = 'never';
+  // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
+  // import it as Node does, without the loader thread Playwright's transpiling loader runs.
+  if (ext === '.js') env.PW_DISABLE_TS_ESM = '1';
+  if (compileCache) env.KGATE_COMPILE_CACHE = compileCache;
+  else delete env.KGATE_COMPILE_CACHE;
   return env;
 }
 
@@ -132,15 +140,8 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   const code = await suiteCode();
   // Reports an earlier run left in the folder must not answer for this one.
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
-  const env = suiteEnv(run, reportDir, code.ext);
-  // Playwright's own HTML report server would wait for a person; never open it.
-  env.PW_TEST_HTML_REPORT_OPEN = 'never';
-  // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
-  // import it as Node does, without the loader thread Playwright's transpiling loader runs.
-  if (code.ext === '.js') env.PW_DISABLE_TS_ESM = '1';
   const compileCache = compileCacheFolder();
-  if (compileCache) env.KGATE_COMPILE_CACHE = compileCache;
-  else delete env.KGATE_COMPILE_CACHE;
+  const env = suiteEnv(run, reportDir, code.ext, compileCache);
   // Workers are forked with the runner's own Node arguments, so they write profiles and keep
   // compiled code too.
   const profileDir = readEnv().cpuProfDir;

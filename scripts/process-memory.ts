@@ -16,7 +16,7 @@ function field(status: string, name: string): number {
 }
 
 /** The process ids of `root` and all its descendants alive now. */
-function tree(root: number): number[] {
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -38,7 +38,7 @@ export function watchMemory(pid: number, everyMs = 200): { stop(): TreeMemory } 
   const peak: TreeMemory = { peakProcess: 0, peakTree: 0 };
   const sample = () => {
     let sum = 0;
-    for (const id of tree(pid)) {
+    for (const id of processTree(pid)) {
       try {
         const status = readFileSync(`/proc/${id}/status`, 'utf8');
         peak.peakProcess = Math.max(peak.peakProcess, field(status, 'VmHWM'));
