@@ -2,7 +2,7 @@
 // along the run's route (directly, or through the proxy), does TLS hold, does anything answer as
 // the interface, is the key accepted. A problem here is one line and exit 2, not a run of failures.
 import { connect } from 'node:net';
-import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
+import { currentNetwork, type RawResponse, sendHttp, TransportError } from '../http/client.ts';
 import { portOf, proxyFor } from '../http/network.ts';
 import type { RequestPace } from './pacing.ts';
 
@@ -38,7 +38,7 @@ export async function checkReachable(baseUrl: string, timeoutMs = 5_000): Promis
 }
 
 /** One cheap request per API. */
-const PREFLIGHT_PATHS = [
+export const PREFLIGHT_PATHS = [
   `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>1900')}&count=1`,
   '/answersearch/v7.0/search?q=kgate&mkt=en-US&count=1',
   `/urlpreview/v7.0/search?q=${encodeURIComponent('https://www.example.com/')}`,
@@ -72,23 +72,45 @@ function isJson(contentType: string | undefined, body: Buffer): boolean {
 }
 
 /**
+ * Whether one answer alone rules out every problem the preflight names: an answer came back, so
+ * the route holds; it is JSON or not a refusal, so nothing in front refuses every request; and it
+ * is not a 401 to the key, so not every API refuses the key.
+ */
+function rulesOutProblems(response: RawResponse, key: string | undefined): boolean {
+  const notRefusedByFront =
+    response.status < 400 ||
+    response.status === 401 ||
+    response.status === 429 ||
+    isJson(response.headers['content-type'], response.body);
+  return notRefusedByFront && !(key && response.status === 401);
+}
+
+/**
  * Asks each API one cheap question (with the key when there is one) and says what would make a
  * whole run pointless: a proxy that cannot be reached or refuses (unreachable, CONNECT refused,
  * 407), a TLS connection that fails (untrusted, expired or misnamed certificate, a client
  * certificate required), every API answering the same error that is not the interface's JSON (a
  * front server refusing: a client certificate it wants, a path it does not route, a gateway whose
  * upstream is down), or every API answering 401 to the key. Anything else (answers, silence within
- * 2 s) is left to the run to judge: undefined.
+ * 2 s) is left to the run to judge: undefined. It ends as soon as one answer rules every problem
+ * out, and stops the questions still open: one slow API does not hold back the run, which judges
+ * its slowness itself.
  */
 export async function preflight(
   baseUrl: string,
   key: string | undefined,
   pace?: RequestPace,
 ): Promise<PreflightProblem | undefined> {
-  const answers = await Promise.all(
-    PREFLIGHT_PATHS.map(async (path) => {
+  const stop = new AbortController();
+  let ruledOut: () => void = () => {};
+  const decided = new Promise<undefined>((resolve) => {
+    ruledOut = () => resolve(undefined);
+  });
+  const asked = Promise.all(
+    PREFLIGHT_PATHS.map(async (path): Promise<{ response?: RawResponse; error?: TransportError }> => {
       const paced = path.split('?')[0]!;
       await pace?.wait(paced);
+      if (stop.signal.aborted) return {};
       try {
         const response = await sendHttp({
           method: 'GET',
@@ -96,10 +118,12 @@ export async function preflight(
           headers: key ? { 'Ocp-Apim-Subscription-Key': key } : {},
           // Short: a target that does not answer here is judged (quickly) by the run itself.
           timeoutMs: 2_000,
+          signal: stop.signal,
           onSent: pace && (() => pace.sent(paced)),
           beforeRetry: pace && (() => pace.wait(paced)),
           maxBytes: 1024 * 1024,
         });
+        if (rulesOutProblems(response, key)) ruledOut();
         return { response };
       } catch (error) {
         if (error instanceof TransportError) return { error };
@@ -107,6 +131,20 @@ export async function preflight(
       }
     }),
   );
+  try {
+    return await Promise.race([decided, asked.then((answers) => problemOf(answers, key))]);
+  } finally {
+    stop.abort(new Error('the preflight had its answer'));
+    // The questions stopped end on their own; nothing waits for them.
+    asked.catch(() => {});
+  }
+}
+
+/** The problem every answer of the preflight shows together, if any. */
+function problemOf(
+  answers: { response?: RawResponse; error?: TransportError }[],
+  key: string | undefined,
+): PreflightProblem | undefined {
   const route = answers.find((answer) => answer.error?.route);
   if (route) return { kind: 'route', reason: route.error!.message };
   const responses = answers.flatMap((answer) => (answer.response ? [answer.response] : []));

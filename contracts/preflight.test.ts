@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, test } from 'node:test';
+import { preflight } from './preflight.ts';
+
+// The preflight against servers of its own: it ends once one answer rules out every problem it
+// names, stopping the questions still open, and still names a problem that every answer shows.
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+let server: Server | undefined;
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function answer(res: ServerResponse, status: number, body: string, type = JSON_TYPE): void {
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+test('one API answering slowly does not hold back the preflight: it ends on the first answer that rules out every problem, and stops the slow question', async () => {
+  const events: string[] = [];
+  const url = await serve((req, res) => {
+    if (req.url?.startsWith('/academic/')) {
+      events.push('slow asked');
+      res.on('close', () => events.push(res.writableFinished ? 'slow answered' : 'slow stopped'));
+      setTimeout(() => answer(res, 200, '{"expr":"Y>1900","entities":[]}'), 1_500);
+      return;
+    }
+    answer(res, 200, '{"_type":"SearchResponse"}');
+  });
+  const problem = await preflight(url, 'k');
+  events.push('preflight ended');
+  assert.equal(problem, undefined);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(events, ['slow asked', 'preflight ended', 'slow stopped']);
+});
+
+test('an answer that rules out only some problems does not end the preflight early', async () => {
+  // Every API refuses the key; the slowest refusal still counts, so the key is named.
+  const url = await serve((req, res) => {
+    const refuse = () => answer(res, 401, '{"error":{"statusCode":401,"message":"Access denied"}}');
+    if (req.url?.startsWith('/academic/')) setTimeout(refuse, 300);
+    else refuse();
+  });
+  const problem = await preflight(url, 'k');
+  assert.equal(problem?.kind, 'key', JSON.stringify(problem));
+});
+
+test('a front server refusing every API in HTML is named, however slowly its last refusal comes', async () => {
+  const url = await serve((req, res) => {
+    const refuse = () => answer(res, 403, '<html><title>403 Forbidden</title></html>', 'text/html');
+    if (req.url?.startsWith('/eventknowledge/')) setTimeout(refuse, 300);
+    else refuse();
+  });
+  const problem = await preflight(url, 'k');
+  assert.equal(problem?.kind, 'front', JSON.stringify(problem));
+  assert.match(problem!.reason, /every API answered 403 text\/html \("403 Forbidden"\)/);
+});
+
+test('a JSON 401 to one API and an HTML error to the others is no problem the preflight names', async () => {
+  const url = await serve((req, res) => {
+    if (req.url?.startsWith('/academic/')) answer(res, 401, '{"error":{"statusCode":401,"message":"Access denied"}}');
+    else setTimeout(() => answer(res, 502, '<html><title>Bad Gateway</title></html>', 'text/html'), 100);
+  });
+  assert.equal(await preflight(url, 'k'), undefined);
+});
