@@ -11,7 +11,11 @@
 // - the same two embedded runs compiled, as the installed package runs them (dist/, built first by
 //   `npm run build`, no tsx);
 // - the same two embedded runs as a clone ran them before it ran a build: the sources through tsx,
-//   no compiled code kept (KGATE_FROM_SOURCES=1, KGATE_COMPILE_CACHE=off).
+//   no compiled code kept (KGATE_FROM_SOURCES=1, KGATE_COMPILE_CACHE=off);
+// - Playwright alone: as many empty tests as the run against the server in another process, in one
+//   group per operation, started as kgate starts Playwright (the same workers, compile cache and
+//   environment), with no reporter: the floor Playwright's runner and workers put under any run of
+//   the suite, sending nothing.
 // Targets: the full gate within 1.5 x a one-check run (wall); a one-check run within 3 s; kgate's
 // own CPU per request under 3 ms against a server in another process.
 // Then the fault sweep (clean server + every fault; target < 5 minutes), and real `kgate conform`
@@ -24,6 +28,9 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runSweep } from '../contracts/fault-sweep.ts';
+import { playwrightCommand } from '../contracts/run.ts';
+import { workersOf } from '../contracts/selection.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { processCpuSeconds, waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
 import { referenceKeyEnv } from '../scripts/run-process.ts';
@@ -93,6 +100,50 @@ function conform(args: string[], env: Record<string, string> = {}, cli: Cli = 's
   });
 }
 
+/** Where the Playwright-alone runs keep their suite and configuration (inside the clone, so that `@playwright/test` resolves). */
+const ALONE_DIR = `${ROOT}reports/bench/playwright-alone`;
+
+/**
+ * Playwright alone: `tests` empty tests in one group per operation, handed to the workers the gate
+ * would use as playwright.config.ts hands them (fully parallel), started as kgate starts Playwright,
+ * no reporter.
+ */
+async function playwrightAlone(tests: number): Promise<Timed> {
+  mkdirSync(ALONE_DIR, { recursive: true });
+  const groups = OPERATIONS.length;
+  writeFileSync(
+    `${ALONE_DIR}/alone.spec.mjs`,
+    [
+      "import * as playwright from '@playwright/test';",
+      '// The test type the suite builds on (contracts/fixtures.ts).',
+      'const test = playwright._baseTest ?? playwright.test;',
+      `for (let group = 0; group < ${groups}; group++)`,
+      "  test.describe('operation ' + group, () => {",
+      "    test.describe.configure({ mode: 'default' });",
+      `    for (let index = group; index < ${tests}; index += ${groups}) test('check ' + index, async () => {});`,
+      '  });',
+      '',
+    ].join('\n'),
+  );
+  const config = `${ALONE_DIR}/playwright.config.mjs`;
+  writeFileSync(
+    config,
+    `export default ${JSON.stringify({ testDir: ALONE_DIR, testMatch: 'alone.spec.mjs', fullyParallel: true, workers: workersOf({}), reporter: 'null', outputDir: `${ALONE_DIR}/test-results` })};\n`,
+  );
+  const command = await playwrightCommand(config);
+  const cpuBefore = waitedChildrenCpuSeconds();
+  const started = performance.now();
+  const child = spawn(process.execPath, command.args, { cwd: command.cwd, env: command.env, stdio: 'ignore' });
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: waitedChildrenCpuSeconds() - cpuBefore,
+    exitCode,
+    tests,
+    requests: 0,
+  };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -132,6 +183,7 @@ const rows = {
   oneCheckCompiled: [] as Timed[],
   fullSources: [] as Timed[],
   oneCheckSources: [] as Timed[],
+  playwrightAlone: [] as Timed[],
 };
 /** How a clone ran before it ran a build of its sources: the sources through tsx, no compiled code kept. */
 const AS_BEFORE = { KGATE_FROM_SOURCES: '1', KGATE_COMPILE_CACHE: 'off' };
@@ -162,6 +214,10 @@ try {
       async () => {
         rows.oneCheckSources.push(await conform(ONE_CHECK, AS_BEFORE));
       },
+      // Last in the first round: as many tests as the run against the server in another process had.
+      async () => {
+        rows.playwrightAlone.push(await playwrightAlone(rows.external[0]!.tests));
+      },
     ];
     for (let i = 0; i < runs.length; i++) await runs[(i + round) % runs.length]!();
   }
@@ -186,6 +242,8 @@ const fullCompiled = summary('fullCompiled');
 const oneCheckCompiled = summary('oneCheckCompiled');
 const fullSources = summary('fullSources');
 const oneCheckSources = summary('oneCheckSources');
+const alone = summary('playwrightAlone');
+const aloneMsPerRequest = (alone.cpuSeconds / Math.max(1, external.requests)) * 1000;
 const serverCpuSeconds = median(rows.external.map((run) => run.serverCpuSeconds));
 const cpuPerRequestMs = median(rows.external.map((run) => (run.cpuSeconds / Math.max(1, run.requests)) * 1000));
 const line = (label: string, row: ReturnType<typeof summary>) =>
@@ -198,6 +256,7 @@ console.log(line('full gate, embedded default, compiled', fullCompiled));
 console.log(line('one-check run, compiled', oneCheckCompiled));
 console.log(line('full gate, sources through tsx (as before)', fullSources));
 console.log(line('one-check run, sources through tsx (as before)', oneCheckSources));
+console.log(line(`Playwright alone (${alone.tests} empty tests, ${workersOf({})} workers)`, alone));
 console.log(
   `full gate over a one-check run: ${(full.seconds / oneCheck.seconds).toFixed(2)} x wall, ${(full.cpuSeconds / oneCheck.cpuSeconds).toFixed(2)} x CPU (target <= ${FULL_OVER_ONE_CHECK_TARGET} x wall); compiled ${(fullCompiled.seconds / oneCheckCompiled.seconds).toFixed(2)} x wall`,
 );
@@ -206,6 +265,9 @@ console.log(
 );
 console.log(
   `kgate's own CPU per request, server in another process: ${cpuPerRequestMs.toFixed(1)} ms (${external.cpuSeconds.toFixed(1)} s for ${external.requests} requests; the server itself ${serverCpuSeconds.toFixed(2)} s; target < ${CPU_PER_REQUEST_TARGET_MS} ms)`,
+);
+console.log(
+  `of which Playwright alone: ${aloneMsPerRequest.toFixed(1)} ms a request (${alone.cpuSeconds.toFixed(1)} s: its runner and workers with as many empty tests); kgate above it: ${(cpuPerRequestMs - aloneMsPerRequest).toFixed(1)} ms`,
 );
 
 const figures: Record<string, unknown> = {
@@ -217,6 +279,7 @@ const figures: Record<string, unknown> = {
   oneCheckCompiled,
   fullSources,
   oneCheckSources,
+  playwrightAlone: { ...alone, msPerExternalRequest: aloneMsPerRequest },
   fullOverOneCheckWall: full.seconds / oneCheck.seconds,
   fullOverOneCheckCpu: full.cpuSeconds / oneCheck.cpuSeconds,
   targets: {

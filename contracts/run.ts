@@ -84,6 +84,50 @@ function mayUseTls(run: SuiteRun): boolean {
 }
 
 /**
+ * What every Playwright process kgate starts runs with, whatever the run: no CA bundle (the global
+ * setup hands it to the workers that need it), Playwright's HTML report server never opened,
+ * compiled code imported without Playwright's transpiling loader, and the compile cache.
+ */
+function playwrightEnv(ext: ModuleExt, compileCache: string | undefined, from: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...from };
+  delete env.NODE_EXTRA_CA_CERTS;
+  // Playwright's own HTML report server would wait for a person; never open it.
+  env.PW_TEST_HTML_REPORT_OPEN = 'never';
+  // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
+  // import it as Node does, without the loader thread Playwright's transpiling loader runs.
+  if (ext === '.js') env.PW_DISABLE_TS_ESM = '1';
+  if (compileCache) env.KGATE_COMPILE_CACHE = compileCache;
+  else delete env.KGATE_COMPILE_CACHE;
+  return env;
+}
+
+/** Node's arguments for Playwright's runner on `code`, before the runner's own. */
+function playwrightNodeArgs(code: { root: string }, compileCache: string | undefined, profileDir?: string): string[] {
+  return [
+    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache.cjs')] : []),
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    PLAYWRIGHT_CLI,
+  ];
+}
+
+/**
+ * Playwright's runner started as runSuite starts it (the same code, Node arguments, compile cache and
+ * environment), on a configuration of the caller's: the bench runs Playwright alone this way, the
+ * floor under what a run of the suite costs.
+ */
+export async function playwrightCommand(
+  configFile: string,
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv; cwd: string }> {
+  const code = await suiteCode();
+  const compileCache = compileCacheFolder();
+  return {
+    args: [...playwrightNodeArgs(code, compileCache), 'test', '--config', configFile],
+    env: playwrightEnv(code.ext, compileCache, process.env),
+    cwd: code.root,
+  };
+}
+
+/**
  * The environment of a run's Playwright runner (and, through it, its workers): this process's,
  * with the run's options, target, keys, proxies and compile cache folder, for code of extension
  * `ext`, and none of the proxies or extra CA certificates it does not need.
@@ -95,7 +139,12 @@ export function suiteEnv(
   compileCache: string | undefined,
   from: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+  // The bundle NODE_EXTRA_CA_CERTS names: Node reads and parses it as any process starts (about 70 ms
+  // of CPU for a system's bundle on the 2-core machine), whether or not it ever opens TLS. The
+  // runner never does, and the workers only towards an https target or proxy: the runner starts
+  // without it (playwrightEnv), and its global setup hands it to the workers that may need it.
+  const extraCa = from.NODE_EXTRA_CA_CERTS;
+  const env = playwrightEnv(ext, compileCache, {
     ...from,
     KGATE_CONFORM_OPTIONS: JSON.stringify({
       ...run.options,
@@ -107,26 +156,13 @@ export function suiteEnv(
     KGATE_KEY_UNSUBSCRIBED: run.keys.unsubscribed ?? '',
     KGATE_KEY_EXHAUSTED: run.keys.exhausted ?? '',
     FORCE_COLOR: run.options.playwrightReporter && process.stderr.isTTY ? '1' : '0',
-  };
+  });
   for (const name of PROXY_VARIABLES) delete env[name];
   if (run.proxies?.https) env.https_proxy = run.proxies.https;
   if (run.proxies?.http) env.http_proxy = run.proxies.http;
   if (run.proxies && run.proxies.noProxy.length > 0) env.no_proxy = run.proxies.noProxy.join(',');
-  // Node reads and parses the whole bundle NODE_EXTRA_CA_CERTS names as a process starts (about 70 ms
-  // of CPU for a system's bundle on the 2-core machine), whether or not it ever opens TLS. The
-  // runner never does, and the workers only towards an https target or proxy: the runner starts
-  // without it, and its global setup hands it to the workers that may need it.
-  const extraCa = env.NODE_EXTRA_CA_CERTS;
-  delete env.NODE_EXTRA_CA_CERTS;
   delete env[WORKER_EXTRA_CA_VARIABLE];
   if (extraCa && mayUseTls(run)) env[WORKER_EXTRA_CA_VARIABLE] = extraCa;
-  // Playwright's own HTML report server would wait for a person; never open it.
-  env.PW_TEST_HTML_REPORT_OPEN = 'never';
-  // Compiled code (the package's dist/, a clone's build) is plain JavaScript: Playwright's processes
-  // import it as Node does, without the loader thread Playwright's transpiling loader runs.
-  if (ext === '.js') env.PW_DISABLE_TS_ESM = '1';
-  if (compileCache) env.KGATE_COMPILE_CACHE = compileCache;
-  else delete env.KGATE_COMPILE_CACHE;
   return env;
 }
 
@@ -146,9 +182,7 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   // compiled code too.
   const profileDir = readEnv().cpuProfDir;
   const args = [
-    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache.cjs')] : []),
-    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    PLAYWRIGHT_CLI,
+    ...playwrightNodeArgs(code, compileCache, profileDir),
     'test',
     '--config',
     join(code.root, `playwright.config${code.ext}`),
