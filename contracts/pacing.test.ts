@@ -80,6 +80,20 @@ test('continueIn keeps the time of the next slot when the pace moves to the run 
   assert.ok((await worker.wait()) - first >= 100, 'a worker waits one interval after the preflight');
 });
 
+test('a wait stopped by its signal ends at once and claims no slot', async () => {
+  const pace = new SharedPace(join(dir, 'stopped.pace'), 5);
+  const first = await pace.wait();
+  const stop = new AbortController();
+  const stopped = pace.wait(stop.signal);
+  setTimeout(() => stop.abort(), 50);
+  const started = Date.now();
+  assert.equal(await stopped, undefined, 'no slot claimed');
+  assert.ok(Date.now() - started < 150, 'it ends when stopped, not at its slot');
+  // The slot it waited for is the next waiter's: one interval after the first, not two.
+  const next = await pace.wait();
+  assert.ok(next - first >= 200 && next - first < 350, `the next slot ${next - first} ms after the first`);
+});
+
 test('a run pace holds each limited path to its own rate and every request to the run rate', async () => {
   const run = join(dir, 'by-path');
   // Two processes' views of one run: the worker's paces read the same files.

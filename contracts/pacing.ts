@@ -1,10 +1,15 @@
 import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Something every request of a run waits on before it is sent. */
 export interface RequestPace {
-  /** Resolves when the next request to `path` (the spec's path, such as `/academic/v1.0/evaluate`) may be sent. */
-  wait(path: string): Promise<unknown>;
+  /**
+   * Resolves when the next request to `path` (the spec's path, such as `/academic/v1.0/evaluate`)
+   * may be sent; once `signal` is aborted (the request will not be sent), at once, without claiming
+   * a slot.
+   */
+  wait(path: string, signal?: AbortSignal): Promise<unknown>;
   /** Says that the request to `path` actually left (it may leave later than it claimed its slot). */
   sent(path: string): void;
 }
@@ -65,12 +70,18 @@ export class SharedPace implements RequestPace {
     this.file = file;
   }
 
-  /** Waits for a slot and claims it; resolves to the time it was claimed (epoch milliseconds). */
-  async wait(): Promise<number> {
+  /**
+   * Waits for a slot and claims it; resolves to the time it was claimed (epoch milliseconds), or to
+   * undefined, claiming none, once `signal` is aborted.
+   */
+  wait(): Promise<number>;
+  wait(signal: AbortSignal | undefined): Promise<number | undefined>;
+  async wait(signal?: AbortSignal): Promise<number | undefined> {
     for (;;) {
+      if (signal?.aborted) return undefined;
       const claimed = this.claim();
       if (claimed.at !== undefined) return claimed.at;
-      await new Promise((resolve) => setTimeout(resolve, claimed.retryInMs));
+      await sleep(claimed.retryInMs, undefined, { signal }).catch(() => {});
     }
   }
 
@@ -157,9 +168,9 @@ export class RunPace implements RequestPace {
     );
   }
 
-  async wait(path: string): Promise<void> {
-    await this.paths.get(path)?.wait();
-    await this.whole?.wait();
+  async wait(path: string, signal?: AbortSignal): Promise<void> {
+    await this.paths.get(path)?.wait(signal);
+    await this.whole?.wait(signal);
   }
 
   sent(path: string): void {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, test } from 'node:test';
+import { PACE_FILE, RunPace, SharedPace } from './pacing.ts';
 import { preflight } from './preflight.ts';
 
 // The preflight against servers of its own: it ends once one answer rules out every problem it
@@ -73,4 +77,26 @@ test('a JSON 401 to one API and an HTML error to the others is no problem the pr
     else setTimeout(() => answer(res, 502, '<html><title>Bad Gateway</title></html>', 'text/html'), 100);
   });
   assert.equal(await preflight(url, 'k'), undefined);
+});
+
+test("paced, the questions a first answer made needless claim none of the run's slots", async () => {
+  let asked = 0;
+  const url = await serve((_req, res) => {
+    asked++;
+    answer(res, 200, '{"_type":"SearchResponse"}');
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-preflight-pace-'));
+  try {
+    // 5 requests a second: a slot every 200 ms.
+    const pace = new RunPace(dir, 5);
+    assert.equal(await preflight(url, 'k', pace), undefined);
+    assert.equal(asked, 1, 'one question asked');
+    // Past the three slots the needless questions would have claimed (200, 400 and 600 ms after the
+    // first), the run's next request finds its slot free at once.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const claim = new SharedPace(join(dir, PACE_FILE), 5).claim();
+    assert.ok(claim.at !== undefined, `a slot is free (else it comes in ${claim.retryInMs} ms)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -109,7 +109,8 @@ export async function preflight(
   const asked = Promise.all(
     PREFLIGHT_PATHS.map(async (path): Promise<{ response?: RawResponse; error?: TransportError }> => {
       const paced = path.split('?')[0]!;
-      await pace?.wait(paced);
+      // A question stopped while it waits for its slot claims none: the run's requests get them.
+      await pace?.wait(paced, stop.signal);
       if (stop.signal.aborted) return {};
       try {
         const response = await sendHttp({
