@@ -593,7 +593,7 @@ export class Api {
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, this.settings.timeoutMs),
         maxBytes: 64 * 1024,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(other.path)),
-        beforeRetry: this.settings.pace && (() => this.settings.pace!.wait(other.path)),
+        beforeRetry: this.settings.pace && ((signal) => this.settings.pace!.wait(other.path, signal)),
       });
       if (answer.retried) this.countRetry(labelOf(other));
       return undefined;
@@ -685,7 +685,7 @@ export class Api {
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
         onSent: this.settings.pace && (() => this.settings.pace!.sent(op.path)),
-        beforeRetry: this.settings.pace && (() => this.settings.pace!.wait(op.path)),
+        beforeRetry: this.settings.pace && ((signal) => this.settings.pace!.wait(op.path, signal)),
         onStray: (detail) => {
           // Bounded: a target that sends stray bytes after every answer needs only a few reports.
           if (LATE_STRAY.length < 100)

@@ -121,7 +121,7 @@ export async function preflight(
           timeoutMs: 2_000,
           signal: stop.signal,
           onSent: pace && (() => pace.sent(paced)),
-          beforeRetry: pace && (() => pace.wait(paced)),
+          beforeRetry: pace && ((signal) => pace.wait(paced, signal)),
           maxBytes: 1024 * 1024,
         });
         if (rulesOutProblems(response, key)) ruledOut();

@@ -121,6 +121,37 @@ test('a request a kept-alive connection lost before any byte of its answer is se
   }
 });
 
+test('the wait before a retry is handed the request signal: stopped while it waits, the request ends at once, unsent again', async () => {
+  const server = await rawServer((socket, n) => (n === 1 ? socket.write(answer('{"n":1}')) : socket.destroy()));
+  try {
+    await get(`${server.url}/warm`);
+    await rest();
+    const stop = new AbortController();
+    let handed: AbortSignal | undefined;
+    const started = performance.now();
+    await assert.rejects(
+      get(`${server.url}/x`, {
+        signal: stop.signal,
+        // A pace's wait: it ends when its slot comes (here only after 1.5 s), or at once once stopped.
+        beforeRetry: (signal) => {
+          handed = signal;
+          setTimeout(() => stop.abort(new Error('stopped')), 50);
+          return new Promise((resolve) => {
+            const slot = setTimeout(resolve, 1_500);
+            signal?.addEventListener('abort', () => resolve(clearTimeout(slot)), { once: true });
+          });
+        },
+      }),
+      (error: unknown) => error instanceof TransportError && error.retried,
+    );
+    assert.equal(handed, stop.signal, "the wait is handed the request's signal");
+    assert.ok(performance.now() - started < 1_000, 'the request ends when stopped, not when the slot would have come');
+    assert.equal(server.requests(), 2, 'the warm-up and the lost request: nothing is sent again once stopped');
+  } finally {
+    server.close();
+  }
+});
+
 test('a reset on a fresh connection, a reset after part of an answer, and a retry that fails again are failures', async () => {
   const cases: {
     given: string;

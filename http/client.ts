@@ -84,8 +84,11 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Called once the request has been handed to the socket in full (what --max-rps paces by); again for a retry. */
   onSent?: () => void;
-  /** Awaited before a retry is sent (a paced run waits for the retry's slot, as for any request). */
-  beforeRetry?: () => Promise<unknown>;
+  /**
+   * Awaited before a retry is sent (a paced run waits for the retry's slot, as for any request),
+   * handed the request's `signal`: a request stopped while it waits need not take a slot.
+   */
+  beforeRetry?: (signal: AbortSignal | undefined) => Promise<unknown>;
   /**
    * Called when bytes arrive on the connection after this exchange's answer was complete, while
    * no other exchange uses it (the connection is then closed). Bytes after the declared end that
@@ -601,7 +604,7 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
   const first = await deadlined(false);
   if (!first.reusedBeforeAnyByte && !first.ambiguous) return { ...first, sent };
   try {
-    await request.beforeRetry?.();
+    await request.beforeRetry?.(request.signal);
     const second = await deadlined(true);
     if (second.reusedBeforeAnyByte) throw second.reusedBeforeAnyByte;
     // Which exchange the extra answer belonged to is known only when the fresh connection shows it
