@@ -1,8 +1,8 @@
 import { defineConfig } from '@playwright/test';
 import { readEnv } from './config/env.ts';
 import { MODULE_EXT } from './config/runtime.ts';
-import { DEFAULT_REPORT_DIR, PLAYWRIGHT_DEBUG_DIR, readConformOptions } from './contracts/options.ts';
-import { createRunDir } from './contracts/run-dir.ts';
+import { createRunDir } from './reporting/run-dir.ts';
+import { DEFAULT_REPORT_DIR, PLAYWRIGHT_DEBUG_DIR, readConformOptions } from './run/options.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
 // gets the defaults (the embedded reference server, rate-limit tests on).
@@ -18,13 +18,12 @@ const reportDir = options.reportDir;
 // runner and every worker load, loads none of the suite: the suite's modules then load after the
 // `build` setting below applies. A plain `npx playwright test` works it out here.
 // (The module's name is in a variable: the package build would otherwise bundle it in here.)
-const selection = `./contracts/selection${MODULE_EXT}`;
-const plan =
-  options.plan ?? ((await import(selection)) as typeof import('./contracts/selection.ts')).playwrightPlan(options);
+const selection = `./run/selection${MODULE_EXT}`;
+const plan = options.plan ?? ((await import(selection)) as typeof import('./run/selection.ts')).playwrightPlan(options);
 const regexps = (sources: string[] | undefined) => sources?.map((source) => new RegExp(source));
 
 export default defineConfig({
-  testDir: './contracts',
+  testDir: './run',
   fullyParallel: true,
   workers: plan.workers,
   retries: 0,
@@ -33,7 +32,7 @@ export default defineConfig({
   forbidOnly: env.ci,
   // The workers stop sending at --max-duration; this only catches a test that does not notice.
   ...(options.deadlineAt ? { globalTimeout: Math.max(options.deadlineAt - Date.now(), 1_000) + 30_000 } : {}),
-  globalSetup: `./contracts/global-setup${MODULE_EXT}`,
+  globalSetup: `./run/global-setup${MODULE_EXT}`,
   // The validators compiled from the spec are JavaScript already: loaded as they are, not transpiled
   // (half a megabyte, which Babel took seconds over on a first run).
   build: { external: ['**/openapi/generated/**'] },
@@ -54,7 +53,7 @@ export default defineConfig({
           ['json', { outputFile: `${reportDir}/${PLAYWRIGHT_DEBUG_DIR}/results.json` }],
         ] as const)
       : []),
-    [`./contracts/reporter${MODULE_EXT}`],
+    [`./run/reporter${MODULE_EXT}`],
   ],
   projects: plan.projects.map((project) => ({
     ...project,

@@ -27,11 +27,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runSweep } from '../contracts/fault-sweep.ts';
-import { playwrightCommand } from '../contracts/run.ts';
-import { workersOf } from '../contracts/selection.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
+import { runSweep } from '../proof/fault-sweep.ts';
 import { startReferenceServer } from '../reference/index.ts';
+import { playwrightCommand } from '../run/run.ts';
+import { workersOf } from '../run/selection.ts';
 import { processCpuSeconds, waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
 import { referenceKeyEnv } from '../scripts/run-process.ts';
 
@@ -115,7 +115,7 @@ async function playwrightAlone(tests: number): Promise<Timed> {
     `${ALONE_DIR}/alone.spec.mjs`,
     [
       "import * as playwright from '@playwright/test';",
-      '// The test type the suite builds on (contracts/fixtures.ts).',
+      '// The test type the suite builds on (run/fixtures.ts).',
       'const test = playwright._baseTest ?? playwright.test;',
       `for (let group = 0; group < ${groups}; group++)`,
       "  test.describe('operation ' + group, () => {",

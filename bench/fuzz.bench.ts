@@ -12,13 +12,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Api } from '../contracts/api.ts';
-import { Discovery } from '../contracts/discovery.ts';
 import { allocate } from '../contracts/generative/cases.ts';
 import { callOptionsOf } from '../contracts/generative/engine.ts';
-import { FUZZ_CONCURRENCY, fuzzCases, runFuzz } from '../contracts/generative/fuzz.ts';
 import { poolsFor } from '../contracts/generative/pools.ts';
 import type { ValuePools } from '../contracts/generative/values.ts';
 import { getOperation, OPERATION_IDS } from '../openapi/spec.ts';
+import { Discovery } from '../run/discovery.ts';
+import { FUZZ_CONCURRENCY, fuzzCases, runFuzz } from '../run/fuzz.ts';
 
 const ROUND_CASES = Number(process.env.KGATE_BENCH_FUZZ_CASES ?? 20_000);
 const ROUNDS = 3;

@@ -15,9 +15,9 @@
 // measured in this bench. Target: within 2 x the clean run plus one deadline; the gate fails each.
 // KGATE_BENCH_HOSTILE (comma-separated behaviours) picks the behaviours; default all of them.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { HANGING_BEHAVIOURS, type HostileBehaviour, startHostileTarget } from '../contracts/hostile-target.ts';
-import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
+import { HANGING_BEHAVIOURS, type HostileBehaviour, startHostileTarget } from '../proof/hostile-target.ts';
 import { startReferenceServer } from '../reference/index.ts';
+import { DEFAULT_TIMEOUT_MS } from '../run/options.ts';
 import { watchMemory } from '../scripts/process-memory.ts';
 import { referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 

@@ -3,8 +3,8 @@ import { type HarnessEnv, readKeys } from '../config/env.ts';
 import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../config/file.ts';
 import type { Keys } from '../contracts/api.ts';
 import { CHECK_IDS } from '../contracts/checks/index.ts';
-import { DEFAULT_TIMEOUT_MS } from '../contracts/options.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
+import { DEFAULT_TIMEOUT_MS } from '../run/options.ts';
 import {
   durationOption,
   intOption,

@@ -12,7 +12,7 @@ import { FINDING_KINDS, type FindingKind } from '../drift/walk.ts';
 import type { Cell as PageCell, Finding as PageFinding } from '../page/components.ts';
 import { type PageChanges, REPORT_HTML, type ReportPage } from '../page/page.ts';
 
-/** The previous live drift run beside this one (see previousRun in contracts/report-page.ts). */
+/** The previous live drift run beside this one (see previousRun in reporting/report-page.ts). */
 export interface PreviousDrift {
   dir: string;
   summary: LiveResult;

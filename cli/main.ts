@@ -1,13 +1,6 @@
 import { redactSecrets } from '../config/redact.ts';
 import { EXIT, UsageError } from './args.ts';
-
-/** One subcommand of kgate: its usage text and its entry point. */
-export interface Command {
-  /** The usage text printed by `kgate <name> --help`. */
-  usage: string;
-  /** Runs the command; resolves to the exit code. */
-  run(argv: string[]): Promise<number>;
-}
+import type { Command } from './command.ts';
 
 /** The subcommands, loaded lazily so that `kgate validate` does not pay for Playwright or autocannon. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {

@@ -20,12 +20,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { CompareResult } from '../compare/run.ts';
-import type { FuzzResult } from '../contracts/generative/fuzz.ts';
-import type { RunSummary } from '../contracts/summary.ts';
 import type { HistoryReport } from '../drift/history.ts';
 import type { LiveResult } from '../drift/live.ts';
 import type { LoadSummary } from '../load/report.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import type { FuzzResult } from '../reporting/fuzz-page.ts';
+import type { RunSummary } from '../reporting/summary.ts';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
 import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
 import {

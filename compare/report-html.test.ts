@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.ts';
-import { comparePhrase, renderCompare, writeCompareReports } from './report.ts';
+import { renderCompare, writeCompareReports } from './report.ts';
 import { CANDIDATE_COLOUR, CURRENT_COLOUR, comparePage, contrastOnWhite } from './report-html.ts';
 import { type CompareResult, type Difference, groupDifferences, type LatencySamples } from './run.ts';
 import { judgeLatency } from './stats.ts';
+import { comparePhrase } from './words.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-compare-report-'));
 const htmlPath = join(dir, 'report.html');

@@ -9,7 +9,6 @@ import type { Cell, Finding } from '../page/components.ts';
 import { mark, table } from '../page/components.ts';
 import { html, text } from '../page/html.ts';
 import { type ReportPage, renderPage } from '../page/page.ts';
-import { comparePhrase, kindText, showValue } from './report.ts';
 import {
   type CompareResult,
   type DifferenceGroup,
@@ -17,6 +16,7 @@ import {
   type LatencyItem,
   type LatencySamples,
 } from './run.ts';
+import { comparePhrase, kindText, showValue } from './words.ts';
 
 export { contrastOnWhite } from '../page/charts.ts';
 

@@ -3,9 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
-import { xmlEscape } from '../contracts/junit.ts';
 import { foldLine, wrapList } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
+import { xmlEscape } from '../reporting/junit.ts';
 import { renderCompareHtml } from './report-html.ts';
 import {
   type CompareResult,
@@ -15,6 +15,7 @@ import {
   type LatencyItem,
   samplesOf,
 } from './run.ts';
+import { comparePhrase, kindText, showValue } from './words.ts';
 
 /** The files of a comparison's report folder. */
 export const COMPARE_FILES = {
@@ -24,40 +25,17 @@ export const COMPARE_FILES = {
   html: 'report.html',
 } as const;
 
-/** A JSON value on one line, cut to `limit` characters. */
-export function showValue(value: unknown, limit = 100): string {
-  const text = value === undefined ? '(absent)' : JSON.stringify(value);
-  return text.length > limit ? `${text.slice(0, limit - 3)}...` : text;
-}
-
-const KIND_TEXT: Record<Difference['kind'], string> = {
-  status: 'another status',
-  transport: 'one side gave no answer',
-  type: 'another JSON type',
-  value: 'another value',
-  'absent-in-candidate': 'absent from the candidate',
-  'absent-in-current': 'new in the candidate',
-  order: 'another element at this position',
-  length: 'a list of another length',
-  set: 'other elements',
-};
-
 function shownValue(diff: Difference, side: 'candidate' | 'current'): string {
   if (diff.kind === 'absent-in-candidate' && side === 'candidate') return '(absent)';
   if (diff.kind === 'absent-in-current' && side === 'current') return '(absent)';
   return showValue(diff[side]);
 }
 
-/** What differs at a pointer, as one phrase: `another value`, `new in the candidate`. */
-export function kindText(kind: Difference['kind']): string {
-  return KIND_TEXT[kind];
-}
-
 function formatDifference(diff: Difference, reportDir?: string): string {
   const fold = (curl: string, side: string) =>
     foldLine(curl, { dir: reportDir, stem: `compare-${diff.operationId}-${side}` });
   return [
-    `  ${diff.pointer || '(status or whole body)'}: ${KIND_TEXT[diff.kind]} (${diff.seenIn} request(s))`,
+    `  ${diff.pointer || '(status or whole body)'}: ${kindText(diff.kind)} (${diff.seenIn} request(s))`,
     `    candidate:  ${shownValue(diff, 'candidate')}`,
     `    current:    ${shownValue(diff, 'current')}`,
     `    request:    ${diff.example.request}${diff.example.pointer !== diff.pointer ? ` at ${diff.example.pointer}` : ''}`,
@@ -73,7 +51,7 @@ function formatGroup(group: DifferenceGroup, reportDir?: string): string {
   const requests = group.places.reduce((sum, diff) => sum + diff.seenIn, 0);
   const first = group.places[0]!;
   return [
-    `${group.pointer || '(status or whole body)'}: ${KIND_TEXT[group.kind]} on ${group.places.length} operations (${requests} request(s))`,
+    `${group.pointer || '(status or whole body)'}: ${kindText(group.kind)} on ${group.places.length} operations (${requests} request(s))`,
     ...wrapList(
       group.places.map((diff) => `${shortLabel(diff.operation)} (${diff.seenIn})`),
       '  places:     ',
@@ -85,14 +63,6 @@ function formatGroup(group: DifferenceGroup, reportDir?: string): string {
       .map((line) => line.replace(/^ {4}/, '  '))
       .join('\n'),
   ].join('\n');
-}
-
-/** `2 differences at 5 places, 1 latency regression`: the counts a comparison's reports give. */
-export function comparePhrase(result: CompareResult): string {
-  const causes = result.causes ?? groupDifferences(result.differences).length;
-  const regressions = result.latency.filter((item) => item.regression).length;
-  const places = result.differences.length;
-  return `${causes} difference${causes === 1 ? '' : 's'} at ${places} place${places === 1 ? '' : 's'}${result.latency.length > 0 ? `, ${regressions} latency regression${regressions === 1 ? '' : 's'}` : ''}`;
 }
 
 function ms(value: number): string {

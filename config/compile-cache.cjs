@@ -2,7 +2,7 @@
 // Keeps V8's compiled code of the packages a Playwright process loads, between runs. Most of a
 // Playwright process's start-up is compiling Playwright's own bundles (contracts/README.md,
 // "Where the time went"); with the code V8 compiled in an earlier run, the runner and each worker
-// load them faster. `contracts/run.ts` loads this file with `--require` into the runner, and the
+// load them faster. `run/run.ts` loads this file with `--require` into the runner, and the
 // runner's workers inherit it.
 //
 // Only CommonJS files under a node_modules folder go through it (the packages); the suite's own
@@ -17,7 +17,7 @@
 // KNOWN_IMPORTS: modules read here whose every such `import(` was found never to run in kgate's
 // processes, and only while they spell it exactly that many times (a release that adds one is
 // compiled by Node again).
-// The cache folder is KGATE_COMPILE_CACHE (set by `contracts/run.ts`; unset: the hook does nothing).
+// The cache folder is KGATE_COMPILE_CACHE (set by `run/run.ts`; unset: the hook does nothing).
 // An entry is named for the file's path, size, modification time and the source's length, under a
 // folder per Node version, platform and these rules, so a changed package, another Node or other
 // rules never read stale code;

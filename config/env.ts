@@ -35,10 +35,10 @@ export interface HarnessEnv {
   compileCache?: string;
   /**
    * KGATE_FROM_SOURCES=1: a clone runs its TypeScript sources through tsx, not a build of them
-   * (bin/kgate.mjs, contracts/run.ts); stack traces then name the sources.
+   * (bin/kgate.mjs, run/run.ts); stack traces then name the sources.
    */
   fromSources: boolean;
-  /** KGATE_RUN_ID: set by the suite's global setup for its workers, naming the run's shared test data (contracts/discovery-share.ts). */
+  /** KGATE_RUN_ID: set by the suite's global setup for its workers, naming the run's shared test data (run/discovery-share.ts). */
   runId?: string;
   /**
    * The forward proxies, as curl reads them: https_proxy / HTTPS_PROXY for https targets,
@@ -64,7 +64,7 @@ function firstSet(env: NodeJS.ProcessEnv, names: string[]): { url: string; sourc
 }
 
 /**
- * The NODE_EXTRA_CA_CERTS of a `kgate conform` run, for the workers only (contracts/run.ts): the
+ * The NODE_EXTRA_CA_CERTS of a `kgate conform` run, for the workers only (run/run.ts): the
  * global setup hands it on to them as NODE_EXTRA_CA_CERTS.
  */
 export const WORKER_EXTRA_CA_VARIABLE = 'KGATE_WORKER_EXTRA_CA_CERTS';

@@ -12,13 +12,13 @@ import {
   DeadlineReached,
   FrontServerRefused,
   isJsonMediaType,
+  op,
   ResponseUnusable,
   retryWaitMs,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
   TWIN_PROBE_AFTER_MS,
 } from './api.ts';
-import { op } from './discovery.ts';
 
 const PREVIEW = {
   _type: 'WebPage',

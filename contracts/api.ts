@@ -10,6 +10,7 @@ import {
   recordPassed,
   recordRefusal,
 } from '../http/front-limits.ts';
+import type { RequestPace } from '../http/pacing.ts';
 import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import {
@@ -23,7 +24,6 @@ import {
   show,
 } from './failure.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
-import type { RequestPace } from './pacing.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
@@ -903,4 +903,11 @@ function transportFailure(error: TransportError, operation: string, curl: string
   const known = byProblem[error.problem];
   const status = error.status === undefined ? '' : `status ${error.status}, `;
   return { ...known, operation, received: `${status}${error.message}`, curl, origin: 'fixture' };
+}
+
+/** Looks an operation up by id; the suite's own ids are always in the spec. */
+export function op(operationId: string): Operation {
+  const found = getOperation(operationId);
+  if (!found) throw new Error(`operation ${operationId} is not in the spec`);
+  return found;
 }

@@ -156,3 +156,8 @@ export function show(value: unknown, limit = 120): string {
   else text = JSON.stringify(value) ?? String(value);
   return text.length > limit ? `${text.slice(0, limit)}...` : text;
 }
+
+/** The identity of a finding: the same defect seen by several tests is one finding. */
+export function findingKey(finding: Failure): string {
+  return [finding.check, finding.operation, finding.title, finding.pointer ?? ''].join('\u0000');
+}

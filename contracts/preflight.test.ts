@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, test } from 'node:test';
-import { PACE_FILE, RunPace, SharedPace } from './pacing.ts';
+import { PACE_FILE, RunPace, SharedPace } from '../http/pacing.ts';
 import { preflight } from './preflight.ts';
 
 // The preflight against servers of its own: it ends once one answer rules out every problem it

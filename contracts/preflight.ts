@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { currentNetwork, type RawResponse, sendHttp, TransportError } from '../http/client.ts';
 import { portOf, proxyFor } from '../http/network.ts';
-import type { RequestPace } from './pacing.ts';
+import type { RequestPace } from '../http/pacing.ts';
 
 /** Resolves when a TCP connection to the host and port opens; rejects with the reason otherwise. */
 function tcpReachable(host: string, port: number, timeoutMs: number): Promise<void> {

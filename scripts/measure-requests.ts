@@ -1,16 +1,16 @@
 // Measures the requests each conformance test sends against the embedded reference server (one
-// worker, rate-limit tests included) and writes contracts/request-budget.json, the table
+// worker, rate-limit tests included) and writes run/request-budget.json, the table
 // `kgate conform` announces its request count from. Run: npm run docs:requests
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readConformOptions } from '../contracts/options.ts';
-import { budgetKey, type RequestBudget } from '../contracts/request-budget.ts';
-import { runSuite } from '../contracts/run.ts';
 import { startReferenceServer } from '../reference/index.ts';
+import { readConformOptions } from '../run/options.ts';
+import { budgetKey, type RequestBudget } from '../run/request-budget.ts';
+import { runSuite } from '../run/run.ts';
 
-const target = fileURLToPath(new URL('../contracts/request-budget.json', import.meta.url));
+const target = fileURLToPath(new URL('../run/request-budget.json', import.meta.url));
 const reportDir = mkdtempSync(join(tmpdir(), 'kgate-requests-'));
 const server = await startReferenceServer({ quiet: true });
 try {

@@ -120,17 +120,17 @@ describe('the packed package', () => {
       'bin/kgate.mjs',
       'dist/cli/main.js',
       'dist/playwright.config.js',
-      'dist/contracts/operations.spec.js',
+      'dist/run/operations.spec.js',
       'dist/openapi/openapi.yaml',
       'dist/config/kgate.config.schema.json',
-      'dist/contracts/request-budget.json',
+      'dist/run/request-budget.json',
       'dist/load/k6-bundles/steady.js',
       'README.md',
       'package.json',
     ])
       assert.ok(paths.includes(want), `${want} is packed`);
     const unwanted = paths.filter((path) =>
-      /\.ts$|\.test\.|^bench\/|^reports\/|^scripts\/|fault-sweep|node_modules\//.test(path),
+      /\.ts$|\.test\.|^bench\/|^reports\/|^scripts\/|^dist\/proof\/|fault-sweep|node_modules\//.test(path),
     );
     assert.deepEqual(unwanted, [], 'no TypeScript source, test, bench, script, report or sweep');
     // About 400 KB with the page kit, the network client and the values of the world; a stray

@@ -20,23 +20,30 @@ export const RUNTIME_ROOTS = [
   'openapi',
   'http',
   'contracts',
+  'reporting',
+  'run',
+  'proof',
   'load',
   'drift',
   'compare',
   'reference',
   'cli',
 ];
-/** Modules in those folders that only the project's own tests, benches and docs use: not in the package. */
+/**
+ * Modules in those folders that only the project's own tests, benches and docs use: not in the
+ * package. A name ending in `/` is a whole folder (the self-proof).
+ */
 export const DEV_ONLY = [
   'openapi/check-generated.ts',
   'openapi/compile-validators.ts',
-  'contracts/checks-table.ts',
-  'contracts/fault-sweep.ts',
-  'contracts/fault-sweep.spec.ts',
-  'contracts/fault-table.ts',
-  'contracts/secret-scan.ts',
+  'proof/',
   'reference/test-client.ts',
 ];
+
+/** True when a module is only the project's own (DEV_ONLY). @param {string} path */
+export function devOnly(path) {
+  return DEV_ONLY.some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+}
 /**
  * Files read at run time through `new URL(..., import.meta.url)`, the generated validators module
  * (JavaScript already) and the hook Playwright's processes load with `--require`, copied to the
@@ -48,7 +55,7 @@ export const RUNTIME_DATA = [
   'openapi/generated/validators.js',
   'config/kgate.config.schema.json',
   'config/compile-cache.cjs',
-  'contracts/request-budget.json',
+  'run/request-budget.json',
 ];
 
 /**
@@ -77,7 +84,7 @@ export function runtimeModules(options) {
       path.endsWith('.ts') &&
       !path.endsWith('.test.ts') &&
       !path.endsWith('.d.ts') &&
-      (options.devOnly || !DEV_ONLY.includes(path)),
+      (options.devOnly || !devOnly(path)),
   );
 }
 

@@ -37,8 +37,8 @@ test('contradictions: a count next to a verdict word must be the verdict own', (
 
 test("sourcePaths and testLines find Playwright's list reporter and stack frames, not report files or URLs", () => {
   const listLine =
-    '[12/180] [conformance] › contracts/declare-tests.ts:13:5 › GET /academic/v1.0/interpret › interpret-timeout-honoured';
-  assert.deepEqual(sourcePaths(listLine), ['contracts/declare-tests.ts:13:5']);
+    '[12/180] [conformance] › run/declare-tests.ts:13:5 › GET /academic/v1.0/interpret › interpret-timeout-honoured';
+  assert.deepEqual(sourcePaths(listLine), ['run/declare-tests.ts:13:5']);
   assert.deepEqual(testLines(listLine), [listLine]);
   assert.deepEqual(sourcePaths('    at run (/work/kgate/dist/cli/main.js:40:11)'), [
     '/work/kgate/dist/cli/main.js:40:11',

@@ -1,15 +1,15 @@
 // What a command's terminal output claims, for the tests that hold it to the verdict: every count
 // it states next to a word the verdicts count with (passed, failed, findings, changes, differences,
 // problems...) must be the verdict's own, and no line may name a source file of kgate or list
-// tests one by one (Playwright's list reporter: `[12/180] ... contracts/declare-tests.ts:13:5 ...`).
+// tests one by one (Playwright's list reporter: `[12/180] ... run/declare-tests.ts:13:5 ...`).
 import assert from 'node:assert/strict';
 import type { CompareResult } from '../compare/run.ts';
-import type { FuzzResult } from '../contracts/generative/fuzz.ts';
-import type { RunSummary } from '../contracts/summary.ts';
 import { causeCounts, groupByCause } from '../drift/findings.ts';
 import type { HistoryReport } from '../drift/history.ts';
 import type { LiveResult } from '../drift/live.ts';
 import type { LoadSummary } from '../load/report.ts';
+import type { FuzzResult } from '../reporting/fuzz-page.ts';
+import type { RunSummary } from '../reporting/summary.ts';
 
 /**
  * The counts a verdict states, by the word that names them; a word a command's verdict does not
@@ -69,7 +69,7 @@ export function contradictions(output: string, verdict: VerdictCounts): Contradi
 /** A source file of kgate (or any script) named in output, with or without a line number. */
 const SOURCE_PATH = /(?<=^|[\s(['"])\/?(?:[\w@.-]+\/)*[\w@.-]+\.(?:ts|tsx|mts|cts|js|mjs|cjs)\b(?::\d+)*/g;
 
-/** The source paths named in output (`contracts/declare-tests.ts:13:5`, a stack frame's file). */
+/** The source paths named in output (`run/declare-tests.ts:13:5`, a stack frame's file). */
 export function sourcePaths(output: string): string[] {
   return [...output.matchAll(SOURCE_PATH)].map((match) => match[0]);
 }

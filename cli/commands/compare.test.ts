@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { scanForSecrets } from '../../contracts/secret-scan.ts';
+import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../args.ts';

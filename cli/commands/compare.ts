@@ -1,11 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import {
-  COMPARE_FILES,
-  comparePhrase,
-  renderCompare,
-  renderCompareMarkdown,
-  writeCompareReports,
-} from '../../compare/report.ts';
+import { COMPARE_FILES, renderCompare, renderCompareMarkdown, writeCompareReports } from '../../compare/report.ts';
 import {
   CompareUnreachable,
   DEFAULT_COMPARE_REPORT_DIR,
@@ -16,12 +10,13 @@ import {
   runCompare,
 } from '../../compare/run.ts';
 import { DEFAULT_THRESHOLD, type RegressionThreshold } from '../../compare/stats.ts';
+import { comparePhrase } from '../../compare/words.ts';
 import { readCompareKeys, readEnv } from '../../config/env.ts';
 import { ConfigError, type KgateConfig, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { createRunDir } from '../../contracts/run-dir.ts';
+import { createRunDir } from '../../reporting/run-dir.ts';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../run/options.ts';
 import {
   EXIT,
   intOption,
@@ -33,7 +28,7 @@ import {
   UsageError,
   urlOption,
 } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 import { applyNetwork, NETWORK_OPTIONS, NETWORK_USAGE, networkLine, resolveNetwork } from '../network.ts';
 
 const USAGE = `usage: kgate compare --base-url CANDIDATE --against-url CURRENT [--latency] [--latency-samples N]

@@ -5,8 +5,14 @@ import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
-import { BaselineError, readBaseline } from '../../contracts/baseline.ts';
 import { getCheck } from '../../contracts/checks/index.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
+import { runPace } from '../../http/pacing.ts';
+import { REPORT_HTML } from '../../page/page.ts';
+import type { ReferenceServer } from '../../reference/index.ts';
+import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
+import { createRunDir } from '../../reporting/run-dir.ts';
+import { renderTerminalSummary } from '../../reporting/summary.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -19,19 +25,13 @@ import {
   PROGRESS_FILE,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
-} from '../../contracts/options.ts';
-import { runPace } from '../../contracts/pacing.ts';
-import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../contracts/request-budget.ts';
-import { runSuite } from '../../contracts/run.ts';
-import { createRunDir } from '../../contracts/run-dir.ts';
-import { selectedTests, workersOf } from '../../contracts/selection.ts';
-import { renderTerminalSummary } from '../../contracts/summary.ts';
-import { REPORT_HTML } from '../../page/page.ts';
-import type { ReferenceServer } from '../../reference/index.ts';
+} from '../../run/options.ts';
+import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
+import { runSuite } from '../../run/run.ts';
+import { selectedTests, workersOf } from '../../run/selection.ts';
 import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import type { Command } from '../command.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
-import type { Command } from '../main.ts';
 import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../network.ts';
 import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
 

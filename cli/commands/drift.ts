@@ -4,7 +4,6 @@ import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { previousRun } from '../../contracts/report-page.ts';
 import { applyBaseline, type Baseline, groupByCause, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
 import {
@@ -23,6 +22,7 @@ import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/liv
 import { changeLines, changesPhrase, findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
+import { previousRun } from '../../reporting/report-page.ts';
 import {
   durationOption,
   EXIT,
@@ -32,8 +32,8 @@ import {
   targetBaseUrl,
   UsageError,
 } from '../args.ts';
+import type { Command } from '../command.ts';
 import { driftPage } from '../drift-page.ts';
-import type { Command } from '../main.ts';
 import {
   applyNetwork,
   commandNetwork,

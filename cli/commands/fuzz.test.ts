@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { scanForSecrets } from '../../contracts/secret-scan.ts';
+import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { startArrivalsProxy } from '../../scripts/arrivals-proxy.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';

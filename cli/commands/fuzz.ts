@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import type { EngineProgress } from '../../contracts/generative/engine.ts';
+import { checkReachable, preflight } from '../../contracts/preflight.ts';
+import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
+import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
+import { REPORT_HTML } from '../../page/page.ts';
+import { createRunDir } from '../../reporting/run-dir.ts';
 import {
   DEFAULT_BUDGET,
   DEFAULT_DURATION_MS,
@@ -12,13 +17,8 @@ import {
   REMOTE_BUDGET_LIMIT,
   renderFuzz,
   runFuzz,
-} from '../../contracts/generative/fuzz.ts';
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../contracts/options.ts';
-import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { createRunDir } from '../../contracts/run-dir.ts';
-import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
-import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
-import { REPORT_HTML } from '../../page/page.ts';
+} from '../../run/fuzz.ts';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../run/options.ts';
 import {
   durationOption,
   EXIT,
@@ -31,7 +31,7 @@ import {
   targetBaseUrl,
   UsageError,
 } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 import {
   applyNetwork,
   commandNetwork,

@@ -2,7 +2,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS, K6_TARGET } from '../../load/k6-bundle.ts';
 import { EXIT, parseCommandArgs, stringOption, UsageError } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 
 const USAGE = `usage: kgate k6 bundle <${K6_SCENARIOS.join('|')}> [--out FILE]
 

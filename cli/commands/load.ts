@@ -20,7 +20,7 @@ import {
   UsageError,
   urlOption,
 } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 import {
   applyNetwork,
   commandNetwork,

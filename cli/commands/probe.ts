@@ -13,7 +13,7 @@ import {
   UsageError,
   urlOption,
 } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 import { NETWORK_OPTIONS, NETWORK_USAGE } from '../network.ts';
 import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 import { loadValidator, resolveTarget } from './load.ts';

@@ -1,13 +1,13 @@
 import { appendFileSync } from 'node:fs';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets } from '../../config/redact.ts';
-import { findRunFolders, MergeError, mergeRuns, mergeVerdictLine, readRunFolder } from '../../contracts/merge.ts';
-import { DEFAULT_REPORT_DIR } from '../../contracts/options.ts';
-import { createRunDir } from '../../contracts/run-dir.ts';
-import { writeRunReports } from '../../contracts/run-reports.ts';
-import { renderTerminalSummary } from '../../contracts/summary.ts';
+import { findRunFolders, MergeError, mergeRuns, mergeVerdictLine, readRunFolder } from '../../reporting/merge.ts';
+import { createRunDir } from '../../reporting/run-dir.ts';
+import { writeRunReports } from '../../reporting/run-reports.ts';
+import { renderTerminalSummary } from '../../reporting/summary.ts';
+import { DEFAULT_REPORT_DIR } from '../../run/options.ts';
 import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 
 const USAGE = `usage: kgate report merge DIR... [--report-dir OUT] [--expect-shards N] [--json]
 

@@ -4,7 +4,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { REPORT_HTML } from '../../page/page.ts';
 import { EXIT, parseCommandArgs, UsageError } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 
 const USAGE = `usage: kgate report [DIR] [--no-open] [--json]
        kgate report merge DIR... [--report-dir OUT] [--expect-shards N] [--json]

@@ -9,7 +9,7 @@ import {
   startReferenceServer,
 } from '../../reference/index.ts';
 import { EXIT, intOption, noPositionals, numberOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
                    [--body-limit B] [--config FILE] [--profile clean|real] [--json] [--list-faults]

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { validateResponse } from '../../openapi/validator.ts';
 import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
-import type { Command } from '../main.ts';
+import type { Command } from '../command.ts';
 
 const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--strict] [--json] <file.json>
 

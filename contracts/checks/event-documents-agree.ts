@@ -1,4 +1,4 @@
-import { op } from '../discovery.ts';
+import { op } from '../api.ts';
 import { objects } from '../json.ts';
 import { eventDocumentsAgree, judgeEventDocuments } from '../properties/relations.ts';
 import { defineCheck } from './registry.ts';

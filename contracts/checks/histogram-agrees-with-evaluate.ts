@@ -1,4 +1,4 @@
-import { op } from '../discovery.ts';
+import { op } from '../api.ts';
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
 import { defineCheck } from './registry.ts';

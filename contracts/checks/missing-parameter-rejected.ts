@@ -1,4 +1,4 @@
-import { op } from '../discovery.ts';
+import { op } from '../api.ts';
 import { defineCheck } from './registry.ts';
 import { baseName, expectParameterRejected, validRequest } from './support.ts';
 

@@ -1,7 +1,7 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
-import type { Discovery } from '../discovery.ts';
 import { show } from '../failure.ts';
 import { identity } from '../properties/relations.ts';
+import type { TestData } from '../test-data.ts';
 import type { CheckContext } from './registry.ts';
 import { at, baseName, validRequest } from './support.ts';
 
@@ -12,7 +12,7 @@ export interface Page {
 }
 
 /** The request paged by the paging checks: enough items to page through, in a stable order. */
-export async function pagedRequest(op: Operation, data: Discovery): Promise<CallOptions> {
+export async function pagedRequest(op: Operation, data: TestData): Promise<CallOptions> {
   const request = await validRequest(op, data);
   if (baseName(op) === 'evaluate') return { params: { expr: await data.broadExpr(), attributes: 'Id,Ti' } };
   return request;

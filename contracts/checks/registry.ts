@@ -1,6 +1,6 @@
 import type { Api, ApiResponse, Operation } from '../api.ts';
-import type { Discovery } from '../discovery.ts';
 import type { Failure, Severity } from '../failure.ts';
+import type { TestData } from '../test-data.ts';
 
 /** Which key roles a target provides; a check that needs a missing one is skipped with that reason. */
 export interface KeyRoles {
@@ -16,7 +16,7 @@ export interface CheckContext {
   /** Sends requests; every response is validated against the spec on the way. */
   api: Api;
   /** Test data discovered from the target itself. */
-  data: Discovery;
+  data: TestData;
   /** Key roles the run was given. */
   keys: KeyRoles;
   /** Groups the unsubscribed key is known not to cover (exact expectations), if known. */

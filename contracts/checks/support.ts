@@ -1,8 +1,8 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
-import type { Discovery } from '../discovery.ts';
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
 import type { ResponseProperty } from '../properties/types.ts';
+import type { TestData } from '../test-data.ts';
 import type { CheckContext } from './registry.ts';
 
 /** The operation's id without its GET/POST suffix: interpret, evaluate, calchistogram, similarity... */
@@ -16,7 +16,7 @@ export function isAcademicSearch(op: Operation): boolean {
 }
 
 /** A request of `op` the interface says must succeed, built from discovered data. */
-export async function validRequest(op: Operation, data: Discovery): Promise<CallOptions> {
+export async function validRequest(op: Operation, data: TestData): Promise<CallOptions> {
   switch (baseName(op)) {
     case 'interpret':
       return { params: { ...(await data.interpretQuery()) } };

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { type FuzzSettings, runFuzz } from '../../run/fuzz.ts';
 import { roundLength } from './cases.ts';
 import { pacer } from './engine.ts';
 import { parseExpression } from './expression.ts';
-import { type FuzzSettings, runFuzz } from './fuzz.ts';
 
 let server: ReferenceServer;
 let dir: string;

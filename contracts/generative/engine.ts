@@ -11,6 +11,7 @@ import {
   TargetBroken,
 } from '../api.ts';
 import type { Failure } from '../failure.ts';
+import { findingKey } from '../failure.ts';
 import { field, objects } from '../json.ts';
 import {
   type Exchange,
@@ -25,7 +26,6 @@ import {
   type Violation,
   WARN_PROPERTIES,
 } from '../properties/index.ts';
-import { findingKey } from '../summary.ts';
 import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.ts';
 import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
 import { judgeCase, seedLine } from './judge.ts';

@@ -5,9 +5,9 @@ import { type FrontLimits, mergeFrontLimits, noFrontLimits } from '../../http/fr
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent, TargetBroken } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
+import { findingKey } from '../failure.ts';
 import { PROPERTY_CHECKS } from '../properties/index.ts';
 import { toleranceNote } from '../properties/tolerance.ts';
-import { findingKey } from '../summary.ts';
 import { mergeTimings, type OperationTimings } from '../timings.ts';
 import { allocate, casesFor, type Intent } from './cases.ts';
 import { type EngineResult, GenerativeEngine } from './engine.ts';

@@ -1,7 +1,8 @@
 // Value pools drawn from the target through test-data discovery: each operation reads only what
 // its generated requests use, so a fault elsewhere never changes its cases.
-import { DataUnavailable, type Discovery } from '../discovery.ts';
+
 import { objects } from '../json.ts';
+import { DataUnavailable, type TestData } from '../test-data.ts';
 import { baseOf } from './cases.ts';
 import { cleanInt, cleanText, distinct, isCalendarDate, isHttpUrl, mergePools, type ValuePools } from './values.ts';
 
@@ -45,7 +46,7 @@ export function poolsFromPapers(papers: Record<string, unknown>[]): Partial<Valu
 }
 
 /** The value pools the generated requests of an operation use, read from the target where it has them. */
-export async function poolsFor(operationId: string, data: Discovery): Promise<ValuePools> {
+export async function poolsFor(operationId: string, data: TestData): Promise<ValuePools> {
   const found: Partial<ValuePools> = {};
   const base = baseOf({ operationId });
   if (['interpret', 'evaluate', 'calchistogram', 'similarity'].includes(base)) {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startReferenceServer } from '../../reference/index.ts';
-import { Api, type ApiSettings, type CallOptions } from '../api.ts';
-import { op } from '../discovery.ts';
+import { Api, type ApiSettings, type CallOptions, op } from '../api.ts';
 import { answerReadBy, type JudgedAnswer, judgeAnswer } from './answers.ts';
 import { PROPERTY_CHECKS } from './index.ts';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import type { RunSummary } from '../../reporting/summary.ts';
 import { runKgate } from '../../scripts/run-process.ts';
-import type { RunSummary } from '../summary.ts';
 
 let server: ReferenceServer;
 let dir: string;

@@ -1,0 +1,199 @@
+// `kgate fuzz`: generated requests against a target, bounded by a case budget and a duration,
+// with the findings shrunk, de-duplicated and written under the run's report folder.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { redactSecrets } from '../config/redact.ts';
+import { Api, requestsSent } from '../contracts/api.ts';
+import { CHECKS } from '../contracts/checks/index.ts';
+import { findingKey, formatFailureFolded } from '../contracts/failure.ts';
+import { allocate, caseAt, type GeneratedCase } from '../contracts/generative/cases.ts';
+import { type EngineProgress, GenerativeEngine, pacer } from '../contracts/generative/engine.ts';
+import { poolsFor } from '../contracts/generative/pools.ts';
+import type { ValuePools } from '../contracts/generative/values.ts';
+import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../contracts/properties/tolerance.ts';
+import { mergeTimings, type OperationTimings, operationStats } from '../contracts/timings.ts';
+import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import type { OperationId } from '../openapi/spec.ts';
+import { foldLine } from '../page/fold.ts';
+import { shortLabel } from '../page/html.ts';
+import { REPORT_HTML, renderPage } from '../page/page.ts';
+import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-page.ts';
+import { previousRun } from '../reporting/report-page.ts';
+import { Discovery } from './discovery.ts';
+
+/** Cases sent when --budget is not given. */
+export const DEFAULT_BUDGET = 500;
+/** Longest run when --duration is not given. */
+export const DEFAULT_DURATION_MS = 60_000;
+/** Most cases sent to a non-loopback target without --allow-remote (about what one `kgate conform` sends). */
+export const REMOTE_BUDGET_LIMIT = 500;
+/** Requests in flight at once. */
+export const FUZZ_CONCURRENCY = 16;
+/** Most requests spent shrinking one finding. */
+export const FUZZ_SHRINK_ATTEMPTS = 60;
+/** Longest time spent shrinking one finding. */
+export const FUZZ_SHRINK_MS = 15_000;
+/** Relations started per operation and relation: at least this many, more for larger budgets. */
+export const FUZZ_RELATIONS_MIN = 5;
+/** One relation per operation and relation for this many cases of the budget, above the minimum. */
+export const FUZZ_CASES_PER_RELATION = 100;
+/** Where `kgate fuzz` writes its reports: one folder per run below it, and a `latest` link. */
+export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
+
+/** One `kgate fuzz` run. */
+export interface FuzzSettings {
+  baseUrl: string;
+  key?: string;
+  operations: readonly OperationId[];
+  budget: number;
+  durationMs: number;
+  seed: number;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRps?: number;
+  concurrency?: number;
+  reportDir: string;
+  /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
+  network?: string;
+  onProgress?(progress: EngineProgress): void;
+}
+
+/** The cases of a run, interleaved across operations so that a run cut short by its duration covers each. */
+export function* fuzzCases(
+  seed: number,
+  plan: ReadonlyMap<string, number>,
+  pools: ReadonlyMap<string, ValuePools>,
+): Generator<GeneratedCase> {
+  const longest = Math.max(0, ...plan.values());
+  for (let index = 0; index < longest; index++) {
+    for (const [operationId, count] of plan) {
+      if (index < count) yield caseAt(seed, operationId, index, pools.get(operationId)!);
+    }
+  }
+}
+
+/** Runs the generated requests and writes summary.md, summary.json and report.html into the report folder. */
+export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
+  const started = performance.now();
+  mkdirSync(settings.reportDir, { recursive: true });
+  const apiSettings = {
+    baseUrl: settings.baseUrl,
+    keys: { full: settings.key },
+    timeoutMs: settings.timeoutMs,
+    maxBytes: settings.maxBytes,
+    disabledChecks: new Set<string>(),
+    breakerDir: settings.reportDir,
+  };
+  // Every Api of the run, for the requests and latencies per operation of the report page.
+  const apis = [new Api({ ...apiSettings, judge: false })];
+  const discovery = new Discovery(apis[0]!);
+  const pools = new Map<string, ValuePools>();
+  for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
+  const plan = allocate(settings.budget, settings.operations);
+  const engine = new GenerativeEngine({
+    newApi: (judge = true) => {
+      const api = new Api({ ...apiSettings, judge });
+      apis.push(api);
+      return api;
+    },
+    concurrency: settings.concurrency ?? FUZZ_CONCURRENCY,
+    deadlineAt: started + settings.durationMs,
+    pace: pacer(settings.maxRps),
+    shrinkAttempts: FUZZ_SHRINK_ATTEMPTS,
+    shrinkMs: FUZZ_SHRINK_MS,
+    relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.budget / FUZZ_CASES_PER_RELATION)),
+    onProgress: settings.onProgress,
+  });
+  const run = await engine.run(fuzzCases(settings.seed, plan, pools));
+  const total = run.cases.positive + run.cases.negative + run.cases.edge;
+  const durationMs = performance.now() - started;
+  const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));
+  const failed = findings.some((finding) => (finding.level ?? 'fail') === 'fail');
+  const result: FuzzResult = {
+    command: 'fuzz',
+    verdict: failed ? 'fail' : 'pass',
+    exitCode: failed ? 1 : 0,
+    baseUrl: settings.baseUrl,
+    seed: settings.seed,
+    budget: settings.budget,
+    cases: { ...run.cases, total },
+    planned: Object.fromEntries(plan),
+    requests: requestsSent(apis),
+    notSent: run.notSent,
+    stopped: run.stopped,
+    durationMs: Math.round(durationMs),
+    casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
+    tolerance: { relative: SCORE_TOLERANCE, atMost: CLIENT_NOTICEABLE, learned: run.tolerances },
+    findings,
+    notes: [
+      ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
+      ...frontLimitNotes(apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits())),
+    ],
+    reportDir: settings.reportDir,
+  };
+  writeFileSync(join(settings.reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(result, null, 2))}\n`);
+  writeFileSync(join(settings.reportDir, 'summary.md'), `${redactSecrets(renderFuzz(result))}\n`);
+  const timings = apis.reduce<OperationTimings>((all, api) => mergeTimings(all, api.timings), {});
+  const page = fuzzPage(
+    result,
+    operationStats(timings),
+    previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
+    CHECKS,
+  );
+  writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
+  return result;
+}
+
+/** `2 findings, 1 warning`: what the reports of a fuzz run count (a warning does not fail it). */
+export function fuzzCounts(result: Pick<FuzzResult, 'findings'>): string {
+  const failing = result.findings.filter((finding) => (finding.level ?? 'fail') === 'fail').length;
+  const warnings = result.findings.length - failing;
+  return `${failing} finding${failing === 1 ? '' : 's'}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
+}
+
+/** The run as a person reads it: the verdict, what was sent, then every finding like a conformance failure. */
+export function renderFuzz(result: FuzzResult): string {
+  const { cases } = result;
+  const lines = [
+    `# kgate fuzz: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    '',
+    `Target: ${result.baseUrl}`,
+    '',
+    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
+    '',
+    '| operation | cases planned |',
+    '| --- | --: |',
+    ...Object.entries(result.planned).map(([id, count]) => `| ${id} | ${count} |`),
+    '',
+    `Scores compared within a relative ${result.tolerance.relative}${
+      Object.keys(result.tolerance.learned).length > 0
+        ? '; learned from repeats where answers differed more (at most ' +
+          result.tolerance.atMost +
+          '): ' +
+          Object.entries(result.tolerance.learned)
+            .map(([operation, tolerance]) => `${operation} ${tolerance.toPrecision(2)}`)
+            .join(', ')
+        : ''
+    }.`,
+    '',
+  ];
+  if (result.stopped.length > 0) lines.push('## Stopped', '', ...result.stopped.map((reason) => `- ${reason}`), '');
+  if (result.notes.length > 0) lines.push('## Notes', '', ...result.notes.map((note) => `- ${note}`), '');
+  const failing = result.findings.filter((finding) => (finding.level ?? 'fail') === 'fail');
+  const warnings = result.findings.filter((finding) => finding.level === 'warn');
+  const fold = (finding: FuzzFinding) => (curl: string) =>
+    foldLine(curl, { dir: result.reportDir, stem: `${finding.check}-${shortLabel(finding.operation)}` });
+  const block = (finding: FuzzFinding) => [
+    '```',
+    formatFailureFolded(finding, fold(finding)),
+    `  seen in:    ${finding.seenIn} case(s)`,
+    '```',
+    '',
+  ];
+  lines.push(failing.length === 0 ? 'No findings.' : `## Findings (${failing.length})`, '');
+  lines.push(...failing.flatMap(block));
+  if (warnings.length > 0) lines.push(`## Warnings, failing only under a strict reading (${warnings.length})`, '');
+  lines.push(...warnings.flatMap(block));
+  lines.push(`Reports: ${result.reportDir}`);
+  return lines.join('\n');
+}
