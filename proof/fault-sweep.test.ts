@@ -9,7 +9,7 @@ import { scanForSecrets } from './secret-scan.ts';
 /**
  * A run against any fault taking more than this many times a clean run is a cascade (a worker
  * restart, a deadline waited out per test), and fails the sweep. The speed target itself, 2x, is a
- * figure the sweep prints and the README's Performance section reports, not a timed assertion: a
+ * figure the sweep prints and docs/performance.md reports, not a timed assertion: a
  * fault whose detection needs an answer past a bound (interpret's timeout: 2 s) costs a fixed wait,
  * so its ratio rises as the clean run gets faster on a quieter machine.
  */

@@ -3,7 +3,7 @@
 // node_modules/.cache/kgate/runtime/ and made anew whenever a source changed (`bin/kgate.mjs`).
 // Compiled code loads without a transpiling loader: no tsx in the CLI, and Playwright's runner and
 // workers import the suite as plain ES modules, without Playwright's loader thread
-// (contracts/README.md, "Where the time went"). Plain JavaScript, because `bin/kgate.mjs` needs it
+// (run/README.md, "Compiled code"). Plain JavaScript, because `bin/kgate.mjs` needs it
 // before any TypeScript can load.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
