@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import { didYouMean, nearMisses } from '../config/near-miss.ts';
 import { redactSecrets } from '../config/redact.ts';
 import { EXIT, TargetError, UsageError } from './args.ts';
@@ -119,14 +120,16 @@ export async function main(argv: string[]): Promise<number> {
     console.log(sub?.usage ?? command.usage);
     return EXIT.ok;
   }
-  // With --json, the last line written to stderr explains an exit code 2 that no error carried.
+  // Every line a command prints passes the masking (a password in a URL, a registered key), and
+  // with --json the last line written to stderr explains an exit code 2 that no error carried.
   let lastError = '';
-  const error = console.error;
-  if (json)
-    console.error = (...parts: unknown[]) => {
-      lastError = parts.map(String).join(' ').trim().split('\n').pop() ?? lastError;
-      error(...parts);
-    };
+  const { log, error } = console;
+  console.log = (...parts: unknown[]) => log(redactSecrets(format(...parts)));
+  console.error = (...parts: unknown[]) => {
+    const text = redactSecrets(format(...parts));
+    lastError = text.trim().split('\n').pop() ?? lastError;
+    error(text);
+  };
   try {
     const code = await command.run(rest);
     if (json && !jsonPrinted())
@@ -155,6 +158,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return EXIT.failed;
   } finally {
+    console.log = log;
     console.error = error;
   }
 }
