@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { scanForSecrets } from '../proof/secret-scan.ts';
+import { startReferenceServer } from '../reference/index.ts';
 import { runKgate } from '../scripts/run-process.ts';
 import { invalidValueOf, type OptionTable, ruleOf } from './args.ts';
 import type { Command } from './command.ts';
@@ -221,6 +223,27 @@ describe('usage errors of the real binary', () => {
       [object.error.kind, object.error.key, object.error.file, object.error.suggestion],
       ['usage', 'maxRPS', 'kgate.config.json', 'maxRps'],
     );
+  });
+
+  test('a password in --base-url is masked in every line a run prints and every file it writes', async () => {
+    const server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
+    try {
+      const reports = join(dir, 'masked');
+      const target = server.url.replace('http://', 'http://bob:PaSsWoRd-777@');
+      const result = await runKgate(['fuzz', '--base-url', target, '--budget', '10', '--report-dir', reports], {
+        env: { ...env, KGATE_KEY: server.keys.full },
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stdout,
+        /against http:\/\/bob:\*\*\*@127\.0\.0\.1:\d+ /,
+        'the start line names the target, masked',
+      );
+      assert.ok(!`${result.stdout}${result.stderr}`.includes('PaSsWoRd-777'), 'not in the terminal');
+      assert.deepEqual(scanForSecrets(reports, ['PaSsWoRd-777']), [], 'nor in a report');
+    } finally {
+      await server.close();
+    }
   });
 
   test('an unreachable target with a password in its URL: one line, masked, and one JSON object, exit 2', async () => {
