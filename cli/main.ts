@@ -60,15 +60,15 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 every command:
-  durations    take a unit: 500ms, 10s, 2m, 1h (a bare number keeps the unit the option had before
-               units, which its --help names: milliseconds for --timeout of conform, fuzz and compare)
-  --report-dir this run's reports go into DIR itself; without it a new reports/<kind>/<run-id>/
-               (kind: conformance, fuzz, drift, compare, load, merge; run id: 20261128T103942Z-f719)
-  --json       exactly one JSON object on stdout for every outcome: {"command", "verdict" (pass,
-               fail or error), "exitCode", ...}; a stop adds "error": {"kind" (usage, target or
-               internal), "option" | "key" | "variable", "rule", "message"}
-  bad input    one line naming the option (or configuration key, or variable), its rule and unit,
-               exit 2; an unknown option or key gets its near miss (did you mean --max-rps?)
+  durations: a number with a unit, 500ms, 10s, 2m, 1h (a bare number keeps the unit the option had
+    before units, which its --help names: milliseconds for --timeout of conform, fuzz and compare)
+  --report-dir DIR: this run's reports go into DIR itself; without it, a new reports/<kind>/<run-id>/
+    (kind: conformance, fuzz, drift, compare, load, merge; run id such as 20261128T103942Z-f719)
+  --json: exactly one JSON object on stdout, whatever the outcome: {"command", "verdict" (pass, fail
+    or error), "exitCode", ...}; a stop adds "error": {"kind" (usage, target or internal), "option" |
+    "key" | "variable", "rule", "message"}
+  bad input: one line naming the option (or configuration key, or variable), its rule and its unit,
+    exit 2; an unknown option, key, command or mode gets its near miss (did you mean --max-rps?)
 
 exit codes: 0 pass, 1 failure found, 2 bad usage or unreachable target`;
 
