@@ -412,67 +412,12 @@ export function parseBaseUrl(raw: string, source: string): string {
   }
 }
 
-/**
- * The target of a command: --base-url, else KGATE_BASE_URL, else undefined (meaning the embedded
- * reference server). Either source is validated the same way.
- */
-export function targetBaseUrl(values: ParsedArgs['values'], envBaseUrl: string | undefined): string | undefined {
-  return urlOption(values, 'base-url') ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : undefined);
-}
-
 /** Reads an optional string option as given. */
 export function stringOption(values: ParsedArgs['values'], name: string): string | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new UsageError(`option --${name} takes a value`, { option: `--${name}` });
   return value;
-}
-
-/** Reads one option by a spec (for code that reads `values` rather than `options`). */
-function specOption<T>(values: ParsedArgs['values'], name: string, spec: OptionSpec<T>): T | undefined {
-  const raw = stringOption(values, name);
-  return raw === undefined ? undefined : (readValue(name, spec as OptionSpec<unknown>, raw) as T);
-}
-
-/** Reads an integer option within [min, max]; the message names the option and the range. */
-export function intOption(
-  values: ParsedArgs['values'],
-  name: string,
-  range: { min: number; max: number },
-  fallback?: number,
-): number | undefined {
-  return specOption(values, name, option.whole(range.min, range.max)) ?? fallback;
-}
-
-/** Reads a decimal number option within [min, max]. */
-export function numberOption(
-  values: ParsedArgs['values'],
-  name: string,
-  range: { min: number; max: number },
-  fallback?: number,
-): number | undefined {
-  return specOption(values, name, option.decimal(range.min, range.max)) ?? fallback;
-}
-
-/** Reads a duration such as 500ms, 30s, 2m (a bare number: `bare`, seconds unless said); returns milliseconds. */
-export function durationOption(
-  values: ParsedArgs['values'],
-  name: string,
-  range: { minMs: number; maxMs: number },
-  fallbackMs?: number,
-  bare: DurationUnit = 's',
-): number | undefined {
-  return specOption(values, name, option.duration(range.minMs, range.maxMs, bare)) ?? fallbackMs;
-}
-
-/** Reads an http(s) URL option; the path may carry a prefix, which is kept without a trailing slash. */
-export function urlOption(values: ParsedArgs['values'], name: string): string | undefined {
-  return specOption(values, name, option.url());
-}
-
-/** Reads a comma-separated list option. */
-export function listOption(values: ParsedArgs['values'], name: string): string[] | undefined {
-  return specOption(values, name, option.list('values'));
 }
 
 /** Rejects surplus positionals, naming the first one. */
