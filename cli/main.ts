@@ -132,11 +132,15 @@ export async function main(argv: string[]): Promise<number> {
   };
   try {
     const code = await command.run(rest);
+    // A command that ended without its object stopped short: the target (exit 2) or kgate itself.
     if (json && !jsonPrinted())
       printJson(
         label,
         code,
-        code === EXIT.usage ? { error: errorMember('target', lastError || `kgate ${label} stopped`) } : {},
+        code === EXIT.ok
+          ? {}
+          : { error: errorMember(code === EXIT.usage ? 'target' : 'internal', lastError || `kgate ${label} stopped`) },
+        code === EXIT.ok ? 'pass' : 'error',
       );
     return code;
   } catch (thrown) {
