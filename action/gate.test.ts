@@ -72,7 +72,7 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         'ca-file': 'certs/internal-ca.pem',
         'client-cert': 'certs/client.pem',
         'client-key': 'certs/client.key',
-        args: '--grep  evaluate --timeout 20000',
+        args: '--grep  evaluate --timeout 20s',
       },
       want: [
         'conform',
@@ -106,7 +106,7 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         '--grep',
         'evaluate',
         '--timeout',
-        '20000',
+        '20s',
       ],
     },
   ];

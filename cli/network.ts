@@ -7,17 +7,34 @@ import {
   NetworkConfigError,
   type NetworkSettings,
   networkSettings,
+  parseProxyUrl,
   proxySecrets,
 } from '../http/network.ts';
-import { type ParsedArgs, stringOption, UsageError } from './args.ts';
+import { option, type ParsedArgs, RuleBroken, stringOption, UsageError } from './args.ts';
+import { configUsageError } from './config-error.ts';
 
 /** The options of every command that talks to a target: the route to it (see NETWORK_USAGE). */
 export const NETWORK_OPTIONS = {
-  proxy: { type: 'string' },
-  'ca-file': { type: 'string' },
-  'client-cert': { type: 'string' },
-  'client-key': { type: 'string' },
-} as const;
+  proxy: {
+    ...option.text(
+      'a proxy URL such as http://proxy.example.org:3128 (with user and password if it needs them)',
+      'socks5://127.0.0.1:1080',
+      (raw) => {
+        try {
+          parseProxyUrl(raw, 'it');
+        } catch (error) {
+          if (error instanceof NetworkConfigError) throw new RuleBroken(error.message.replace(/^it /, ''));
+          throw error;
+        }
+        return raw;
+      },
+    ),
+    secret: true,
+  },
+  'ca-file': option.path('file'),
+  'client-cert': option.path('file'),
+  'client-key': option.path('file'),
+};
 
 /** The usage lines of NETWORK_OPTIONS, for each command's --help. */
 export const NETWORK_USAGE = `  --proxy        forward proxy of every request, http://[user:password@]host[:port]; replaces
@@ -48,7 +65,7 @@ export function resolveNetwork(
   const flag = (name: string) => {
     const value = stringOption(values, name);
     if (value !== undefined && value.trim() === '')
-      throw new UsageError(`option --${name} takes a value, got an empty string`);
+      throw new UsageError(`option --${name} takes a value, got an empty string`, { option: `--${name}` });
     return value === undefined ? undefined : { value, source: `option --${name}` };
   };
   const fromFile = (key: 'proxy' | 'caFile' | 'clientCert' | 'clientKey') =>
@@ -104,7 +121,7 @@ export function commandNetwork(
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`kgate ${command}: ${error.message}`);
+    if (error instanceof ConfigError) throw configUsageError(error, command);
     throw error;
   }
   return resolveNetwork(values, env, config);

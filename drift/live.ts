@@ -46,6 +46,8 @@ export interface CaseOutcome {
 /** The result of one `kgate drift live` run. */
 export interface LiveResult {
   kind: 'drift-live';
+  /** The run's verdict, as its exit code says it: fail when a change is new to the baseline (set by the command). */
+  verdict?: 'pass' | 'fail';
   baseUrl: string;
   /** The route the requests took (proxy masked, CA file, client certificate), when not direct. */
   network?: string;

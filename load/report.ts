@@ -35,14 +35,8 @@ export interface LoadSummary {
   result: LoadResult;
 }
 
-/** A run id that sorts by time: `<scenario>-<UTC timestamp>`. */
-export function newRunId(scenario: string, now = new Date()): string {
-  return `${scenario}-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}Z`;
-}
-
-/** Writes summary.json and report.html under `<dir>/<runId>/` and returns both paths. */
-export function writeLoadReports(summary: LoadSummary, dir: string): { summaryPath: string; htmlPath: string } {
-  const runDir = join(dir, summary.runId);
+/** Writes summary.json and report.html into the run's folder `runDir` (created if needed) and returns both paths. */
+export function writeLoadReports(summary: LoadSummary, runDir: string): { summaryPath: string; htmlPath: string } {
   mkdirSync(runDir, { recursive: true });
   const summaryPath = join(runDir, 'summary.json');
   const htmlPath = join(runDir, 'report.html');

@@ -11,10 +11,8 @@ import type { Cell as PageCell, Finding as PageFinding } from '../page/component
 import { shortLabel } from '../page/html.ts';
 import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
+import { isRunId, runIdTime } from './run-dir.ts';
 import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary } from './summary.ts';
-
-/** A run folder name of kgate (`20261123-051233-042-4f2a`, or drift's `20261122T041500Z-3f9a`): they sort by time. */
-const RUN_FOLDER = /^\d{8}[-T]\d{6}/;
 
 /** A finished run found beside this one: its folder and what its summary file holds. */
 export interface PreviousRun<T> {
@@ -29,7 +27,8 @@ export interface PreviousRun<T> {
  */
 export function previousRun<T>(dir: string, file: string): PreviousRun<T> | undefined {
   const name = basename(dir);
-  if (!RUN_FOLDER.test(name)) return undefined;
+  if (!isRunId(name)) return undefined;
+  const at = (id: string) => runIdTime(id)!.getTime();
   const root = dirname(dir);
   let names: string[];
   try {
@@ -37,7 +36,9 @@ export function previousRun<T>(dir: string, file: string): PreviousRun<T> | unde
   } catch {
     return undefined;
   }
-  const earlier = names.filter((other) => RUN_FOLDER.test(other) && other < name).sort();
+  const earlier = names
+    .filter((other) => isRunId(other) && (at(other) < at(name) || (at(other) === at(name) && other < name)))
+    .sort((a, b) => at(a) - at(b) || a.localeCompare(b));
   for (const other of earlier.reverse()) {
     const path = join(root, other, file);
     if (!existsSync(path)) continue;

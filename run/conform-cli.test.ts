@@ -38,15 +38,27 @@ function conform(args: string[], env: Record<string, string> = {}, cwd = ROOT): 
 }
 
 const usageCases = [
-  { given: ['--checks', 'no-such-check'], want: /unknown check id 'no-such-check' \(valid ids: response-matches-spec/ },
-  { given: ['--exclude-checks', 'auth-required,nope'], want: /unknown check id 'nope'/ },
-  { given: ['--shard', '3/2'], want: /--shard takes I\/N/ },
-  { given: ['--timeout', 'soon'], want: /--timeout takes a whole number/ },
-  { given: ['--base-url', 'ftp://example.org'], want: /http or https URL/ },
+  {
+    given: ['--checks', 'no-such-check'],
+    want: /option --checks takes a comma-separated list of check ids .*\(unknown: 'no-such-check'; known: response-matches-spec/,
+  },
+  { given: ['--exclude-checks', 'auth-required,nope'], want: /option --exclude-checks takes .*\(unknown: 'nope'/ },
+  {
+    given: ['--shard', '3/2'],
+    want: /--shard takes I\/N, shard I of N with 1 <= I <= N, such as 1\/4, got '3\/2' \(shard 3 of 2 does not exist\)/,
+  },
+  {
+    given: ['--timeout', 'soon'],
+    want: /--timeout takes a duration with a unit, .*a bare number is milliseconds.*, got 'soon'/,
+  },
+  { given: ['--base-url', 'ftp://example.org'], want: /option --base-url takes an absolute http or https URL/ },
   { given: ['--base-url', 'http://127.0.0.1:1'], want: /cannot reach http:\/\/127\.0\.0\.1:1 .*Start the target/ },
   { given: ['--report-dir', ''], want: /option --report-dir takes a folder path/ },
   { given: ['--config', 'no-such-kgate.config.json'], want: /no-such-kgate\.config\.json: cannot read \(ENOENT\)/ },
-  { given: ['--generate', 'many'], want: /option --generate takes a whole number from 0 to 100000, got 'many'/ },
+  {
+    given: ['--generate', 'many'],
+    want: /option --generate takes a whole number of generated requests from 0 to 100000, got 'many' \(not a whole number\)/,
+  },
   {
     given: ['--generate', '0', '--checks', 'no-server-error'],
     want: /option --checks: no-server-error judges generated requests, which --generate 0 turns off/,

@@ -266,8 +266,6 @@ describe('every command, run from the installed package in the project folder', 
       const env = { KGATE_KEY: target.keys.full, KGATE_AGAINST_KEY: target.keys.full };
       const fault = (name: string) => `${target.url}/faults/${name}`;
       const json = <T>(path: string) => JSON.parse(readFileSync(join(project, path), 'utf8')) as T;
-      const runFolder = (root: string) =>
-        join(root, readdirSync(join(project, root)).find((name) => /^\d|^smoke-/.test(name))!);
       const cases: {
         name: string;
         code: 0 | 1;
@@ -329,8 +327,8 @@ describe('every command, run from the installed package in the project folder', 
             name: `drift live ${state}`,
             code,
             args: ['drift', 'live', '--base-url', driftTarget, '--report-dir', `${out}/drift`],
-            verdict: () => driftVerdict(json(join(runFolder(`${out}/drift`), 'drift.json'))),
-            page: () => join(runFolder(`${out}/drift`), 'report.html'),
+            verdict: () => driftVerdict(json(`${out}/drift/drift.json`)),
+            page: () => `${out}/drift/report.html`,
           },
           {
             name: `compare ${state}`,
@@ -363,8 +361,8 @@ describe('every command, run from the installed package in the project folder', 
               '--report-dir',
               `${out}/load`,
             ],
-            verdict: () => loadVerdict(json(join(runFolder(`${out}/load`), 'summary.json'))),
-            page: () => join(runFolder(`${out}/load`), 'report.html'),
+            verdict: () => loadVerdict(json(`${out}/load/summary.json`)),
+            page: () => `${out}/load/report.html`,
           },
         );
         const problems = (

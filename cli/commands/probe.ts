@@ -1,22 +1,64 @@
+import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets } from '../../config/redact.ts';
 import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
 import { probeBodyLimit } from '../../load/probes/body-limit.ts';
 import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
-import {
-  durationOption,
-  EXIT,
-  intOption,
-  noPositionals,
-  parseCommandArgs,
-  stringOption,
-  UsageError,
-  urlOption,
-} from '../args.ts';
+import { EXIT, noPositionals, option, parseCommandArgs, TargetError, UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { NETWORK_OPTIONS, NETWORK_USAGE } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 import { loadValidator, resolveTarget } from './load.ts';
+
+const ROUTE_USAGE = `${NETWORK_USAGE}
+                 (the configuration file in the working directory may set proxy, noProxy, caFile,
+                 clientCert and clientKey)
+
+Every request goes through kgate's own client, on the route these set; one request before the
+probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).`;
+
+const COMMON_USAGE = `  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
+  --allow-remote  allow a target that is not a loopback address`;
+
+const EXIT_USAGE = `exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
+2 bad usage or unreachable target`;
+
+const RATE_LIMIT_USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
+                   [--max-requests N] [--max-duration D] [--allow-remote] [--json]
+                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Raises the arrival rate (doubling each second from 10/s) until 429s are sustained, reports the
+accepted requests per second while saturated (the limit), validates every 429 body, waits the
+seconds the 429 states (message, or Retry-After) and checks the target recovers.
+
+  --operation     the operation probed: answerSearch or urlPreview
+  --max-rate      highest arrival rate, requests per second (default 1000)
+  --max-requests  most requests sent (default 10000)
+  --max-duration  longest the probe runs, such as 30s or 2m (a bare number is seconds; default 30s)
+${COMMON_USAGE}
+  --json          print one JSON object: { thresholdRps, requests, durationS, waitSeconds,
+                  recovered, ... } after "command", "verdict" and "exitCode"; a stop too
+${JSON_USAGE}
+${ROUTE_USAGE}
+
+${EXIT_USAGE}`;
+
+const BODY_LIMIT_USAGE = `usage: kgate probe body-limit [--base-url URL] [--allow-remote] [--json]
+                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Finds the exact largest similarity POST body the target accepts by binary search between 64 bytes
+and 2 MiB (at most 25 requests), reports the answer just over it (status, or a reset before any
+status) and whether the limit is 1,000,000 or 1,048,576 bytes, then checks the target still
+answers normally.
+
+${COMMON_USAGE}
+  --json          print one JSON object: { limitBytes, requests, overStatus, overFrom, notes,
+                  healthyAfter, ... } after "command", "verdict" and "exitCode"; a stop too
+${JSON_USAGE}
+${ROUTE_USAGE}
+
+${EXIT_USAGE}`;
 
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
                    [--max-requests N] [--max-duration D] [--allow-remote] [--json]
@@ -33,33 +75,36 @@ body-limit  finds the exact largest similarity POST body the target accepts by b
             (status, or a reset before any status) and whether the limit is 1,000,000 or
             1,048,576 bytes, then checks the target still answers normally.
 
-  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
-  --allow-remote  allow a target that is not a loopback address
-  --json          print one JSON object: rate-limit { thresholdRps, requests, durationS,
-                  waitSeconds, recovered, ... }; body-limit { limitBytes, requests, overStatus,
-                  overFrom, notes, healthyAfter, ... }
-${NETWORK_USAGE}
-                 (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+kgate probe rate-limit --help and kgate probe body-limit --help tell each one's options.
 
-Every request goes through kgate's own client, on the route these set; one request before the
-probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).
+${EXIT_USAGE}`;
 
-exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
-2 bad usage or unreachable target`;
+const OPERATIONS = ['answerSearch', 'urlPreview'] as const satisfies readonly RateLimitedOperation[];
 
-const OPTIONS = {
-  operation: { type: 'string' },
-  'base-url': { type: 'string' },
-  'max-rate': { type: 'string' },
-  'max-requests': { type: 'string' },
-  'max-duration': { type: 'string' },
-  'allow-remote': { type: 'boolean' },
-  json: { type: 'boolean' },
+const COMMON_OPTIONS = {
+  'base-url': option.url(),
+  'allow-remote': option.flag(),
+  json: option.flag(),
   ...NETWORK_OPTIONS,
-} as const;
+};
 
-const OPERATIONS: RateLimitedOperation[] = ['answerSearch', 'urlPreview'];
+/** The options of `kgate probe rate-limit`. */
+const RATE_LIMIT_OPTIONS = {
+  operation: option.choice(OPERATIONS),
+  'max-rate': option.whole(10, 100_000, 'requests per second'),
+  'max-requests': option.whole(10, 1_000_000, 'requests'),
+  'max-duration': option.duration(5_000, 600_000, 's'),
+  ...COMMON_OPTIONS,
+};
+
+/** The options of `kgate probe body-limit`. */
+const BODY_LIMIT_OPTIONS = COMMON_OPTIONS;
+
+const SUBCOMMANDS = {
+  'rate-limit': { usage: RATE_LIMIT_USAGE, options: RATE_LIMIT_OPTIONS },
+  'body-limit': { usage: BODY_LIMIT_USAGE, options: BODY_LIMIT_OPTIONS },
+};
+const SIBLINGS = { 'probe rate-limit': RATE_LIMIT_OPTIONS, 'probe body-limit': BODY_LIMIT_OPTIONS };
 
 /** The parsed command line of `kgate probe`. */
 export type ProbeArgs =
@@ -77,51 +122,61 @@ export type ProbeArgs =
 
 /** Parses and checks the arguments of `kgate probe`; throws UsageError naming the option at fault. */
 export function parseProbeArgs(argv: string[]): ProbeArgs {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'probe');
-  const [kind, ...rest] = positionals;
-  noPositionals(rest, 'probe');
-  const common = {
-    baseUrl: urlOption(values, 'base-url'),
-    allowRemote: values['allow-remote'] === true,
-    json: values.json === true,
-  };
+  const [kind, ...rest] = argv;
+  const names = Object.keys(SUBCOMMANDS);
   if (kind === 'rate-limit') {
-    const operation = stringOption(values, 'operation');
-    if (operation === undefined)
-      throw new UsageError('kgate probe rate-limit: option --operation is required (answerSearch or urlPreview)');
-    if (!OPERATIONS.includes(operation as RateLimitedOperation)) {
-      throw new UsageError(`option --operation takes answerSearch or urlPreview, got '${operation}'`);
-    }
+    const { positionals, options: given } = parseCommandArgs(rest, RATE_LIMIT_OPTIONS, 'probe rate-limit', SIBLINGS);
+    noPositionals(positionals, 'probe rate-limit');
+    if (given.operation === undefined)
+      throw new UsageError('option --operation is required (answerSearch or urlPreview)', {
+        command: 'probe rate-limit',
+        option: '--operation',
+        rule: 'is required: answerSearch or urlPreview',
+      });
     return {
       kind,
-      operation: operation as RateLimitedOperation,
-      maxRate: intOption(values, 'max-rate', { min: 10, max: 100_000 }, 1000)!,
-      maxRequests: intOption(values, 'max-requests', { min: 10, max: 1_000_000 }, 10_000)!,
-      maxDurationS: durationOption(values, 'max-duration', { minMs: 5000, maxMs: 600_000 }, 30_000)! / 1000,
-      ...common,
+      operation: given.operation,
+      maxRate: given['max-rate'] ?? 1000,
+      maxRequests: given['max-requests'] ?? 10_000,
+      maxDurationS: (given['max-duration'] ?? 30_000) / 1000,
+      baseUrl: given['base-url'],
+      allowRemote: given['allow-remote'] === true,
+      json: given.json === true,
     };
   }
   if (kind === 'body-limit') {
-    for (const name of ['operation', 'max-rate', 'max-requests', 'max-duration']) {
-      if (values[name] !== undefined)
-        throw new UsageError(`option --${name} applies to rate-limit only, not body-limit`);
-    }
-    return { kind, ...common };
+    const { positionals, options: given } = parseCommandArgs(rest, BODY_LIMIT_OPTIONS, 'probe body-limit', SIBLINGS);
+    noPositionals(positionals, 'probe body-limit');
+    return {
+      kind,
+      baseUrl: given['base-url'],
+      allowRemote: given['allow-remote'] === true,
+      json: given.json === true,
+    };
   }
-  throw new UsageError(
-    kind === undefined
-      ? 'kgate probe: missing probe name (rate-limit or body-limit)'
-      : `kgate probe: unknown probe '${kind}' (rate-limit or body-limit)`,
-  );
+  const rule = 'takes a probe: rate-limit or body-limit';
+  if (kind === undefined || kind.startsWith('-'))
+    throw new UsageError('missing probe name (rate-limit or body-limit)', { command: 'probe', rule });
+  const near = didYouMean(kind, names);
+  throw new UsageError(`unknown probe '${kind}' (${near ? `${near} ` : ''}rate-limit or body-limit)`, {
+    command: 'probe',
+    argument: kind,
+    rule,
+  });
 }
 
 /** `kgate probe`: finds the rate limit or the similarity body limit of a target. */
 export const command: Command = {
   usage: USAGE,
+  subcommands: SUBCOMMANDS,
   async run(argv) {
     const args = parseProbeArgs(argv);
-    const { values } = parseCommandArgs(argv, OPTIONS, 'probe');
-    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'probe');
+    const { values } = parseCommandArgs(
+      argv.slice(1),
+      args.kind === 'rate-limit' ? RATE_LIMIT_OPTIONS : BODY_LIMIT_OPTIONS,
+      `probe ${args.kind}`,
+    );
+    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, `probe ${args.kind}`);
     let lastLine = Date.now();
     const log = (line: string) => {
       lastLine = Date.now();
@@ -146,8 +201,7 @@ export const command: Command = {
         await checkRoute(target.baseUrl, target.key, first);
       } catch (error) {
         if (!(error instanceof TargetUnreachable)) throw error;
-        console.error(redactSecrets(`kgate probe: ${error.message}`));
-        return EXIT.usage;
+        throw new TargetError(error.message, { command: `probe ${args.kind}`, option: '--base-url' });
       }
       const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
       let problems: string[];
@@ -202,7 +256,7 @@ export const command: Command = {
           );
         }
       }
-      if (args.json) console.log(redactSecrets(JSON.stringify(output)));
+      if (args.json) printJson(`probe ${args.kind}`, problems.length === 0 ? EXIT.ok : EXIT.failed, output);
       for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
       if (!args.json)
         console.log(
