@@ -58,8 +58,22 @@ ${Object.entries(COMMANDS)
 
 exit codes: 0 pass, 1 failure found, 2 bad usage or unreachable target`;
 
+/**
+ * Every line a command prints through the console passes redactSecrets: a message that names a
+ * target (`cannot reach http://user:password@host`) or echoes a target's answer cannot print a
+ * key, a secret header value or a password, whichever path printed it.
+ */
+function maskConsole(): void {
+  for (const name of ['log', 'error', 'warn', 'info'] as const) {
+    const print = console[name].bind(console);
+    console[name] = (...args: unknown[]) =>
+      print(...args.map((arg) => (typeof arg === 'string' ? redactSecrets(arg) : arg)));
+  }
+}
+
 /** Runs kgate with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  maskConsole();
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);

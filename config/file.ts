@@ -69,6 +69,8 @@ export interface KgateConfig {
   clientCert?: string;
   /** The client certificate's key (PEM), absolute. */
   clientKey?: string;
+  /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/identity.ts). */
+  headers?: Record<string, string> | string[];
 }
 
 /** A configuration file that cannot be used: the message names the file, the key and the rule. */
@@ -85,7 +87,7 @@ function compiled(): NonNullable<typeof validate> {
   if (validate) return validate;
   schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'));
   const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-  const ajv = new Ajv({ allErrors: false, strict: true, verbose: true });
+  const ajv = new Ajv({ allErrors: false, strict: true, verbose: true, allowUnionTypes: true });
   // The rule each pattern stands for, in words: the message a person reads instead of a regex.
   ajv.addKeyword('x-kgate-rule');
   validate = ajv.compile(schema);
@@ -108,7 +110,7 @@ function ruleOf(error: ErrorObject): string {
   const rule =
     parent?.['x-kgate-rule'] ??
     (parent?.$ref ? schema.$defs[parent.$ref.split('/').pop()!]?.['x-kgate-rule'] : undefined);
-  if (error.keyword === 'pattern' && rule) return rule;
+  if ((error.keyword === 'pattern' || error.keyword === 'type') && rule) return rule;
   if (error.keyword === 'enum') {
     const allowed = (error.params.allowedValues as string[]).join(', ');
     return rule ? `${rule} (${allowed})` : `must be one of ${allowed}`;

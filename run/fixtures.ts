@@ -25,12 +25,13 @@ import { DataUnavailable } from '../contracts/test-data.ts';
 import { mergeTimings, type OperationTimings } from '../contracts/timings.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
+import { configureHeaders } from '../http/headers.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
 import { sharedRunPace } from '../http/pacing.ts';
 import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders } from './options.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -140,6 +141,8 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       for (const proxy of [network.proxy?.https, network.proxy?.http])
         for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
       configureNetwork(network);
+      // The headers of every request (the User-Agent, the user's), as the CLI resolved them.
+      configureHeaders(runHeaders(env));
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({

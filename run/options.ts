@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { readEnv } from '../config/env.ts';
+import { type HarnessEnv, readEnv } from '../config/env.ts';
+import { registerSecret } from '../config/redact.ts';
 import { fullRound } from '../contracts/generative/cases.ts';
+import { type AddedHeader, credentialSecrets, headerSecrets } from '../http/headers.ts';
 import { OPERATION_IDS } from '../openapi/spec.ts';
 
 /** One target of a fault sweep: a Playwright project of its own. */
@@ -185,4 +187,20 @@ export function readConformOptions(
     plan: given.plan,
     network: given.network,
   };
+}
+
+/**
+ * The headers every request of the run carries (KGATE_REQUEST_HEADERS, set by `kgate conform`),
+ * with their secret values and the credentials of the base URL registered for masking; none for a
+ * run without them (a plain `npx playwright test`).
+ */
+export function runHeaders(env: HarnessEnv = readEnv()): AddedHeader[] {
+  const headers = env.requestHeaders ? (JSON.parse(env.requestHeaders) as AddedHeader[]) : [];
+  for (const header of headers) for (const secret of headerSecrets(header)) registerSecret(secret);
+  try {
+    if (env.baseUrl) for (const secret of credentialSecrets(new URL(env.baseUrl))) registerSecret(secret);
+  } catch {
+    // Not a URL: the run fails on it elsewhere, loudly.
+  }
+  return headers;
 }

@@ -27,7 +27,7 @@ import {
   type TestRecord,
 } from '../reporting/summary.ts';
 import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptions, runHeaders } from './options.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -300,5 +300,6 @@ function othersEnded(options: ConformOptions | undefined): void {
 function registerKeys() {
   const env = readEnv();
   for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
+  runHeaders(env);
   return env;
 }

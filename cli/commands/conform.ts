@@ -266,7 +266,7 @@ export const command: Command = {
     let server: ReferenceServer | undefined;
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = embedded ? embeddedNetwork(configured) : configured;
-    applyNetwork(network);
+    applyNetwork(network, settings.baseUrl);
     options.network!.description = network.description;
     if (network.description) say(`kgate conform: network: ${network.description}`);
     if (embedded) {
@@ -339,6 +339,7 @@ export const command: Command = {
         options,
         playwrightArgs,
         proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+        headers: network.headers,
         onSpawn: () => {
           // Reading `ready` starts the build; a failed build fails the requests that wait for it.
           server?.ready.catch(() => {});

@@ -154,7 +154,7 @@ export const command: Command = {
     const configured = commandNetwork(parseCommandArgs(argv, OPTIONS, 'fuzz').values, env, 'fuzz');
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = args.baseUrl ? configured : embeddedNetwork(configured);
-    applyNetwork(network);
+    applyNetwork(network, args.baseUrl);
     const line = networkLine('fuzz', network);
     if (line) console.error(redactSecrets(line));
     let target: Target;

@@ -152,7 +152,7 @@ export async function resolveTarget(
     if (refusal) throw new UsageError(`kgate ${command}: ${refusal}`);
   }
   const network = url === undefined ? embeddedNetwork(configured) : configured;
-  applyNetwork(network);
+  applyNetwork(network, url);
   const line = networkLine(command, network);
   if (line) console.error(redactSecrets(line));
   if (url === undefined) return { target: await startEmbeddedTarget(embeddedOptions), network };
