@@ -8,7 +8,7 @@ import type { Keys } from '../contracts/api.ts';
 import type { AddedHeader } from '../http/headers.ts';
 import { RUN_REPORT_FILES } from '../reporting/run-reports.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from '../reporting/summary.ts';
-import type { ConformOptions } from './options.ts';
+import { type ConformOptions, newScratchDir } from './options.ts';
 import { playwrightPlan } from './selection.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -180,6 +180,18 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   const code = await suiteCode();
   // Reports an earlier run left in the folder must not answer for this one.
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
+  // What the run needs only while it runs lives outside its report folder, and goes when it ends,
+  // however it ends (a failure, the deadline's stop).
+  const scratchDir = run.options.scratchDir ?? newScratchDir(reportDir);
+  try {
+    return await runIn({ ...run, options: { ...run.options, scratchDir } }, reportDir, code);
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** runSuite in the run's folders: Playwright's runner started, awaited, and its reports read. */
+async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext: ModuleExt }): Promise<SuiteResult> {
   const compileCache = compileCacheFolder();
   const env = suiteEnv(run, reportDir, code.ext, compileCache);
   // Workers are forked with the runner's own Node arguments, so they write profiles and keep

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
@@ -19,6 +19,7 @@ import {
   DEFAULT_REPORT_DIR,
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
+  newScratchDir,
   PLAYWRIGHT_DEBUG_DIR,
   PLAYWRIGHT_REPORTERS,
   type PlaywrightReporter,
@@ -131,14 +132,14 @@ it as passed here. The verdict and every failure are in ../${REPORT_HTML}, ../su
   );
 }
 
-/** The progress line of a conform run: tests done of total, requests sent, elapsed, estimated time left. */
-export function progressLine(reportDir: string, started: number): string {
+/** The progress line of a conform run (its scratch folder holds the reporter's count): tests done of total, requests sent, elapsed, estimated time left. */
+export function progressLine(scratchDir: string, started: number): string {
   const elapsed = Date.now() - started;
   let done = 0;
   let total = 0;
   let requests = 0;
   try {
-    ({ done, total, requests } = JSON.parse(readFileSync(join(reportDir, PROGRESS_FILE), 'utf8')));
+    ({ done, total, requests } = JSON.parse(readFileSync(join(scratchDir, PROGRESS_FILE), 'utf8')));
   } catch {
     // Playwright is still starting: no test has ended yet.
   }
@@ -312,7 +313,11 @@ export const command: Command = {
     for (const key of Object.values(keys)) registerSecret(key);
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
-    pace?.continueIn(resolve(options.reportDir));
+    // What the run needs only while it runs (the pace, the progress, shared test data) lives
+    // outside the report folder, in a folder of the OS's temp folder named for the run.
+    const scratchDir = newScratchDir(options.reportDir);
+    options.scratchDir = scratchDir;
+    pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
     const selected = selectedTests(options, grep);
     const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
@@ -325,10 +330,8 @@ export const command: Command = {
     say(
       `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
-    // A progress file an earlier run left in a reused --report-dir must not count for this one.
-    rmSync(join(options.reportDir, PROGRESS_FILE), { force: true });
     // Playwright's own reporter writes to the terminal too: no live line to fight with it.
-    const stopProgress = progressDisplay(() => progressLine(options.reportDir, started), {
+    const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {
       ...(options.playwrightReporter ? { interactive: false } : {}),
     });
     try {
@@ -371,6 +374,7 @@ export const command: Command = {
       return summary.exitCode;
     } finally {
       stopProgress();
+      rmSync(scratchDir, { recursive: true, force: true });
       await server?.close();
     }
   },
