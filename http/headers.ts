@@ -33,7 +33,7 @@ function describeCharacter(code: number): string {
   if (code === 0x09) return 'a tab';
   if (code === 0x20) return 'a space';
   const hex = code.toString(16).toUpperCase().padStart(4, '0');
-  return code > 0xff ? `the character U+${hex}, beyond one byte` : `the control character U+${hex}`;
+  return code > 0xff ? `the character U+${hex} (beyond one byte)` : `the control character U+${hex}`;
 }
 
 /**
