@@ -98,10 +98,11 @@ test('resolveHeaders refuses, in one line naming the option, key or variable, an
   }
 });
 
-test('interpolate reads ${NAME} and says whether a variable was read', () => {
+test('interpolate reads $NAME in braces and says whether a variable was read', () => {
   const env = { A: 'x', B: 'y' };
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration file's own ${NAME} syntax.
   assert.deepEqual(interpolate('${A}-${B}', 'k', env), { value: 'x-y', fromVariable: true });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: $${ writes a literal ${ in the file's syntax.
   assert.deepEqual(interpolate('$A and $${B}', 'k', env), { value: '$A and ${B}', fromVariable: false });
 });
 
