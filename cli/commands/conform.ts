@@ -84,7 +84,7 @@ configuration file it starts the embedded reference server and judges that.
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
                      maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict, proxy, noProxy,
-                     caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
+                     caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)

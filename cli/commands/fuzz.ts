@@ -65,7 +65,7 @@ conformance failures, with a curl line (key masked) and the seed that reproduces
   --json          print one JSON result object instead of the report
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The subscription key comes from KGATE_KEY (with the embedded server: its own key); 429 answers are
 retried after the wait they state.

@@ -51,11 +51,13 @@ spec). Writes reports/load/<run-id>/summary.json and report.html.
   --json            print the summary as one JSON object
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The preflight and the validated share go through kgate's own client: the proxy, the CA and the
 client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
-go straight to the target, and the command says so in one line when a proxy applies.
+go straight to the target, and the command says so in one line when a proxy applies. Its requests
+carry the same headers as every other (the User-Agent, --header and the file's headers, the base
+URL's credentials as Basic authorization).
 
 The subscription key comes from KGATE_KEY (with the embedded server: its full key).
 exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage or unreachable target`;
