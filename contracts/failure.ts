@@ -129,12 +129,13 @@ const CURL_BODY_LIMIT = 200;
  */
 export function curlLine(request: SentRequest): string {
   const url = new URL(request.url);
-  const parts = ['curl -sS', ...curlNetworkArgs(url, currentNetwork()), ...curlHeaderArgs(url, request.headers)];
+  const parts = ['curl -sS', ...curlNetworkArgs(url, currentNetwork())];
   if (request.method !== 'GET') parts.push(`-X ${request.method}`);
   for (const [name, value] of Object.entries(request.headers)) {
     const shown = name.toLowerCase() === 'ocp-apim-subscription-key' ? MASK : value;
     parts.push(`-H ${shellQuote(`${name}: ${shown}`)}`);
   }
+  parts.push(...curlHeaderArgs(url, request.headers));
   if (request.body !== undefined) {
     const body =
       request.body.length > CURL_BODY_LIMIT

@@ -216,13 +216,9 @@ function curlLine(url: string, request: BatteryRequest): string {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
   const own: Record<string, string> = request.key !== 'none' ? { 'Ocp-Apim-Subscription-Key': MASK } : {};
   if (request.form) own['Content-Type'] = 'application/x-www-form-urlencoded';
-  const parts = [
-    'curl',
-    '-sS',
-    ...curlNetworkArgs(new URL(url), currentNetwork()),
-    ...curlHeaderArgs(new URL(url), own),
-  ];
+  const parts = ['curl', '-sS', ...curlNetworkArgs(new URL(url), currentNetwork())];
   if (request.key !== 'none') parts.push('-H', quote(`Ocp-Apim-Subscription-Key: ${MASK}`));
+  parts.push(...curlHeaderArgs(new URL(url), own));
   if (request.form) parts.push('--data', quote(new URLSearchParams(request.form).toString()));
   parts.push(quote(withoutCredentials(url)));
   return parts.join(' ');

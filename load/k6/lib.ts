@@ -52,8 +52,8 @@ function addedHeaders(): Record<string, string> {
     if (!given || typeof given !== 'object' || Array.isArray(given))
       throw new Error('KGATE_HEADERS takes a JSON object of header names and values, e.g. {"X-Tenant":"acme"}');
     const values = given as Record<string, unknown>;
-    for (const name in values) {
-      if (!Object.hasOwn(values, name)) continue;
+    // Object.keys, not newer helpers: k6's older runtimes run ES2015 and its library.
+    for (const name of Object.keys(values)) {
       const value = values[name];
       if (!TOKEN.test(name)) throw new Error(`KGATE_HEADERS: '${name}' is not a header name (an HTTP token)`);
       if (typeof value !== 'string' || FORBIDDEN.test(value))
