@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { UsageError } from './args.ts';
 import { checkKeyVariables, defaultUserAgent, interpolate, isSecretHeader, resolveHeaders } from './identity.ts';
 
-const UA = { name: 'User-Agent', value: defaultUserAgent(), secret: false };
+const UA = { name: 'User-Agent', value: defaultUserAgent(), secret: false, implied: true };
 
 test("resolveHeaders: the User-Agent, the file's headers (variables read), --header over them by name", () => {
   const env = { TENANT_TOKEN: 't0k-abc', EMPTY: '' };

@@ -136,6 +136,8 @@ interface Given {
   name: string;
   value: string;
   fromVariable: boolean;
+  /** kgate's default User-Agent. */
+  implied?: boolean;
 }
 
 /** Splits a `Name: value` line; the value without the spaces and tabs around it (as curl does). */
@@ -189,7 +191,14 @@ export function resolveHeaders(
 ): AddedHeader[] {
   const userAgent = stringOption(values, 'user-agent');
   if (userAgent !== undefined) checkHeaderValue(userAgent, 'option --user-agent');
-  let list: Given[] = [{ name: 'User-Agent', value: userAgent ?? defaultUserAgent(), fromVariable: false }];
+  let list: Given[] = [
+    {
+      name: 'User-Agent',
+      value: userAgent ?? defaultUserAgent(),
+      fromVariable: false,
+      implied: userAgent === undefined,
+    },
+  ];
   const replace = (given: Given[]) => {
     const names = new Set(given.map((header) => header.name.toLowerCase()));
     list = [...list.filter((header) => !names.has(header.name.toLowerCase())), ...given];
@@ -202,6 +211,7 @@ export function resolveHeaders(
       name: header.name,
       value: header.value,
       secret: isSecretHeader(header.name, header.fromVariable),
+      ...(header.implied ? { implied: true } : {}),
     }));
 }
 

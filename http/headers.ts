@@ -11,6 +11,8 @@ export interface AddedHeader {
   value: string;
   /** Masked wherever it could be shown (curl lines, reports): see cli/identity.ts for which are. */
   secret: boolean;
+  /** kgate's own default (its User-Agent): sent, but left out of curl lines, where curl sends its own. */
+  implied?: boolean;
 }
 
 /** RFC 9110 token: the characters a header's name may hold. */
@@ -123,7 +125,8 @@ export function withoutCredentials(url: string): string {
 
 /**
  * What curl needs to send the added headers as kgate did: `-u 'user:***'` for a URL's credentials,
- * `-H 'Name: value'` for each configured header, secret values as `***`; the request's own names skipped.
+ * `-H 'Name: value'` for each configured header, secret values as `***`; the request's own names
+ * and kgate's default User-Agent skipped.
  */
 export function curlHeaderArgs(url: URL, own: Record<string, string>): string[] {
   const taken = new Set(Object.keys(own).map((name) => name.toLowerCase()));
@@ -136,7 +139,7 @@ export function curlHeaderArgs(url: URL, own: Record<string, string>): string[] 
   )
     args.push(`-u ${quote(`${credentials.user}:***`)}`);
   for (const header of added) {
-    if (taken.has(header.name.toLowerCase())) continue;
+    if (header.implied || taken.has(header.name.toLowerCase())) continue;
     args.push(`-H ${quote(`${header.name}: ${header.secret ? '***' : header.value}`)}`);
   }
   return args;
