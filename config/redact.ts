@@ -10,12 +10,13 @@ const registered = new Set<string>();
 
 /**
  * Remembers a secret (a subscription key, a header value, a password) so that redactSecrets removes
- * it from any text. Values shorter than 4 characters, and a JSON number or literal (`1234`, `true`),
- * are not searched for in text (they would mask unrelated words and break the JSON reports): they
- * are masked only where kgate prints them itself (curl lines, the header patterns below).
+ * it from any text. Values shorter than 4 characters, a JSON literal (`true`) and a number of fewer
+ * than 8 digits (`1234`) are not searched for in text (they would mask unrelated words and break the
+ * JSON reports): they are masked only where kgate prints them itself (curl lines, the header
+ * patterns below).
  */
 export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4 && !/^(?:true|false|null|-?\d+(?:\.\d+)?)$/.test(secret)) registered.add(secret);
+  if (secret && secret.length >= 4 && !/^(?:true|false|null|-?\d{1,7}(?:\.\d*)?)$/.test(secret)) registered.add(secret);
 }
 
 /** Query parameter names whose values are credentials. */
