@@ -123,8 +123,10 @@ export async function main(argv: string[]): Promise<number> {
   // Every line a command prints passes the masking (a password in a URL, a registered key), and
   // with --json the last line written to stderr explains an exit code 2 that no error carried.
   let lastError = '';
-  const { log, error } = console;
+  const { log, error, warn, info } = console;
   console.log = (...parts: unknown[]) => log(redactSecrets(format(...parts)));
+  console.warn = (...parts: unknown[]) => warn(redactSecrets(format(...parts)));
+  console.info = (...parts: unknown[]) => info(redactSecrets(format(...parts)));
   console.error = (...parts: unknown[]) => {
     const text = redactSecrets(format(...parts));
     lastError = text.trim().split('\n').pop() ?? lastError;
@@ -164,5 +166,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     console.log = log;
     console.error = error;
+    console.warn = warn;
+    console.info = info;
   }
 }

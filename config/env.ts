@@ -38,6 +38,11 @@ export interface HarnessEnv {
    * (bin/kgate.mjs, run/run.ts); stack traces then name the sources.
    */
   fromSources: boolean;
+  /**
+   * KGATE_REQUEST_HEADERS: set by `kgate conform` for its Playwright processes: the headers every
+   * request carries, resolved (JSON; secret: it may hold credentials, as KGATE_KEY does).
+   */
+  requestHeaders?: string;
   /** KGATE_RUN_ID: set by the suite's global setup for its workers, naming the run's shared test data (run/discovery-share.ts). */
   runId?: string;
   /**
@@ -93,6 +98,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
     compileCache: nonEmpty(env.KGATE_COMPILE_CACHE),
     fromSources: env.KGATE_FROM_SOURCES === '1',
     runId: nonEmpty(env.KGATE_RUN_ID),
+    requestHeaders: nonEmpty(env.KGATE_REQUEST_HEADERS),
     proxies: {
       https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
       http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),

@@ -71,6 +71,8 @@ export interface KgateConfig {
   clientCert?: string;
   /** The client certificate's key (PEM), absolute. */
   clientKey?: string;
+  /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/identity.ts). */
+  headers?: Record<string, string> | string[];
 }
 
 /** What a ConfigError is about: the file, the key (dotted: `keyVariables.full`), the rule broken, a near miss. */
@@ -137,7 +139,7 @@ function ruleOf(error: ErrorObject): string {
   const rule =
     parent?.['x-kgate-rule'] ??
     (parent?.$ref ? schema.$defs[parent.$ref.split('/').pop()!]?.['x-kgate-rule'] : undefined);
-  if (error.keyword === 'pattern' && rule) return rule;
+  if ((error.keyword === 'pattern' || error.keyword === 'type') && rule) return rule;
   if (error.keyword === 'enum') {
     const allowed = (error.params.allowedValues as string[]).join(', ');
     return rule ? `${rule} (${allowed})` : `must be one of ${allowed}`;

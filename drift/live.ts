@@ -2,6 +2,7 @@ import { MASK } from '../config/redact.ts';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
 import { frontRefusal } from '../http/front-limits.ts';
+import { curlHeaderArgs, withoutCredentials } from '../http/headers.ts';
 import { curlNetworkArgs } from '../http/network.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
@@ -215,10 +216,13 @@ function buildUrl(baseUrl: string, request: BatteryRequest): string {
 
 function curlLine(url: string, request: BatteryRequest): string {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const own: Record<string, string> = request.key !== 'none' ? { 'Ocp-Apim-Subscription-Key': MASK } : {};
+  if (request.form) own['Content-Type'] = 'application/x-www-form-urlencoded';
   const parts = ['curl', '-sS', ...curlNetworkArgs(new URL(url), currentNetwork())];
   if (request.key !== 'none') parts.push('-H', quote(`Ocp-Apim-Subscription-Key: ${MASK}`));
+  parts.push(...curlHeaderArgs(new URL(url), own));
   if (request.form) parts.push('--data', quote(new URLSearchParams(request.form).toString()));
-  parts.push(quote(url));
+  parts.push(quote(withoutCredentials(url)));
   return parts.join(' ');
 }
 

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { currentNetwork, TransportError } from '../http/client.ts';
+import { addedHeadersFor, withoutCredentials } from '../http/headers.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
@@ -165,7 +166,10 @@ export async function runLoad(
   let nextRequestIndex = 0;
   let finished = false;
 
-  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl));
+  // autocannon sends what each request lists: the headers the shared client adds to every request
+  // (the User-Agent, the user's, the base URL's Basic credentials) are listed with the key.
+  const added = Object.fromEntries(addedHeadersFor(new URL(plan.baseUrl), {}));
+  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl), added);
   const origin = originOf(plan.baseUrl);
   // Sampled at random: a fixed stride would alias with the period of the request list and
   // validate the same operation every time.
@@ -398,7 +402,7 @@ export async function runLoad(
     {
       ...(tls?.cert ? { tlsOptions: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
       // autocannon sends each request's path as it is: the base URL's own path is in every one of them.
-      url: origin,
+      url: withoutCredentials(origin),
       connections: plan.connections,
       pipelining: 1,
       duration: durationS,
@@ -468,13 +472,14 @@ export async function runLoad(
 /**
  * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
  * weighted round robin so each connection cycles through a well-spread sequence. Each path starts
- * with `prefix`, the path of the base URL.
+ * with `prefix`, the path of the base URL; each request carries the `added` headers, then the key.
  */
 export function expandMix(
   mix: MixRequest[],
   key: string | undefined,
   pathParams: Record<string, string>,
   prefix = '',
+  added: Record<string, string> = {},
 ): (autocannon.Request & { operationId: string })[] {
   const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
   if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
@@ -490,7 +495,7 @@ export function expandMix(
     }
     current[best]! -= length;
     const entry = mix[best]!;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...added };
     if (key) headers['Ocp-Apim-Subscription-Key'] = key;
     const body = requestBody(entry);
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';

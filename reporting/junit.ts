@@ -1,6 +1,6 @@
 import type { Check } from '../contracts/checks/registry.ts';
 import { type Failure, formatFailure } from '../contracts/failure.ts';
-import { missingShards, type RunSummary, type TargetSummary } from './summary.ts';
+import { appliesAt, missingShards, type RunSummary, type TargetSummary } from './summary.ts';
 
 /** Escapes text for an XML attribute or element. */
 export function xmlEscape(text: string): string {
@@ -53,8 +53,21 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
       const cells = ids.map((id) => target.matrix[operation]![id]);
       const name = run.targets.length > 1 ? `${target.target} ${operation}` : operation;
       const count = (cell: string) => cells.filter((c) => c === cell).length;
+      // Checks --checks left out are no test case (the counts stay the verdict's cells), but are
+      // named, apart from the checks that do not apply to the operation, which are not.
+      const left = checks.filter(
+        (check) =>
+          run.notSelected?.includes(check.id) &&
+          target.matrix[operation]![check.id] === undefined &&
+          appliesAt(check, operation),
+      );
       suites.push(
         `  <testsuite name="${xmlEscape(name)}" tests="${ids.length}" failures="${count('fail')}" skipped="${count('skip') + count('known')}" errors="0">`,
+        ...(left.length > 0
+          ? [
+              `    <properties><property name="not selected (--checks)" value="${xmlEscape(left.map((check) => check.id).join(', '))}"/></properties>`,
+            ]
+          : []),
         ...ids.map((id) => testcase(target, operation, id, name)),
         '  </testsuite>',
       );

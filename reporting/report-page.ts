@@ -12,7 +12,7 @@ import { shortLabel } from '../page/html.ts';
 import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
 import { isRunId, runIdTime } from './run-dir.ts';
-import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary } from './summary.ts';
+import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary, targetText } from './summary.ts';
 
 /** A finished run found beside this one: its folder and what its summary file holds. */
 export interface PreviousRun<T> {
@@ -219,7 +219,7 @@ export function conformancePage(
     tool: 'kgate conformance',
     verdict: run.verdict,
     headline: runHeadline(run),
-    target: run.baseUrl ? maskUrl(run.baseUrl) : undefined,
+    target: run.baseUrl || run.embedded ? maskUrl(targetText(run)!) : undefined,
     startedAt: run.startedAt,
     durationMs: run.durationMs,
     requests: run.requests,
@@ -245,7 +245,7 @@ export function conformancePage(
         .filter((check) => shown.has(check.id))
         .map((check) => ({ id: check.id, ...(check.severity === 'warn' ? { note: 'warn' } : {}) })),
       cells: matrix,
-      legend: `Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.${unselected > 0 ? ` ${unselected} operation(s) of the spec were not selected in this run and have no column.` : ''}`,
+      legend: `Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.${unselected > 0 ? ` ${unselected} operation(s) of the spec were not selected in this run and have no column.` : ''}${run.notSelected ? ` Not selected in this run (left out by --checks, so not judged; not the same as does not apply), and so without a row: ${run.notSelected.join(', ')}.` : ''}`,
     },
     sections,
     operations: target.operations,

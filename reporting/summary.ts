@@ -3,6 +3,7 @@ import { type Failure, findingKey, formatFailureFolded } from '../contracts/fail
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
 import {
@@ -119,6 +120,13 @@ export interface RunSummary {
   verdict: 'pass' | 'fail';
   exitCode: 0 | 1;
   baseUrl?: string;
+  /** True when the target was the embedded reference server kgate started itself, not a deployment. */
+  embedded?: boolean;
+  /**
+   * Check ids the run's --checks left out (no cell of theirs was judged): their cells read "not
+   * selected", never "does not apply" (which is a check that has no meaning for an operation).
+   */
+  notSelected?: string[];
   strict: boolean;
   /** When the run started (ISO 8601, UTC). */
   startedAt?: string;
@@ -362,16 +370,58 @@ const SYMBOL: Record<Cell, string> = {
   'n/a': '·',
 };
 
-/** Renders the check x operation matrix as a Markdown table (checks as rows: 13 operations fit across). */
-export function renderMatrix(matrix: TargetSummary['matrix'], checks: readonly Check[]): string {
+/** What a cell of a check the run's --checks left out says, where the check applies to the operation. */
+export const NOT_SELECTED = 'not selected';
+
+/** Whether a check applies to an operation (by its label): where it does not, its cell reads "does not apply". */
+export function appliesAt(check: Pick<Check, 'appliesTo'>, operation: string): boolean {
+  const op = OPERATIONS.find((candidate) => candidate.label === operation);
+  return op !== undefined && check.appliesTo(op);
+}
+
+/**
+ * The checks of `checks` that a run's --checks (`selected`) left out: none of their cells was
+ * judged (the fixture's checks judge every answer, so they count as selected wherever they did).
+ */
+export function notSelectedOf(
+  selected: readonly string[] | undefined,
+  checks: readonly Check[],
+  targets: readonly TargetSummary[],
+): string[] | undefined {
+  if (!selected) return undefined;
+  const judged = new Set(targets.flatMap((target) => Object.values(target.matrix).flatMap((row) => Object.keys(row))));
+  const left = checks.filter((check) => !selected.includes(check.id) && !judged.has(check.id)).map((check) => check.id);
+  return left.length > 0 ? left : undefined;
+}
+
+/**
+ * Renders the check x operation matrix as a Markdown table (checks as rows: 13 operations fit
+ * across); a check the run's --checks left out reads "not selected" where it applies.
+ */
+export function renderMatrix(
+  matrix: TargetSummary['matrix'],
+  checks: readonly Check[],
+  notSelected: readonly string[] = [],
+): string {
   const operations = Object.keys(matrix);
   const header = `| check | ${operations.map(shortLabel).join(' | ')} |`;
   const rule = `|---|${operations.map(() => ':-:').join('|')}|`;
-  const rows = checks.map(
-    (check) =>
-      `| \`${check.id}\`${check.severity === 'warn' ? ' (warn)' : ''} | ${operations.map((op) => SYMBOL[matrix[op]![check.id] ?? 'n/a']).join(' | ')} |`,
-  );
+  const rows = checks.map((check) => {
+    const left = notSelected.includes(check.id);
+    const cell = (op: string) =>
+      left && matrix[op]![check.id] === undefined && appliesAt(check, op)
+        ? NOT_SELECTED
+        : SYMBOL[matrix[op]![check.id] ?? 'n/a'];
+    return `| \`${check.id}\`${check.severity === 'warn' ? ' (warn)' : ''}${left ? ' (not selected)' : ''} | ${operations.map(cell).join(' | ')} |`;
+  });
   return [header, rule, ...rows].join('\n');
+}
+
+/** The target as the reports name it: its base URL, or the embedded reference server (not a deployment). */
+export function targetText(run: Pick<RunSummary, 'baseUrl' | 'embedded'>): string | undefined {
+  if (!run.embedded) return run.baseUrl;
+  const url = run.baseUrl && /^https?:\/\//.test(run.baseUrl) ? ` at ${run.baseUrl}` : '';
+  return `the embedded reference server${url} (kgate's own stand-in, not a deployment)`;
 }
 
 /** How a long curl line of a failure shows in the summaries: folded into a file of the run's report folder. */
@@ -463,7 +513,10 @@ export function renderTerminalSummary(run: RunSummary): string {
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
   const lines: string[] = [`kgate conformance: ${verdict} (${runHeadline(run)})`];
-  if (run.baseUrl) lines.push(`  target:    ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`);
+  const named = targetText(run);
+  if (named) lines.push(`  target:    ${named}${run.strict ? ' (strict: warnings fail)' : ''}`);
+  if (run.notSelected)
+    lines.push(`  not selected (--checks): ${run.notSelected.length} check(s), ${run.notSelected.join(', ')}`);
   if (run.shard)
     lines.push(
       `  shard:     ${run.shard.current} of ${run.shard.total}; the counts are this shard's (kgate report merge makes one verdict of the shards)`,
@@ -540,7 +593,8 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
-  if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
+  const named = targetText(run);
+  if (named) lines.push(`Target: ${named}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
   if (run.shard)
     lines.push(
@@ -560,9 +614,9 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
     if (run.targets.length === 1) {
-      lines.push(renderMatrix(target.matrix, checks), '');
+      lines.push(renderMatrix(target.matrix, checks, run.notSelected), '');
       lines.push(
-        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply. What each check verifies: report.html.`,
+        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply${run.notSelected ? ` / ${NOT_SELECTED} (left out by --checks)` : ''}. What each check verifies: report.html.`,
         '',
       );
     }

@@ -25,12 +25,13 @@ import { DataUnavailable } from '../contracts/test-data.ts';
 import { mergeTimings, type OperationTimings } from '../contracts/timings.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
+import { configureHeaders } from '../http/headers.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
 import { sharedRunPace } from '../http/pacing.ts';
 import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders, scratchOf } from './options.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -140,6 +141,8 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       for (const proxy of [network.proxy?.https, network.proxy?.http])
         for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
       configureNetwork(network);
+      // The headers of every request (the User-Agent, the user's), as the CLI resolved them.
+      configureHeaders(runHeaders(env));
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({
@@ -150,9 +153,10 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           timeoutMs: options.timeoutMs,
           maxBytes: options.maxBytes,
           disabledChecks: new Set(options.excludeChecks ?? []),
-          breakerDir: options.reportDir,
+          // The breaker's files and the shared test data live in the run's scratch folder, not its reports.
+          breakerDir: scratchOf(options),
           strict: options.strict,
-          pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath),
+          pace: sharedRunPace(scratchOf(options), options.maxRps, options.maxRpsByPath),
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
@@ -328,7 +332,7 @@ export async function runCheck(
       // A burst would make other tests' answers 429: it waits for every other test of the operations
       // the rate-limit tests burst to end (the interface rate-limits only those).
       const waitMs = Math.max(10_000, testInfo.timeout - OTHERS_WAIT_MARGIN_MS);
-      if (!(await afterOthers(kgate.options.reportDir, waitMs)))
+      if (!(await afterOthers(scratchOf(kgate.options), waitMs)))
         notes.push(
           `${check.id} on ${op.label} started after waiting ${Math.round(waitMs / 1000)} s for the other tests, before all had ended`,
         );
@@ -420,8 +424,8 @@ const OTHERS_WAIT_MARGIN_MS = 20_000;
  * Resolves true once the reporter has written OTHERS_ENDED_FILE (every other test of the operations
  * the rate-limit tests burst has ended), false after `ms` without it (a run whose reporter is not kgate's).
  */
-async function afterOthers(reportDir: string, ms: number): Promise<boolean> {
-  const file = join(reportDir, OTHERS_ENDED_FILE);
+async function afterOthers(scratchDir: string, ms: number): Promise<boolean> {
+  const file = join(scratchDir, OTHERS_ENDED_FILE);
   const until = Date.now() + ms;
   while (!existsSync(file)) {
     if (Date.now() >= until) return false;

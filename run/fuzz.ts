@@ -1,7 +1,8 @@
 // `kgate fuzz`: generated requests against a target, bounded by a case budget and a duration,
 // with the findings shrunk, de-duplicated and written under the run's report folder.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { Api, requestsSent } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
@@ -72,8 +73,21 @@ export function* fuzzCases(
   }
 }
 
-/** Runs the generated requests and writes summary.md, summary.json and report.html into the report folder. */
+/**
+ * Runs the generated requests and writes summary.md, summary.json and report.html into the report
+ * folder; what the run needs only while it runs (the breaker's files) lives in a folder of the OS's
+ * temp folder, removed at the end.
+ */
 export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
+  const scratchDir = mkdtempSync(join(tmpdir(), `kgate-fuzz-${basename(resolve(settings.reportDir))}-`));
+  try {
+    return await fuzzIn(settings, scratchDir);
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzResult> {
   const started = performance.now();
   mkdirSync(settings.reportDir, { recursive: true });
   const apiSettings = {
@@ -82,7 +96,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     timeoutMs: settings.timeoutMs,
     maxBytes: settings.maxBytes,
     disabledChecks: new Set<string>(),
-    breakerDir: settings.reportDir,
+    breakerDir: scratchDir,
   };
   // Every Api of the run, for the requests and latencies per operation of the report page.
   const apis = [new Api({ ...apiSettings, judge: false })];

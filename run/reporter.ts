@@ -21,13 +21,21 @@ import { writeRunReports } from '../reporting/run-reports.ts';
 import { checksOfRun } from '../reporting/severity.ts';
 import {
   type BaselineContext,
+  notSelectedOf,
   type RunSummary,
   renderTerminalSummary,
   summarise,
   type TestRecord,
 } from '../reporting/summary.ts';
 import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptions } from './options.ts';
+import {
+  type ConformOptions,
+  OTHERS_ENDED_FILE,
+  PROGRESS_FILE,
+  readConformOptions,
+  runHeaders,
+  scratchOf,
+} from './options.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -66,7 +74,7 @@ export default class ConformanceReporter implements Reporter {
       const tests = suite.allTests();
       this.limitedOperations = new Set(tests.filter((test) => test.tags.includes(RATE_LIMIT_TAG)).map(operationOf));
       this.othersLeft = tests.filter((test) => this.waitedFor(test)).length;
-      rmSync(join(this.options.reportDir, OTHERS_ENDED_FILE), { force: true });
+      rmSync(join(scratchOf(this.options), OTHERS_ENDED_FILE), { force: true });
       if (this.othersLeft === 0) othersEnded(this.options);
     }
   }
@@ -163,6 +171,7 @@ export default class ConformanceReporter implements Reporter {
     const targets = summarise(this.records, operations, checks, baseline);
     const failed =
       targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+    const notSelected = notSelectedOf(options.checks, checks, targets);
     const meta = options.sweep
       ? undefined
       : runMeta(options, {
@@ -176,6 +185,9 @@ export default class ConformanceReporter implements Reporter {
       verdict: failed ? 'fail' : 'pass',
       exitCode: failed ? 1 : 0,
       baseUrl: options.sweep ? undefined : env.baseUrl,
+      // The reports say when the target was kgate's own reference server, not a deployment.
+      ...(!options.sweep && options.embedded ? { embedded: true } : {}),
+      ...(notSelected ? { notSelected } : {}),
       strict: options.strict,
       startedAt: new Date(this.started).toISOString(),
       durationMs: Date.now() - this.started,
@@ -196,6 +208,8 @@ export default class ConformanceReporter implements Reporter {
       // A sweep's folder holds one run of many targets: there is no previous run to compare with.
       ...(options.sweep ? { previous: null } : {}),
     });
+    // What the run needed only while it ran goes with it (runSuite removes it too, should Playwright be stopped).
+    if (options.scratchDir) rmSync(options.scratchDir, { recursive: true, force: true });
     // A plain `npx playwright test` prints kgate's summary; kgate's CLI prints it itself.
     if (!options.quiet && this.records.length > 0) console.log(`\n${renderTerminalSummary(run)}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
@@ -270,7 +284,7 @@ const PROGRESS_WRITE_MS = 1_000;
 function writeProgress(options: ConformOptions | undefined, done: number, total: number, requests: number): void {
   if (!options || options.sweep) return;
   try {
-    const dir = options.reportDir;
+    const dir = scratchOf(options);
     mkdirSync(dir, { recursive: true });
     // Written aside and renamed, so the CLI never reads half a file.
     const path = join(dir, PROGRESS_FILE);
@@ -292,13 +306,14 @@ function operationOf(test: TestCase): string {
  */
 function othersEnded(options: ConformOptions | undefined): void {
   if (!options) return;
-  mkdirSync(options.reportDir, { recursive: true });
-  writeFileSync(join(options.reportDir, OTHERS_ENDED_FILE), '');
+  mkdirSync(scratchOf(options), { recursive: true });
+  writeFileSync(join(scratchOf(options), OTHERS_ENDED_FILE), '');
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */
 function registerKeys() {
   const env = readEnv();
   for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
+  runHeaders(env);
   return env;
 }

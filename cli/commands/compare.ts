@@ -165,7 +165,7 @@ export const command: Command = {
     const config = configOf(argv);
     const args = parseCompareArgs(argv, env.baseUrl, config);
     const network = resolveNetwork(parseCommandArgs(argv, OPTIONS, 'compare').values, env, config);
-    applyNetwork(network);
+    applyNetwork(network, args.candidateUrl, args.currentUrl);
     const line = networkLine('compare', network);
     if (line) console.error(redactSecrets(line));
     const keys = readCompareKeys(config.keyVariables);

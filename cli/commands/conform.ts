@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
@@ -18,6 +18,7 @@ import {
   DEFAULT_REPORT_DIR,
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
+  newScratchDir,
   PLAYWRIGHT_DEBUG_DIR,
   PROGRESS_FILE,
   REFERENCE_UNSUBSCRIBED_GROUPS,
@@ -85,7 +86,7 @@ configuration file it starts the embedded reference server and judges that.
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
                      maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), latencyBudgetMs,
                      baseline, strict, proxy, noProxy,
-                     caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
+                     caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON object instead of the report: the summary (summary.json) after
                      "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
 ${JSON_USAGE}
@@ -135,14 +136,14 @@ it as passed here. The verdict and every failure are in ../${REPORT_HTML}, ../su
   );
 }
 
-/** The progress line of a conform run: tests done of total, requests sent, elapsed, estimated time left. */
-export function progressLine(reportDir: string, started: number): string {
+/** The progress line of a conform run (its scratch folder holds the reporter's count): tests done of total, requests sent, elapsed, estimated time left. */
+export function progressLine(scratchDir: string, started: number): string {
   const elapsed = Date.now() - started;
   let done = 0;
   let total = 0;
   let requests = 0;
   try {
-    ({ done, total, requests } = JSON.parse(readFileSync(join(reportDir, PROGRESS_FILE), 'utf8')));
+    ({ done, total, requests } = JSON.parse(readFileSync(join(scratchDir, PROGRESS_FILE), 'utf8')));
   } catch {
     // Playwright is still starting: no test has ended yet.
   }
@@ -257,7 +258,7 @@ export const command: Command = {
     let server: ReferenceServer | undefined;
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = embedded ? embeddedNetwork(configured) : configured;
-    applyNetwork(network);
+    applyNetwork(network, settings.baseUrl);
     options.network!.description = network.description;
     if (network.description) say(`kgate conform: network: ${network.description}`);
     if (embedded) {
@@ -301,7 +302,11 @@ export const command: Command = {
     for (const key of Object.values(keys)) registerSecret(key);
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
     options.reportDir = runFolder(reportDir, 'conformance', 'conform');
-    pace?.continueIn(resolve(options.reportDir));
+    // What the run needs only while it runs (the pace, the progress, shared test data) lives
+    // outside the report folder, in a folder of the OS's temp folder named for the run.
+    const scratchDir = newScratchDir(options.reportDir);
+    options.scratchDir = scratchDir;
+    pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
     const selected = selectedTests(options, grep);
     const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
@@ -314,10 +319,8 @@ export const command: Command = {
     say(
       `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
-    // A progress file an earlier run left in a reused --report-dir must not count for this one.
-    rmSync(join(options.reportDir, PROGRESS_FILE), { force: true });
     // Playwright's own reporter writes to the terminal too: no live line to fight with it.
-    const stopProgress = progressDisplay(() => progressLine(options.reportDir, started), {
+    const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {
       ...(options.playwrightReporter ? { interactive: false } : {}),
     });
     try {
@@ -328,6 +331,7 @@ export const command: Command = {
         options,
         playwrightArgs,
         proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+        headers: network.headers,
         onSpawn: () => {
           // Reading `ready` starts the build; a failed build fails the requests that wait for it.
           server?.ready.catch(() => {});
@@ -359,6 +363,7 @@ export const command: Command = {
       return summary.exitCode;
     } finally {
       stopProgress();
+      rmSync(scratchDir, { recursive: true, force: true });
       await server?.close();
     }
   },

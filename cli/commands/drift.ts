@@ -231,7 +231,7 @@ async function runLive(argv: string[]): Promise<number> {
   const configured = commandNetwork(values, env, 'drift live');
   // A reference server kgate starts itself is reached directly, never through a proxy.
   const network = baseUrl ? configured : embeddedNetwork(configured);
-  applyNetwork(network);
+  applyNetwork(network, baseUrl);
   const line = networkLine('drift live', network);
   if (line) console.error(redactSecrets(line));
   if (baseUrl) {

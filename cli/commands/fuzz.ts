@@ -66,7 +66,7 @@ ${reportDirUsage('fuzz', 13)}
 ${JSON_USAGE}
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The subscription key comes from KGATE_KEY (with the embedded server: its own key); 429 answers are
 retried after the wait they state.
@@ -150,7 +150,7 @@ export const command: Command = {
     const configured = commandNetwork(parseCommandArgs(argv, OPTIONS, 'fuzz').values, env, 'fuzz');
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = args.baseUrl ? configured : embeddedNetwork(configured);
-    applyNetwork(network);
+    applyNetwork(network, args.baseUrl);
     const line = networkLine('fuzz', network);
     if (line) console.error(redactSecrets(line));
     let target: Target;

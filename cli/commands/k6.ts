@@ -18,6 +18,9 @@ ${JSON_USAGE}
 
 Run it: k6 run -e BASE_URL=https://host/prefix -e KGATE_KEY=... steady.js
         (-e RATE=<peak/s> -e DURATION_S=<s> -e CONNECTIONS=<VUs> -e VALIDATE_SHARE=<0..1> override the scenario)
+        (-e KGATE_HEADERS='{"Authorization":"Bearer ...","X-Tenant":"acme"}' adds headers to every request,
+        as kgate load's --header does; a BASE_URL with user:password@ sends Basic authorization;
+        the User-Agent is kgate/<version> (k6), replaced by a User-Agent in KGATE_HEADERS)
 Distributed: load/k6/testrun.yaml (k6-operator TestRun; load/README.md shows the steps).
 exit codes: 0 written, 2 bad usage`;
 

@@ -56,11 +56,13 @@ ${reportDirUsage('load', 15)}
 ${JSON_USAGE}
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The preflight and the validated share go through kgate's own client: the proxy, the CA and the
 client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
-go straight to the target, and the command says so in one line when a proxy applies.
+go straight to the target, and the command says so in one line when a proxy applies. Its requests
+carry the same headers as every other (the User-Agent, --header and the file's headers, the base
+URL's credentials as Basic authorization).
 
 The subscription key comes from KGATE_KEY (with the embedded server: its full key).
 exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage or unreachable target`;
@@ -170,7 +172,7 @@ export async function resolveTarget(
       });
   }
   const network = url === undefined ? embeddedNetwork(configured) : configured;
-  applyNetwork(network);
+  applyNetwork(network, url);
   const line = networkLine(command, network);
   if (line) console.error(redactSecrets(line));
   if (url === undefined) return { target: await startEmbeddedTarget(embeddedOptions), network };

@@ -13,7 +13,7 @@ import { loadValidator, resolveTarget } from './load.ts';
 
 const ROUTE_USAGE = `${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 Every request goes through kgate's own client, on the route these set; one request before the
 probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).`;
