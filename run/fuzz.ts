@@ -20,6 +20,7 @@ import { shortLabel } from '../page/html.ts';
 import { REPORT_HTML, renderPage } from '../page/page.ts';
 import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-page.ts';
 import { previousRun } from '../reporting/report-page.ts';
+import { targetText } from '../reporting/summary.ts';
 import { Discovery } from './discovery.ts';
 
 /** Cases sent when --budget is not given. */
@@ -44,6 +45,8 @@ export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
 /** One `kgate fuzz` run. */
 export interface FuzzSettings {
   baseUrl: string;
+  /** The target is the embedded reference server kgate started itself, not a deployment. */
+  embedded?: boolean;
   key?: string;
   operations: readonly OperationId[];
   budget: number;
@@ -128,6 +131,7 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     verdict: failed ? 'fail' : 'pass',
     exitCode: failed ? 1 : 0,
     baseUrl: settings.baseUrl,
+    ...(settings.embedded ? { embedded: true } : {}),
     seed: settings.seed,
     budget: settings.budget,
     cases: { ...run.cases, total },
@@ -171,7 +175,7 @@ export function renderFuzz(result: FuzzResult): string {
   const lines = [
     `# kgate fuzz: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
     '',
-    `Target: ${result.baseUrl}`,
+    `Target: ${targetText(result) ?? result.baseUrl}`,
     '',
     `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
     '',

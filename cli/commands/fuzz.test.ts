@@ -81,6 +81,10 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
   const result = JSON.parse(clean.stdout) as { verdict: string; cases: { total: number }; seed: number };
   assert.deepEqual([result.verdict, result.seed], ['pass', 3], 'verdict and seed');
   assert.ok(result.cases.total >= 290, `cases sent: ${result.cases.total}`);
+  // The reports say the target was kgate's own stand-in, and a deployment's run says nothing of it.
+  assert.equal((result as { embedded?: boolean }).embedded, true, 'summary.json: embedded');
+  for (const file of ['summary.md', 'report.html'])
+    assert.match(readFileSync(join(dir, 'clean', file), 'utf8'), /embedded reference server/, file);
 
   const faulty = await fuzz(
     [
@@ -110,6 +114,7 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
   );
   assert.match(faulty.stdout, /seed: {7}4, relatedEvents case \d+ \((edge:|wikipediaid:world)/, 'the seed line');
   assert.match(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /# kgate fuzz: FAIL/, 'summary.md');
+  assert.doesNotMatch(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /embedded reference server/);
 });
 
 test('summary.json, summary.md and the report page count the same requests, test data included: what the target received but the key preflight', async () => {

@@ -192,6 +192,7 @@ export const command: Command = {
       let lastPlain = 0;
       const settings: FuzzSettings = {
         baseUrl: target.baseUrl,
+        embedded: target.embedded,
         key: target.key,
         operations: args.operations,
         budget: args.budget,
