@@ -75,6 +75,8 @@ export interface ConformSettings {
   maxDurationMs?: number;
   /** latencyBudgetMs of the configuration file. */
   latencyBudgetMs?: Record<string, number>;
+  /** envelope of the configuration file: bounds on what the run measures. */
+  envelopeBounds?: NonNullable<KgateConfig['envelope']>;
 }
 
 /** Longest --max-duration accepted. */
@@ -177,5 +179,6 @@ export function resolveConformSettings(
       (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
+    ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
   };
 }

@@ -3,6 +3,9 @@ import { type Failure, findingKey, formatFailureFolded } from '../contracts/fail
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { nameCache } from '../http/infrastructure.ts';
+import { mergeObservations, noObservations, type Observations } from '../http/observations.ts';
+import { describeSignal, signalledBy } from '../http/throttle.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
 import {
@@ -53,6 +56,8 @@ export interface TestRecord {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through. */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling. */
+    observed?: Observations;
   };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
@@ -135,6 +140,8 @@ export interface RunSummary {
   shard?: { current: number; total: number };
   /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
   shards?: ShardsSummary;
+  /** Bounds of the configuration file's `envelope` this run's measurements break: each fails the run. */
+  envelopeBreaches?: string[];
   targets: TargetSummary[];
 }
 
@@ -314,7 +321,12 @@ function summariseTarget(
         check: record.check,
         reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
       })),
-    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records), ...frontNote(records)],
+    notes: [
+      ...new Set(records.flatMap((record) => record.notes)),
+      ...retryNote(records),
+      ...frontNote(records),
+      ...throttleNotes(records),
+    ],
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
@@ -475,6 +487,7 @@ export function renderTerminalSummary(run: RunSummary): string {
     );
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
+  for (const breach of run.envelopeBreaches ?? []) lines.push(`  envelope:  bound broken, ${breach}`);
   for (const target of run.targets) {
     const several = run.targets.length > 1;
     const indent = several ? '    ' : '  ';
@@ -556,6 +569,12 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   }
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
+  if (run.envelopeBreaches && run.envelopeBreaches.length > 0)
+    lines.push(
+      "**Envelope bounds broken** (the configuration file's `envelope`; envelope.json has the figures):",
+      ...run.envelopeBreaches.map((breach) => `- ${breach}`),
+      '',
+    );
   for (const target of run.targets) {
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
@@ -638,6 +657,26 @@ export function frontNote(records: readonly TestRecord[]): string[] {
   const all = noFrontLimits();
   for (const record of records) mergeFrontLimits(all, record.requests?.front);
   return frontLimitNotes(all);
+}
+
+/**
+ * The notes on what the answers said of the deployment's infrastructure: each path the run met
+ * throttled (retried, never judged; rate-limit-signalled judges the signal), and a cache in front.
+ */
+export function throttleNotes(records: readonly TestRecord[]): string[] {
+  const all = noObservations();
+  for (const record of records) mergeObservations(all, record.requests?.observed);
+  const notes = Object.values(all.throttled)
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map(
+      (seen) =>
+        `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)`,
+    );
+  if (all.cacheHits > 0 && all.cacheExample)
+    notes.push(
+      `a cache in front of the interface (${nameCache(all.cacheExample)}) served ${all.cacheHits} of the answers the run judged from its cache`,
+    );
+  return notes;
 }
 
 /**

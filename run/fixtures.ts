@@ -12,10 +12,12 @@ import {
   FrontServerRefused,
   notRunDeadline,
   notRunGivenUp,
+  notRunThrottled,
   type Operation,
   ResponseUnusable,
   requestsSent,
   TargetBroken,
+  Throttled,
 } from '../contracts/api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from '../contracts/checks/index.ts';
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from '../contracts/checks/registry.ts';
@@ -26,7 +28,9 @@ import { mergeTimings, type OperationTimings } from '../contracts/timings.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
+import { hasObservations, type Observations } from '../http/observations.ts';
 import { sharedRunPace } from '../http/pacing.ts';
+import { AdaptivePace } from '../http/throttle.ts';
 import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
@@ -100,6 +104,8 @@ export interface TestOutcome {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling (http/observations.ts). */
+    observed?: Observations;
   };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
@@ -153,6 +159,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           breakerDir: options.reportDir,
           strict: options.strict,
           pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath),
+          throttle: new AdaptivePace(options.reportDir),
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
@@ -354,6 +361,9 @@ export async function runCheck(
       unanswered = true;
     } else if (error instanceof FrontServerRefused) {
       skipped = error.message;
+    } else if (error instanceof Throttled) {
+      skipped = error.message;
+      unanswered = true;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
@@ -363,9 +373,14 @@ export async function runCheck(
   // A test skipped for another operation (one it reads) stays skipped with the reason.
   // A carrier's own check was not selected: it has no cell to fail.
   const givenUp = unanswered && !carrier ? api.givenUpOn(op) : undefined;
-  if (givenUp !== undefined) {
+  const throttledOut = unanswered && !carrier && givenUp === undefined ? api.throttledOutOn(op) : undefined;
+  if (givenUp !== undefined || throttledOut !== undefined) {
     const level = severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail';
-    own.push(notRunGivenUp(check.id, op.label, givenUp, level));
+    own.push(
+      givenUp !== undefined
+        ? notRunGivenUp(check.id, op.label, givenUp, level)
+        : notRunThrottled(check.id, op.label, throttledOut!, level),
+    );
     skipped = undefined;
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
@@ -380,6 +395,7 @@ export async function runCheck(
     data: [...api.dataUsed].sort(),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
     ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
+    ...(hasObservations(api.observed) ? { observed: api.observed } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = {

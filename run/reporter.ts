@@ -16,6 +16,7 @@ import {
   utcDay,
   writeBaseline,
 } from '../reporting/baseline.ts';
+import { envelopeBreaches, runEnvelope } from '../reporting/envelope.ts';
 import { runMeta } from '../reporting/run-meta.ts';
 import { writeRunReports } from '../reporting/run-reports.ts';
 import { checksOfRun } from '../reporting/severity.ts';
@@ -161,8 +162,21 @@ export default class ConformanceReporter implements Reporter {
     const operations = OPERATIONS.map((op) => op.label);
     const baseline = this.baseline(options, operations, checks);
     const targets = summarise(this.records, operations, checks, baseline);
+    // The envelope of what the run measured, and the configuration file's bounds on it: a broken bound fails the run.
+    const envelope = options.sweep
+      ? undefined
+      : runEnvelope(
+          { baseUrl: env.baseUrl, startedAt: new Date(this.started).toISOString(), targets },
+          this.records,
+          options.reportDir,
+          options.embedded ? 'embedded reference server' : (env.baseUrl ?? ''),
+        );
+    const breaches = envelope ? envelopeBreaches(envelope, options.envelopeBounds) : [];
+    if (envelope && breaches.length > 0) envelope.breaches = breaches;
     const failed =
-      targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+      targets.some((target) => target.verdict === 'fail') ||
+      (result.status === 'failed' && this.records.length === 0) ||
+      breaches.length > 0;
     const meta = options.sweep
       ? undefined
       : runMeta(options, {
@@ -187,14 +201,15 @@ export default class ConformanceReporter implements Reporter {
       ),
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
+      ...(breaches.length > 0 ? { envelopeBreaches: breaches } : {}),
       targets,
     };
     const { markdown } = writeRunReports(run, checks, {
       dir: options.reportDir,
       records: this.records,
       ...(meta ? { meta } : {}),
-      // A sweep's folder holds one run of many targets: there is no previous run to compare with.
-      ...(options.sweep ? { previous: null } : {}),
+      // A sweep's folder holds one run of many targets: there is no previous run to compare with, nor one envelope.
+      ...(options.sweep ? { previous: null, envelope: null } : { envelope }),
     });
     // A plain `npx playwright test` prints kgate's summary; kgate's CLI prints it itself.
     if (!options.quiet && this.records.length > 0) console.log(`\n${renderTerminalSummary(run)}`);

@@ -66,7 +66,9 @@ configuration file it starts the embedded reference server and judges that.
                      gate), writes its reports and exits 1
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
-  --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
+  --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
+                     --max-rps-by-path, which pace every other request; on by default for the
+                     embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
                      @rate-limit tests; merge the folders with kgate report merge
   --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
@@ -186,10 +188,6 @@ export const command: Command = {
     const reportDirOption = stringOption(values, 'report-dir');
     if (reportDirOption !== undefined && reportDirOption.trim() === '')
       throw new UsageError('option --report-dir takes a folder path, got an empty string');
-    if ((settings.maxRps !== undefined || settings.maxRpsByPath) && values['with-rate-limit'] === true)
-      throw new UsageError(
-        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps and --max-rps-by-path (or maxRps and maxRpsByPath) forbid: use one or the other',
-      );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
       const folder = dirname(settings.baseline);
@@ -238,6 +236,7 @@ export const command: Command = {
       grep,
       shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
       latencyBudgetMs: settings.latencyBudgetMs,
+      envelopeBounds: settings.envelopeBounds,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
