@@ -1,8 +1,11 @@
 import { MASK } from '../config/redact.ts';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
+import { type OperationTimings, recordTiming } from '../contracts/timings.ts';
 import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
-import { frontRefusal } from '../http/front-limits.ts';
+import { type FrontLimits, frontRefusal, noFrontLimits, recordPassed, recordRefusal } from '../http/front-limits.ts';
 import { curlNetworkArgs } from '../http/network.ts';
+import { noObservations, type Observations, observeAnswer } from '../http/observations.ts';
+import { buildEnvelope, type Envelope } from '../reporting/envelope.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, causeCounts, type DriftFinding, FindingSet, groupByCause } from './findings.ts';
@@ -24,6 +27,8 @@ export interface LiveOptions {
   onProgress?(done: number, total: number, requests: number): void;
   /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
   network?: string;
+  /** The target as envelope.json names it (default the base URL; the embedded server by name). */
+  envelopeTarget?: string;
 }
 
 /** How one battery request went. */
@@ -72,6 +77,18 @@ export interface LiveResult {
   };
 }
 
+/** What a drift run measured of the envelope (envelope.json), kept out of its JSON form. */
+export function envelopeOfLive(result: LiveResult): Envelope | undefined {
+  return (result as LiveResult & { envelope?: Envelope }).envelope;
+}
+
+/** What the live battery saw of the envelope while it ran. */
+interface Seen {
+  timings: OperationTimings;
+  front: FrontLimits;
+  observed: Observations;
+}
+
 /** The target did not answer at all (connection refused, unknown host): exit code 2. */
 export class UnreachableError extends Error {
   override name = 'UnreachableError';
@@ -94,6 +111,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const cases: CaseOutcome[] = [];
   let failuresInARow = 0;
   let sent = 0;
+  const seen: Seen = { timings: {}, front: noFrontLimits(), observed: noObservations() };
 
   for (const [index, item] of battery.entries()) {
     options.onProgress?.(index, battery.length, sent);
@@ -120,7 +138,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     const key =
       request.key === 'full' ? options.keys.full : request.key === 'exhausted' ? options.keys.exhausted : undefined;
     sent += 1;
-    const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
+    const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000, seen);
     const durationMs = Date.now() - begin;
     if ('front' in answer) {
       // A server in front of the deployment refused a request beyond what the interface promises
@@ -185,7 +203,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const resolved = options.baseline ? applyBaseline(list, options.baseline) : [];
   const known = list.filter((finding) => finding.known).length;
   const changes = groupByCause(list);
-  return {
+  const result: LiveResult = {
     kind: 'drift-live',
     baseUrl: options.baseUrl,
     ...(options.network ? { network: options.network } : {}),
@@ -204,6 +222,18 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
       skipped: cases.filter((item) => item.skipped).length,
     },
   };
+  const envelope = buildEnvelope({
+    command: 'drift live',
+    target: options.envelopeTarget ?? options.baseUrl,
+    timings: seen.timings,
+    latencyHow:
+      "kgate's own client, the live battery's requests one at a time, from sending to the last byte of the answer or the transport failure; percentiles and the max from histograms with buckets 2 % apart",
+    front: seen.front,
+    observed: seen.observed,
+    measuredAt: new Date(started),
+  });
+  Object.defineProperty(result, 'envelope', { value: envelope, enumerable: false });
+  return result;
 }
 
 function buildUrl(baseUrl: string, request: BatteryRequest): string {
@@ -231,7 +261,9 @@ async function send(
   key: string | undefined,
   timeoutMs: number,
   maxBytes: number,
+  seen: Seen,
 ): Promise<Answer> {
+  const started = performance.now();
   const headers: Record<string, string> = {};
   if (key) headers['Ocp-Apim-Subscription-Key'] = key;
   let body: string | undefined;
@@ -250,7 +282,13 @@ async function send(
       timeoutMs,
       maxBytes,
     });
+    recordTiming(seen.timings, request.operation.label, response.elapsedMs);
     const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
+    if (refusal) recordRefusal(seen.front, refusal);
+    else {
+      recordPassed(seen.front, response.sent);
+      observeAnswer(seen.observed, response, { method: request.operation.method.toUpperCase(), sent: response.sent });
+    }
     if (refusal)
       return {
         front: `not judged: a server in front of the deployment refused the ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} with ${refusal.status} ${refusal.contentType} (its size limit, beyond what the interface promises)`,
@@ -260,6 +298,7 @@ async function send(
     return { status: response.status, headers: response.headers, text: response.body.toString('utf8') };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
+    recordTiming(seen.timings, request.operation.label, performance.now() - started);
     // No route (the proxy or TLS in the way) is as final as no server: one line, exit 2.
     const unreachable =
       error.route !== undefined || /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(error.message);

@@ -124,6 +124,8 @@ export interface EnvelopeInputs {
   bodyLimit?: Envelope['bodyLimit'];
   /** Notes of the run (the score tolerances learned are read from them). */
   notes?: readonly string[];
+  /** Score tolerances learned, by operation label (the generative engine's), beside those of the notes. */
+  tolerances?: Record<string, number>;
   measuredAt?: Date;
 }
 
@@ -185,7 +187,7 @@ export function buildEnvelope(inputs: EnvelopeInputs): Envelope {
     },
     bodyLimit,
     rateLimits: rateLimitFigures(observed, inputs.throttleStates ?? []),
-    scoreTolerance: toleranceOf(inputs.notes ?? []),
+    scoreTolerance: toleranceOf(inputs.notes ?? [], inputs.tolerances),
     infrastructure: {
       servers: Object.keys(observed?.servers ?? {}),
       via: Object.keys(observed?.via ?? {}),
@@ -271,8 +273,10 @@ function rateLimitFigures(observed: Observations | undefined, states: readonly T
 const TOLERANCE_NOTE = /^(.+?): answers differed beyond [\d.e+-]+; scores compared within relative ([\d.e+-]+)/;
 const DEFAULT_TOLERANCE = 1e-9;
 
-function toleranceOf(notes: readonly string[]): Envelope['scoreTolerance'] {
-  const byOperation = new Map<string, number>();
+function toleranceOf(notes: readonly string[], given: Record<string, number> = {}): Envelope['scoreTolerance'] {
+  const byOperation = new Map<string, number>(
+    Object.entries(given).filter(([, relative]) => relative > DEFAULT_TOLERANCE),
+  );
   for (const note of notes) {
     const match = TOLERANCE_NOTE.exec(note);
     if (match) byOperation.set(match[1]!, Math.max(byOperation.get(match[1]!) ?? 0, Number(match[2])));
@@ -441,6 +445,9 @@ export interface LatencyNoise {
   /** Per operation, the largest relative move of its p95 between earlier measurements (run-to-run noise), when known. */
   spread?: Record<string, number>;
 }
+
+/** The latency noise rule kgate compare judges regressions by: slower by more than 10 % and 5 ms. */
+export const LATENCY_NOISE = { percent: 10, ms: 5 } as const;
 
 /** How far beyond the run-to-run spread a p95 must move to count (compare's NUMERIC_NOISE_FACTOR). */
 export const SPREAD_FACTOR = 3;
