@@ -410,6 +410,11 @@ export class Api {
     return this.settings.throttle ?? PROCESS_THROTTLE;
   }
 
+  /** The target's own key in the adaptive pace: its throttled count is the paths throttled throughout. */
+  private get targetKey(): string {
+    return `${this.breakerScope} *`;
+  }
+
   /** A path's key in the adaptive pace: the breaker's scope and the path (a sweep's faults each their own). */
   private throttleKey(op: Operation): string {
     return `${this.breakerScope} ${op.path}`;
@@ -435,6 +440,7 @@ export class Api {
       const signal = response.throttled;
       if (!signal) {
         this.throttle.accepted(key);
+        this.throttle.accepted(this.targetKey);
         ACCEPTED.set(key, (ACCEPTED.get(key) ?? 0) + 1);
         return response;
       }
@@ -448,19 +454,30 @@ export class Api {
       });
       const patient = wait === undefined || wait <= MAX_THROTTLE_WAIT_MS;
       const judged = DEFERRED.get(response)!;
+      const persistent = () => {
+        this.observed.throttled[op.path]!.persistent = true;
+        return judged();
+      };
       // A path where 503s proved persistent: a 503 there is the answer, judged at once.
-      if (signal.status === 503 && after.persistent503) return judged();
-      if (attempt < MAX_THROTTLE_RETRIES && patient) continue;
+      if (signal.status === 503 && after.persistent503) return persistent();
       const gotThrough = after.accepted + after.acceptedBefore > 0;
+      // A target that throttled two paths throughout and let nothing through anywhere throttles
+      // everything: a third path's second throttled answer is as persistent as six.
+      const wide = this.throttle.state(this.targetKey);
+      const hopeless = !gotThrough && wide !== undefined && wide.throttled >= 2 && wide.accepted === 0;
+      if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient) continue;
       if (signal.status === 503) {
         // Persistent at every pace: a server failing, not a limit. Once nothing got past the path's
         // slowest pace, later 503s there are judged at once.
-        if (!gotThrough && (after.widestMs >= SLOWEST_INTERVAL_MS / 2 || !patient))
+        if (!gotThrough && (after.widestMs >= SLOWEST_INTERVAL_MS / 2 || !patient)) {
           this.throttle.mark(key, 'persistent503');
+          return persistent();
+        }
         return judged();
       }
       if (gotThrough) return judged();
       this.throttle.mark(key, 'throttledOut');
+      this.throttle.throttled(this.targetKey, signal, undefined, { path: '*' });
       throw new Throttled(`${NOT_RUN_THROTTLED}: ${throttledReason(labelOf(op), signal, after.throttled)}`);
     }
   }

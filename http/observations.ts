@@ -18,6 +18,8 @@ export interface ThrottleSeen {
   signal: ThrottleSignal;
   /** Throttled answers. */
   count: number;
+  /** Set when the path's 503s proved persistent at every pace: a server failing, its 503s judged as answers. */
+  persistent?: boolean;
 }
 
 /** What a command saw of the envelope (see the file comment). */
@@ -131,6 +133,7 @@ export function mergeObservations(into: Observations, from: Observations | undef
     if (!known) into.throttled[seen.path] = { ...seen, operations: [...seen.operations] };
     else {
       known.count += seen.count;
+      if (seen.persistent) known.persistent = true;
       for (const operation of seen.operations)
         if (!known.operations.includes(operation)) known.operations.push(operation);
     }

@@ -108,10 +108,11 @@ export function describeSignal(signal: Pick<ThrottleSignal, 'status' | 'contentT
 }
 
 /** Who sent a throttling answer, in words: `the interface`, `a front server (nginx/1.22.1)`. */
-export function signalledBy(signal: Pick<ThrottleSignal, 'conforms' | 'server' | 'via'>): string {
+export function signalledBy(signal: Pick<ThrottleSignal, 'conforms' | 'server' | 'via' | 'contentType'>): string {
   if (signal.conforms) return 'the interface';
   const names = [signal.server && `Server: ${signal.server}`, signal.via && `Via: ${signal.via}`].filter(Boolean);
-  return `a front server${names.length > 0 ? ` (${names.join('; ')})` : ''}`;
+  const who = /json/.test(signal.contentType) ? 'the interface or a gateway in front of it' : 'a front server';
+  return `${who}${names.length > 0 ? ` (${names.join('; ')})` : ''}`;
 }
 
 /** The wait an answer asks for, in milliseconds: Retry-After first, else the seconds its message states. */
@@ -200,7 +201,8 @@ export class AdaptivePace {
     for (;;) {
       if (signal?.aborted) return false;
       const claimed = this.update(key, (state) => {
-        if (!state) return { result: 0 };
+        // A path that proved persistent is no longer paced: its answers are judged (or not run) at once.
+        if (!state || state.persistent503 || state.throttledOut) return { result: 0 };
         const now = Date.now();
         if (now < state.next) return { result: state.next - now };
         if (state.intervalMs > 0) state.next = now + state.intervalMs;
@@ -332,7 +334,9 @@ export function throttleStates(dir: string): ThrottleState[] {
   for (const name of names) {
     if (!name.startsWith(THROTTLE_FILE_PREFIX) || name.endsWith('.lock')) continue;
     try {
-      states.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as ThrottleState);
+      const state = JSON.parse(readFileSync(join(dir, name), 'utf8')) as ThrottleState;
+      // The target's own record (`*`: the paths it throttled throughout) is no path's.
+      if (state.path !== '*') states.push(state);
     } catch {
       // Being written: the reports run after every request has ended, so this does not happen there.
     }

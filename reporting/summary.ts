@@ -434,7 +434,8 @@ function splitNotRun(failures: readonly Failure[]): { own: Failure[]; notRun: Fa
 }
 
 function notRunHeading(notRun: readonly Failure[]): string {
-  return `Not run: given up (${notRun.length} cells, each failing the gate)`;
+  const titles = [...new Set(notRun.map((failure) => failure.title.replace(/^not run: /, '')))].sort();
+  return `Not run: ${titles.join(', ') || 'given up'} (${notRun.length} cells, each failing the gate)`;
 }
 
 /** Tests not run grouped by cause, then by operation: `  evaluate GET: paging-is-consistent, ...`. */
@@ -668,9 +669,10 @@ export function throttleNotes(records: readonly TestRecord[]): string[] {
   for (const record of records) mergeObservations(all, record.requests?.observed);
   const notes = Object.values(all.throttled)
     .sort((a, b) => a.path.localeCompare(b.path))
-    .map(
-      (seen) =>
-        `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)`,
+    .map((seen) =>
+      seen.persistent
+        ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
+        : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)`,
     );
   if (all.cacheHits > 0 && all.cacheExample)
     notes.push(

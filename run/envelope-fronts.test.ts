@@ -120,6 +120,61 @@ describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer s
   }
 });
 
+describe('kgate probe rate-limit through nginx limit_req', { skip: skipNginx }, () => {
+  test('reports the accepted rate, the signal (503 text/html, no Retry-After, nginx) and that it does not conform; envelope.json says the same', async () => {
+    const front = await startNginx({
+      upstream: server.url,
+      gzip: false,
+      limitReq: { path: '/answersearch/', rate: '5r/s', burst: 5, nodelay: true },
+    });
+    started.push(front);
+    const dir = join(reports, `probe-${++runs}`);
+    const run = await runKgate(
+      [
+        'probe',
+        'rate-limit',
+        '--operation',
+        'answerSearch',
+        '--base-url',
+        front.url,
+        '--max-duration',
+        '20s',
+        '--report-dir',
+        dir,
+        '--json',
+      ],
+      { env: { KGATE_BASE_URL: '', ...NO_PROXY_ENV, KGATE_KEY: server.keys.full }, timeoutMs: 60_000 },
+    );
+    assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+    const result = JSON.parse(run.stdout) as {
+      thresholdRps: number;
+      signal: { status: number; contentType: string; retryAfter: string; conforms: boolean; signalledBy: string };
+      problems: string[];
+    };
+    assert.ok(result.thresholdRps >= 2.5 && result.thresholdRps <= 10, `accepted ${result.thresholdRps}/s`);
+    assert.deepEqual(
+      { ...result.signal, signalledBy: result.signal.signalledBy.replace(/nginx\/[\d.]+/, 'nginx') },
+      {
+        status: 503,
+        contentType: 'text/html',
+        retryAfter: 'absent',
+        conforms: false,
+        signalledBy: 'a front server (Server: nginx)',
+      },
+    );
+    assert.ok(
+      result.problems.some((problem) =>
+        /^the limit is signalled 503 text\/html without Retry-After by a front server/.test(problem),
+      ),
+      result.problems.join('; '),
+    );
+    const envelope = envelopeOf(dir);
+    assert.equal(envelope.command, 'probe rate-limit');
+    assert.equal(envelope.rateLimits[0]?.rps, result.thresholdRps);
+    assert.equal(envelope.rateLimits[0]?.status, 503);
+  });
+});
+
 describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
   const checks = ['--checks', 'auth-required,response-matches-spec', '--generate', '0'];
 

@@ -373,7 +373,11 @@ export async function runCheck(
   // A test skipped for another operation (one it reads) stays skipped with the reason.
   // A carrier's own check was not selected: it has no cell to fail.
   const givenUp = unanswered && !carrier ? api.givenUpOn(op) : undefined;
-  const throttledOut = unanswered && !carrier && givenUp === undefined ? api.throttledOutOn(op) : undefined;
+  // Throttled throughout, its own path or the one its data comes from: nothing could be judged, and that fails.
+  const throttledOut =
+    unanswered && !carrier && givenUp === undefined
+      ? (api.throttledOutOn(op) ?? (skipped ? THROTTLED_DATA.exec(skipped)?.[1] : undefined))
+      : undefined;
   if (givenUp !== undefined || throttledOut !== undefined) {
     const level = severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail';
     own.push(
@@ -428,6 +432,9 @@ export async function runCheck(
   }
   if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
 }
+
+/** A skip for want of test data, or of another operation's answer, that a path throttled throughout kept from coming: its cause. */
+const THROTTLED_DATA = /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;
 
 /** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
 const OTHERS_WAIT_MARGIN_MS = 20_000;

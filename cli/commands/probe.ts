@@ -1,8 +1,14 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { redactSecrets } from '../../config/redact.ts';
+import { describeSignal } from '../../http/throttle.ts';
 import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
-import { probeBodyLimit } from '../../load/probes/body-limit.ts';
-import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
+import { type BodyLimitProbeResult, probeBodyLimit } from '../../load/probes/body-limit.ts';
+import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } from '../../load/probes/rate-limit.ts';
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
+import { getOperation } from '../../openapi/spec.ts';
+import { buildEnvelope, type Envelope, writeEnvelope } from '../../reporting/envelope.ts';
+import { createRunDir } from '../../reporting/run-dir.ts';
 import {
   durationOption,
   EXIT,
@@ -19,14 +25,16 @@ import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
 import { loadValidator, resolveTarget } from './load.ts';
 
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
-                   [--max-requests N] [--max-duration D] [--allow-remote] [--json]
-       kgate probe body-limit [--base-url URL] [--allow-remote] [--json]
+                   [--max-requests N] [--max-duration D] [--allow-remote] [--report-dir DIR] [--json]
+       kgate probe body-limit [--base-url URL] [--allow-remote] [--report-dir DIR] [--json]
        (both: [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE])
 
-rate-limit  raises the arrival rate (doubling each second from 10/s) until 429s are sustained,
-            reports the accepted requests per second while saturated (the limit), validates every
-            429 body, waits the seconds the 429 states (message, or Retry-After) and checks the
-            target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
+rate-limit  raises the arrival rate (doubling each second from 10/s) until throttling is sustained
+            (the interface's 429, or a front server's 503 or HTML 429, with or without Retry-After),
+            reports the accepted requests per second while saturated (the limit) and how it was
+            signalled (status, content type, Retry-After form, who sent it, whether it is the
+            interface's 429 with the seconds to wait), validates every JSON 429 body, waits the
+            seconds stated (message, or Retry-After) and checks the target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
             --max-duration (default 30s).
 body-limit  finds the exact largest similarity POST body the target accepts by binary search
             between 64 bytes and 2 MiB (at most 25 requests), reports the answer just over it
@@ -35,6 +43,8 @@ body-limit  finds the exact largest similarity POST body the target accepts by b
 
   --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
   --allow-remote  allow a target that is not a loopback address
+  --report-dir    write probe.json and envelope.json (the limit found, how it was measured) there
+                  (default: a new reports/probe/<run-id>/)
   --json          print one JSON object: rate-limit { thresholdRps, requests, durationS,
                   waitSeconds, recovered, ... }; body-limit { limitBytes, requests, overStatus,
                   overFrom, notes, healthyAfter, ... }
@@ -55,6 +65,7 @@ const OPTIONS = {
   'max-requests': { type: 'string' },
   'max-duration': { type: 'string' },
   'allow-remote': { type: 'boolean' },
+  'report-dir': { type: 'string' },
   json: { type: 'boolean' },
   ...NETWORK_OPTIONS,
 } as const;
@@ -72,8 +83,9 @@ export type ProbeArgs =
       maxDurationS: number;
       allowRemote: boolean;
       json: boolean;
+      reportDir?: string;
     }
-  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean };
+  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean; reportDir?: string };
 
 /** Parses and checks the arguments of `kgate probe`; throws UsageError naming the option at fault. */
 export function parseProbeArgs(argv: string[]): ProbeArgs {
@@ -84,6 +96,7 @@ export function parseProbeArgs(argv: string[]): ProbeArgs {
     baseUrl: urlOption(values, 'base-url'),
     allowRemote: values['allow-remote'] === true,
     json: values.json === true,
+    ...(reportDirOf(values) ? { reportDir: reportDirOf(values) } : {}),
   };
   if (kind === 'rate-limit') {
     const operation = stringOption(values, 'operation');
@@ -113,6 +126,60 @@ export function parseProbeArgs(argv: string[]): ProbeArgs {
       ? 'kgate probe: missing probe name (rate-limit or body-limit)'
       : `kgate probe: unknown probe '${kind}' (rate-limit or body-limit)`,
   );
+}
+
+/** The --report-dir given, refused when empty. */
+function reportDirOf(values: Record<string, unknown>): string | undefined {
+  const dir = stringOption(values as Parameters<typeof stringOption>[0], 'report-dir');
+  if (dir !== undefined && dir.trim() === '')
+    throw new UsageError('option --report-dir takes a folder path, got an empty string');
+  return dir;
+}
+
+/** Where probe reports go by default. */
+export const DEFAULT_PROBE_REPORT_DIR = 'reports/probe';
+
+/** The envelope a probe measured: the one limit it probed, with how. */
+export function probeEnvelope(
+  kind: 'rate-limit' | 'body-limit',
+  target: string,
+  result: RateLimitProbeResult | BodyLimitProbeResult,
+  path: string,
+): Envelope {
+  const envelope = buildEnvelope({ command: `probe ${kind}`, target });
+  if (kind === 'rate-limit') {
+    const rate = result as RateLimitProbeResult;
+    if (rate.signal)
+      envelope.rateLimits.push({
+        path,
+        operations: [`GET ${path}`],
+        status: rate.signal.status,
+        contentType: rate.signal.contentType,
+        retryAfter: rate.signal.retryAfter,
+        conforms: rate.signal.conforms,
+        signalledBy: rate.signal.signalledBy,
+        rps: rate.thresholdRps,
+        how: `kgate probe rate-limit: arrivals from 10/s doubling every second until throttling was sustained, then held above what was accepted for 4 s; the rate is the requests per second accepted while saturated (${rate.requests} requests in ${rate.durationS} s)`,
+      });
+  } else {
+    const body = result as BodyLimitProbeResult;
+    envelope.bodyLimit = {
+      limitBytes: body.limitBytes,
+      longestPassed: body.limitBytes,
+      shortestRefused:
+        body.limitBytes !== null && typeof body.overStatus === 'number'
+          ? {
+              bytes: body.limitBytes + 1,
+              status: body.overStatus,
+              contentType: /\(([^)]+)\)/.exec(body.overDetail)?.[1] ?? 'unknown',
+              refusedBy: body.overFrom === 'front server' ? 'a server in front of the interface' : 'the interface',
+            }
+          : null,
+      how: `kgate probe body-limit: a binary search over similarity POST bodies from 64 bytes to 2 MiB, each on a connection of its own; the limit is the largest body accepted, one byte over it refused (${body.requests} requests)`,
+    };
+  }
+  envelope.latency.how = 'not measured by a probe (kgate conform, kgate load and kgate compare measure latency)';
+  return envelope;
 }
 
 /** `kgate probe`: finds the rate limit or the similarity body limit of a target. */
@@ -172,7 +239,8 @@ export const command: Command = {
           console.log(
             [
               `rate limit of ${args.operation}: ${result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s`} (first 429 at ${result.first429AtRate ?? '-'}/s)`,
-              `429s: ${result.throttledResponses} (${result.invalid429.count} not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
+              `signalled: ${result.signal ? `${describeSignal({ status: result.signal.status, contentType: result.signal.contentType, retryAfter: { form: result.signal.retryAfter } })} by ${result.signal.signalledBy}${result.signal.conforms ? " (the interface's 429 with the seconds to wait: conforms)" : " (not the interface's 429 with the seconds to wait: does not conform)"}` : 'never throttled'}`,
+              `throttled answers: ${result.throttledResponses} (${result.invalid429.count} JSON 429s not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
               `recovered after waiting ${result.waitSeconds ?? '-'} s: ${result.recovered ?? 'not checked'}`,
               `${result.requests} requests in ${result.durationS} s`,
             ].join('\n'),
@@ -202,7 +270,22 @@ export const command: Command = {
           );
         }
       }
-      if (args.json) console.log(redactSecrets(JSON.stringify(output)));
+      // probe.json and envelope.json: the limit found, with how it was measured.
+      const reportDir = args.reportDir ?? createRunDir(DEFAULT_PROBE_REPORT_DIR);
+      mkdirSync(reportDir, { recursive: true });
+      writeFileSync(join(reportDir, 'probe.json'), `${redactSecrets(JSON.stringify(output, null, 2))}\n`);
+      const path = args.kind === 'rate-limit' ? getOperation(args.operation)!.path : '/academic/v1.0/similarity';
+      writeEnvelope(
+        reportDir,
+        probeEnvelope(
+          args.kind,
+          target.embedded ? 'embedded reference server' : target.baseUrl,
+          output as RateLimitProbeResult | BodyLimitProbeResult,
+          path,
+        ),
+      );
+      if (args.json) console.log(redactSecrets(JSON.stringify({ ...output, reportDir })));
+      else console.log(`reports: ${join(reportDir, 'probe.json')}, ${join(reportDir, 'envelope.json')}`);
       for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
       if (!args.json)
         console.log(
