@@ -116,9 +116,10 @@ test('envelope changes: limits that moved, and a p95 only beyond the noise rule'
   for (const { given, want } of cases) {
     const texts = envelopeChanges(given[0]!, given[1]!, LATENCY_NOISE).map((change) => change.text);
     assert.equal(texts.length, want.length, texts.join('; '));
-    want.forEach((rule, index) =>
-      typeof rule === 'string' ? assert.equal(texts[index], rule) : assert.match(texts[index]!, rule),
-    );
+    for (const [index, rule] of want.entries()) {
+      if (typeof rule === 'string') assert.equal(texts[index], rule);
+      else assert.match(texts[index]!, rule);
+    }
   }
 });
 
@@ -166,6 +167,6 @@ test('bounds of the configuration file: a URL limit under urlLimitMin, a p95 ove
   for (const { given, want } of cases) {
     const breaches = envelopeBreaches(measured, given);
     assert.equal(breaches.length, want.length, `${JSON.stringify(given)}: ${breaches.join('; ')}`);
-    want.forEach((rule, index) => assert.match(breaches[index]!, rule));
+    for (const [index, rule] of want.entries()) assert.match(breaches[index]!, rule);
   }
 });

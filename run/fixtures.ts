@@ -434,7 +434,8 @@ export async function runCheck(
 }
 
 /** A skip for want of test data, or of another operation's answer, that a path throttled throughout kept from coming: its cause. */
-const THROTTLED_DATA = /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;
+const THROTTLED_DATA =
+  /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;
 
 /** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
 const OTHERS_WAIT_MARGIN_MS = 20_000;
