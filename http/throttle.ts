@@ -14,7 +14,7 @@
 // throughout: there is nothing to judge).
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -161,6 +161,8 @@ export interface ThrottleState {
 export const THROTTLE_FILE_PREFIX = '.throttle';
 
 const sleepArray = new Int32Array(new SharedArrayBuffer(4));
+/** How long a key found never throttled is taken as such without looking again. */
+const ABSENT_FOR_MS = 20;
 const STALE_LOCK_MS = 2_000;
 
 /**
@@ -180,14 +182,24 @@ export class AdaptivePace {
     return join(this.dir!, `${THROTTLE_FILE_PREFIX}-${createHash('sha1').update(key).digest('hex').slice(0, 12)}`);
   }
 
+  /** Keys found never throttled, until when: a path is asked about several times a request, other processes' throttling is seen within ABSENT_FOR_MS. */
+  private readonly absent = new Map<string, number>();
+
   /** The state of a path, or undefined while it was never throttled. */
   state(key: string): ThrottleState | undefined {
     if (!this.dir) return this.memory.get(key);
+    const until = this.absent.get(key);
+    if (until !== undefined && Date.now() < until) return undefined;
+    const file = this.file(key);
     try {
-      return JSON.parse(readFileSync(this.file(key), 'utf8')) as ThrottleState;
+      // existsSync first: a failed read throws, and an exception costs several times a stat.
+      if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ThrottleState;
     } catch {
-      return undefined;
+      // Being replaced: read as absent this once.
     }
+    if (this.absent.size > 1_000) this.absent.clear();
+    this.absent.set(key, Date.now() + ABSENT_FOR_MS);
+    return undefined;
   }
 
   /**
@@ -310,6 +322,7 @@ export class AdaptivePace {
       Atomics.wait(sleepArray, 0, 0, 1);
     }
     try {
+      this.absent.delete(key);
       const { result, state } = change(this.state(key));
       if (state) {
         this.known.add(key);
