@@ -84,8 +84,9 @@ configuration file it starts the embedded reference server and judges that.
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict, proxy, noProxy,
-                     caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
+                     maxRpsByPath, maxDuration, latencyBudgetMs, envelope (bounds on what the run
+                     measures, which fail the gate), baseline, strict, proxy, noProxy, caFile,
+                     clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)
@@ -106,7 +107,8 @@ line every 10 s on stderr), then kgate's summary: the verdict, its counts of ope
 the failed cells and every failure with its curl line (a line over 400 characters shows its start and
 the file in the report folder's repro/ that holds it whole)
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
-summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
+summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
+envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
