@@ -660,6 +660,9 @@ export function frontNote(records: readonly TestRecord[]): string[] {
   return frontLimitNotes(all);
 }
 
+/** The paths the interface rate-limits (interface 8): a throttle signal there is rate-limit-signalled's to judge. */
+const RATE_LIMITED_PATHS = ['/answersearch/v7.0/search', '/urlpreview/v7.0/search'];
+
 /**
  * The notes on what the answers said of the deployment's infrastructure: each path the run met
  * throttled (retried, never judged; rate-limit-signalled judges the signal), and a cache in front.
@@ -672,7 +675,7 @@ export function throttleNotes(records: readonly TestRecord[]): string[] {
     .map((seen) =>
       seen.persistent
         ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
-        : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)`,
+        : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)${!seen.signal.conforms && RATE_LIMITED_PATHS.includes(seen.path) ? "; not the interface's 429 with the seconds to wait, which rate-limit-signalled judges (with --with-rate-limit against a deployment)" : ''}`,
     );
   if (all.cacheHits > 0 && all.cacheExample)
     notes.push(
