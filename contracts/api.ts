@@ -448,34 +448,42 @@ export class Api {
       if (giveBack) return response;
       observeThrottle(this.observed, op.path, response.operation, signal);
       const wait = statedWaitMs(signal);
-      const after = this.throttle.throttled(key, { ...signal }, wait, {
+      const patient = wait === undefined || wait <= MAX_THROTTLE_WAIT_MS;
+      // A wait longer than kgate waits holds no one back: this request is persistent at once.
+      const after = this.throttle.throttled(key, { ...signal }, patient ? wait : undefined, {
         path: op.path,
         acceptedBefore: ACCEPTED.get(key) ?? 0,
       });
-      const patient = wait === undefined || wait <= MAX_THROTTLE_WAIT_MS;
       const judged = DEFERRED.get(response)!;
       const persistent = () => {
         this.observed.throttled[op.path]!.persistent = true;
         return judged();
       };
-      // A path where 503s proved persistent: a 503 there is the answer, judged at once.
-      if (signal.status === 503 && after.persistent503) return persistent();
+      // A path whose throttling proved persistent: its throttled answers are answers, judged at once.
+      if (after.persistent) return persistent();
       const gotThrough = after.accepted + after.acceptedBefore > 0;
       // A target that throttled two paths throughout and let nothing through anywhere throttles
       // everything: a third path's second throttled answer is as persistent as six.
       const wide = this.throttle.state(this.targetKey);
       const hopeless = !gotThrough && wide !== undefined && wide.throttled >= 2 && wide.accepted === 0;
       if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient) continue;
+      // At the path's slowest pace, still throttled: a 503 nothing ever got past is a server
+      // failing; a 429 where answers got through before is a lockout, or a key refused so.
+      const slowest = after.widestMs >= SLOWEST_INTERVAL_MS / 2;
       if (signal.status === 503) {
-        // Persistent at every pace: a server failing, not a limit. Once nothing got past the path's
-        // slowest pace, later 503s there are judged at once.
-        if (!gotThrough && (after.widestMs >= SLOWEST_INTERVAL_MS / 2 || !patient)) {
-          this.throttle.mark(key, 'persistent503');
+        if (!gotThrough && (slowest || !patient)) {
+          this.throttle.mark(key, 'persistent');
           return persistent();
         }
         return judged();
       }
-      if (gotThrough) return judged();
+      if (gotThrough) {
+        if (slowest && patient) {
+          this.throttle.mark(key, 'persistent');
+          return persistent();
+        }
+        return judged();
+      }
       this.throttle.mark(key, 'throttledOut');
       this.throttle.throttled(this.targetKey, signal, undefined, { path: '*' });
       throw new Throttled(`${NOT_RUN_THROTTLED}: ${throttledReason(labelOf(op), signal, after.throttled)}`);

@@ -112,9 +112,18 @@ test('the adaptive pace starts at the first throttled answer, backs off, recover
     let state = a.throttled('t /p', signal, undefined, { path: '/p', acceptedBefore: 3 });
     assert.equal(state.intervalMs, FIRST_INTERVAL_MS);
     assert.equal(state.acceptedBefore, 3);
+    // Answers throttled together (requests that were in flight at once) make it grow once.
     for (let i = 0; i < 10; i++) state = b.throttled('t /p', signal, undefined, { path: '/p' });
+    assert.equal(state.intervalMs, FIRST_INTERVAL_MS);
+    let grown = 0;
+    while (state.intervalMs < SLOWEST_INTERVAL_MS && grown < 10) {
+      await new Promise((resolve) => setTimeout(resolve, state.intervalMs + 5));
+      state = b.throttled('t /p', signal, undefined, { path: '/p' });
+      grown++;
+    }
     assert.equal(state.intervalMs, SLOWEST_INTERVAL_MS);
-    assert.equal(a.state('t /p')!.throttled, 11);
+    assert.equal(grown, 6, 'doubling from 100 ms: 200, 400, 800, 1600, 3200, then the slowest');
+    assert.equal(a.state('t /p')!.throttled, 17);
     // A stated wait holds the next request back that long.
     const before = Date.now();
     b.throttled('t /q', signal, 300, { path: '/q' });
@@ -129,7 +138,7 @@ test('the adaptive pace starts at the first throttled answer, backs off, recover
     assert.equal(a.state('t /p')!.accepted, 100);
     // A path that proved persistent is not paced.
     b.throttled('t /s', signal, 5_000, { path: '/s' });
-    b.mark('t /s', 'persistent503');
+    b.mark('t /s', 'persistent');
     assert.equal(await a.wait('t /s', Date.now() + 100), true);
     assert.deepEqual(
       throttleStates(dir).map((item) => item.path),

@@ -149,10 +149,12 @@ export interface ThrottleState {
   lastAcceptedAt: number;
   /** The most the path's interval grew to (its slowest pace so far). */
   widestMs: number;
+  /** When the interval last grew: answers throttled together (concurrent requests) make it grow once. */
+  grewAt?: number;
   /** The first signal the path met. */
   signal?: ThrottleSignal;
-  /** Set once a 503 proved persistent at every pace: later 503s of the path are judged at once. */
-  persistent503?: boolean;
+  /** Set once a throttle proved persistent at every pace (a 503 nothing got past, a 429 lockout): later throttled answers of the path are judged at once. */
+  persistent?: boolean;
   /** Set once a 429 proved persistent on a path that let nothing through: later requests to it are not run. */
   throttledOut?: boolean;
 }
@@ -168,7 +170,8 @@ const STALE_LOCK_MS = 2_000;
 /**
  * The adaptive pace of a run: per path of the spec, a pace that starts when the path is first
  * throttled (Retry-After first: the next request waits as long as the answer asked; else one
- * FIRST_INTERVAL_MS apart, doubling with each throttled answer up to SLOWEST_INTERVAL_MS) and
+ * FIRST_INTERVAL_MS apart, doubling with each throttled answer, at most once per interval, up to
+ * SLOWEST_INTERVAL_MS) and
  * recovers as answers get through (each shortens the interval by RECOVERY_FACTOR, until the path
  * is unpaced again). It is kept in one small file per path in the run's folder, under a lock, so
  * every worker and discovery slow down together; a process without a folder keeps it in memory.
@@ -214,7 +217,7 @@ export class AdaptivePace {
       if (signal?.aborted) return false;
       const claimed = this.update(key, (state) => {
         // A path that proved persistent is no longer paced: its answers are judged (or not run) at once.
-        if (!state || state.persistent503 || state.throttledOut) return { result: 0 };
+        if (!state || state.persistent || state.throttledOut) return { result: 0 };
         const now = Date.now();
         if (now < state.next) return { result: state.next - now };
         if (state.intervalMs > 0) state.next = now + state.intervalMs;
@@ -256,7 +259,11 @@ export class AdaptivePace {
       next.throttled++;
       next.lastAt = now;
       next.acceptedBefore = Math.max(next.acceptedBefore, info.acceptedBefore ?? 0);
-      next.intervalMs = Math.min(SLOWEST_INTERVAL_MS, Math.max(FIRST_INTERVAL_MS, next.intervalMs * 2));
+      // Grows once per interval: the requests that were in flight together are one signal, not many.
+      if (next.grewAt === undefined || now - next.grewAt >= next.intervalMs) {
+        next.intervalMs = Math.min(SLOWEST_INTERVAL_MS, Math.max(FIRST_INTERVAL_MS, next.intervalMs * 2));
+        next.grewAt = now;
+      }
       next.widestMs = Math.max(next.widestMs, next.intervalMs);
       next.next = Math.max(next.next, now + (waitMs ?? next.intervalMs));
       return { result: next, state: next };
@@ -277,7 +284,7 @@ export class AdaptivePace {
   }
 
   /** Marks what a path proved persistent (see ThrottleState). */
-  mark(key: string, what: 'persistent503' | 'throttledOut'): void {
+  mark(key: string, what: 'persistent' | 'throttledOut'): void {
     this.update(key, (state) => {
       if (!state) return { result: undefined };
       state[what] = true;

@@ -674,7 +674,9 @@ export function throttleNotes(records: readonly TestRecord[]): string[] {
     .sort((a, b) => a.path.localeCompare(b.path))
     .map((seen) =>
       seen.persistent
-        ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
+        ? seen.signal.status === 503
+          ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
+          : `${seen.operations.join(', ')} kept answering ${describeSignal(seen.signal)} at the slowest pace kgate slowed to, after answers of it had got through: persistent, not a limit that lets requests through, so its 429s were judged as its answers (${seen.count} retried first)`
         : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)${!seen.signal.conforms && RATE_LIMITED_PATHS.includes(seen.path) ? "; not the interface's 429 with the seconds to wait, which rate-limit-signalled judges (with --with-rate-limit against a deployment)" : ''}`,
     );
   if (all.cacheHits > 0 && all.cacheExample)
