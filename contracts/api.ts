@@ -466,10 +466,14 @@ export class Api {
       // everything: a third path's second throttled answer is as persistent as six.
       const wide = this.throttle.state(this.targetKey);
       const hopeless = !gotThrough && wide !== undefined && wide.throttled >= 2 && wide.accepted === 0;
-      if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient) continue;
+      // The path is stuck when, whoever sent them, more answers than a request's retries came back
+      // throttled in a row while its pace slowed to near its slowest: concurrent requests then
+      // decide together instead of each waiting out retries of its own behind the others.
+      const slowest = after.intervalMs >= SLOWEST_INTERVAL_MS / 2;
+      const stuck = slowest && (after.sinceAccepted ?? 0) > MAX_THROTTLE_RETRIES;
+      if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient && !stuck) continue;
       // At the path's slowest pace, still throttled: a 503 nothing ever got past is a server
       // failing; a 429 where answers got through before is a lockout, or a key refused so.
-      const slowest = after.widestMs >= SLOWEST_INTERVAL_MS / 2;
       if (signal.status === 503) {
         if (!gotThrough && (slowest || !patient)) {
           this.throttle.mark(key, 'persistent');

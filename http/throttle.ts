@@ -151,6 +151,8 @@ export interface ThrottleState {
   widestMs: number;
   /** When the interval last grew: answers throttled together (concurrent requests) make it grow once. */
   grewAt?: number;
+  /** Throttled answers since the last answer that got through (or since the first): how stuck the path is. */
+  sinceAccepted?: number;
   /** The first signal the path met. */
   signal?: ThrottleSignal;
   /** Set once a throttle proved persistent at every pace (a 503 nothing got past, a 429 lockout): later throttled answers of the path are judged at once. */
@@ -257,6 +259,7 @@ export class AdaptivePace {
         signal,
       };
       next.throttled++;
+      next.sinceAccepted = (next.sinceAccepted ?? 0) + 1;
       next.lastAt = now;
       next.acceptedBefore = Math.max(next.acceptedBefore, info.acceptedBefore ?? 0);
       // Grows once per interval: the requests that were in flight together are one signal, not many.
@@ -276,6 +279,7 @@ export class AdaptivePace {
     this.update(key, (state) => {
       if (!state) return { result: undefined };
       state.accepted++;
+      state.sinceAccepted = 0;
       state.lastAcceptedAt = Date.now();
       state.intervalMs = state.intervalMs * RECOVERY_FACTOR;
       if (state.intervalMs < FIRST_INTERVAL_MS) state.intervalMs = 0;
