@@ -4,7 +4,8 @@ import { type OperationTimings, recordTiming } from '../contracts/timings.ts';
 import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
 import { type FrontLimits, frontRefusal, noFrontLimits, recordPassed, recordRefusal } from '../http/front-limits.ts';
 import { curlNetworkArgs } from '../http/network.ts';
-import { noObservations, type Observations, observeAnswer } from '../http/observations.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { statedWaitMs, throttleSignal } from '../http/throttle.ts';
 import { buildEnvelope, type Envelope } from '../reporting/envelope.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
@@ -95,6 +96,8 @@ export class UnreachableError extends Error {
 }
 
 const CONSECUTIVE_FAILURES_TO_STOP = 3;
+/** A throttled battery request is asked again at most this many times. */
+const MAX_THROTTLE_RETRIES = 3;
 
 /**
  * Sends the live battery to a target and compares every response with the spec. Requests run one
@@ -274,14 +277,26 @@ async function send(
   // The conformance suite's client: one deadline for the whole exchange, a size cap, no decoding
   // of compressed bodies, and a nesting limit checked before anything parses the body.
   try {
-    const response = await sendHttp({
-      method: request.operation.method.toUpperCase() as 'GET' | 'POST',
-      url,
-      headers,
-      body,
-      timeoutMs,
-      maxBytes,
-    });
+    const exchange = () =>
+      sendHttp({
+        method: request.operation.method.toUpperCase() as 'GET' | 'POST',
+        url,
+        headers,
+        body,
+        timeoutMs,
+        maxBytes,
+      });
+    let response = await exchange();
+    // Throttling however signalled (a 429, a front server's 503) is not an answer to judge: waited
+    // out as it asks (at most 10 s, else a second) and asked again, at most 3 times.
+    for (let attempt = 0; attempt < MAX_THROTTLE_RETRIES; attempt++) {
+      const throttled = throttleSignal(response);
+      if (!throttled) break;
+      observeThrottle(seen.observed, request.operation.path, request.operation.label, throttled);
+      recordTiming(seen.timings, request.operation.label, response.elapsedMs);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, statedWaitMs(throttled) || 1000)));
+      response = await exchange();
+    }
     recordTiming(seen.timings, request.operation.label, response.elapsedMs);
     const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
     if (refusal) recordRefusal(seen.front, refusal);
