@@ -425,9 +425,10 @@ export class Api {
    * adaptive pace slows down (the wait the answer asked for first), and the request goes again
    * when its turn comes. A throttled answer is never judged by the fixture: it is not the
    * interface's answer to the request. Still throttled after MAX_THROTTLE_RETRIES (or asking for a
-   * wait over MAX_THROTTLE_WAIT_MS), it is persistent: a 503 that nothing got past at any pace, or
-   * a 429 to a request while others to the path got through (a key the target refuses so), is the
-   * answer, judged as such; a 429 on a path that let nothing through is Throttled (not run).
+   * wait over MAX_THROTTLE_WAIT_MS, or on a path stuck at its slowest pace), it is persistent: a
+   * 503 that nothing got past at any pace, or a 429 while answers of the path got through before (a
+   * lockout, a key the target refuses so), is the answer, judged as such; a 429 on a path that let
+   * nothing through is Throttled (not run). http/README.md says why.
    */
   private async throttledCall(op: Operation, options: CallOptions): Promise<ApiResponse> {
     const key = this.throttleKey(op);
