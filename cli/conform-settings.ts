@@ -90,6 +90,8 @@ export interface ConformSettings {
   maxDurationMs?: number;
   /** latencyBudgetMs of the configuration file. */
   latencyBudgetMs?: Record<string, number>;
+  /** envelope of the configuration file: bounds on what the run measures. */
+  envelopeBounds?: NonNullable<KgateConfig['envelope']>;
 }
 
 /** Reads --max-rps-by-path: `PATH=R` pairs separated by commas, each PATH a path of the spec; throws RuleBroken. */
@@ -171,5 +173,6 @@ export function resolveConformSettings(
     maxDurationMs: given['max-duration'] ?? (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
+    ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
   };
 }

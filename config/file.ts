@@ -61,6 +61,8 @@ export interface KgateConfig {
   maxDuration?: number;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
   latencyBudgetMs?: Record<string, number>;
+  /** Bounds on the deployment's envelope (reporting/envelope.ts): a bound broken fails the gate. */
+  envelope?: { urlLimitMin?: number; p95MsMax?: Record<string, number>; p99MsMax?: Record<string, number> };
   /** The forward proxy of every request (replaces HTTPS_PROXY, HTTP_PROXY, ALL_PROXY). */
   proxy?: string;
   /** Hosts reached without the proxy (replaces NO_PROXY). */

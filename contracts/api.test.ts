@@ -14,7 +14,6 @@ import {
   isJsonMediaType,
   op,
   ResponseUnusable,
-  retryWaitMs,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
   TWIN_PROBE_AFTER_MS,
@@ -409,15 +408,4 @@ test('isJsonMediaType accepts JSON media types only', () => {
     { given: undefined, want: false },
   ];
   for (const { given, want } of cases) assert.equal(isJsonMediaType(given), want);
-});
-
-test('retryWaitMs prefers Retry-After, then the seconds in the message, and caps the wait', () => {
-  const cases: { given: { headers: Record<string, string>; text: string }; want: number }[] = [
-    { given: { headers: { 'retry-after': '2' }, text: '' }, want: 2_000 },
-    { given: { headers: {}, text: 'Try again in 3 seconds.' }, want: 3_000 },
-    { given: { headers: {}, text: 'slow down' }, want: 1_000 },
-    { given: { headers: { 'retry-after': '600' }, text: '' }, want: 5_000 },
-    { given: { headers: { 'retry-after': '0' }, text: '' }, want: 200 },
-  ];
-  for (const { given, want } of cases) assert.equal(retryWaitMs(given), want);
 });

@@ -10,6 +10,9 @@ export const NOT_RUN_DEADLINE = 'not run: deadline';
 /** The title of the finding of a test whose own operation kgate gave up on (a hang, broken answers, or slowness). */
 export const NOT_RUN_GIVEN_UP = 'not run: given up';
 
+/** The title of the finding of a test whose requests the target throttled at every pace (see http/throttle.ts). */
+export const NOT_RUN_THROTTLED = 'not run: throttled';
+
 export type Severity = 'fail' | 'warn';
 
 /**

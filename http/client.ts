@@ -40,6 +40,10 @@ export interface RawResponse {
   stray?: string;
   /** Size of the request as sent: its request line and headers, and its body. */
   sent: { headBytes: number; bodyBytes: number };
+  /** The HTTP version of the answer's status line (`1.1`, `1.0`). */
+  version?: string;
+  /** The TLS version of the connection (`TLSv1.3`), for https. */
+  tls?: string;
 }
 
 /** Why a request could not complete: each maps to one named transport check. */
@@ -516,7 +520,15 @@ function attempt(
       // Two answers on a reused connection: the first may be a stray one the previous exchange left
       // behind, read for this request. Neither is trusted: the request goes again on a fresh connection.
       if (stray && reused) resolve({ status: 0, headers: {}, body: Buffer.alloc(0), elapsedMs: 0, ambiguous: stray });
-      else resolve({ ...result.response, elapsedMs: performance.now() - started, ...(stray ? { stray } : {}) });
+      else {
+        const tls = (current.socket as TLSSocket).getProtocol?.();
+        resolve({
+          ...result.response,
+          elapsedMs: performance.now() - started,
+          ...(stray ? { stray } : {}),
+          ...(tls ? { tls } : {}),
+        });
+      }
     };
     const onData = (chunk: Buffer) => handle(parser!.push(chunk));
     const onEnd = () => handle(parser!.end());

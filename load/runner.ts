@@ -3,6 +3,9 @@ import autocannon from 'autocannon';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { currentNetwork, TransportError } from '../http/client.ts';
 import { addedHeadersFor, withoutCredentials } from '../http/headers.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { throttleSignal } from '../http/throttle.ts';
+import { getOperation } from '../openapi/spec.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
@@ -73,6 +76,11 @@ export interface OperationFigures {
   count: number;
   failed: number;
   latencyMs: LatencySummary;
+}
+
+/** What the validated share's answers said of the envelope (kept out of the result's JSON form). */
+export function observedOfLoad(result: LoadResult): Observations | undefined {
+  return (result as LoadResult & { observed?: Observations }).observed;
 }
 
 /** Everything one run measured. */
@@ -159,6 +167,7 @@ export async function runLoad(
   // Counted in a flat array per second (no string keys on the hot path), folded into `statuses`.
   const secondStatusCounts = new Uint32Array(600);
   const validation = { share: plan.validateShare, checked: 0, valid: 0, invalid: 0, samples: [] as InvalidSample[] };
+  const observed = noObservations();
   const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0, retries: 0 };
   const secondCounters = { sent: 0, completed: 0, failed: 0 };
   const timeline: SecondSnapshot[] = [];
@@ -268,6 +277,11 @@ export async function runLoad(
           // After the end (the closed model's duration, the outer bound) the books are closed.
           if (finished) return;
           if (response.retried) counters.retries++;
+          // What the validated share's answers say of the envelope (versions, servers, throttling).
+          observeAnswer(observed, response, { method: request.method ?? 'GET', sent: response.sent });
+          const throttled = throttleSignal(response);
+          const op = getOperation(request.operationId);
+          if (throttled && op) observeThrottle(observed, op.path, op.label, throttled);
           onAnswer(state, request.operationId, response.status, () =>
             checkResponse(request.operationId, response.status, response.body, response.headers['content-type']),
           );
@@ -466,6 +480,7 @@ export async function runLoad(
   };
   overall.destroy();
   second.destroy();
+  Object.defineProperty(result, 'observed', { value: observed, enumerable: false });
   return result;
 }
 

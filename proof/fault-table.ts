@@ -92,6 +92,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'answersearch-400-wrong-parameter': { catches: ['missing-parameter-rejected'], touches: ['answerSearch'] },
   'answersearch-401-academic-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'rate-limit-disabled': { catches: ['rate-limit-signalled'], touches: ['answerSearch', 'urlPreview'] },
+  'answersearch-503-unavailable': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-429-no-seconds': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-429-wrong-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-ranking-dangling-index': { catches: ['ranking-references-resolve'], touches: ['answerSearch'] },

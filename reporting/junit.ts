@@ -92,6 +92,18 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
     );
     all.push(...shards.map((shard) => (missing.has(shard) ? 'fail' : 'pass')));
   }
+  if (run.envelopeBreaches && run.envelopeBreaches.length > 0) {
+    // Bounds of the configuration file's envelope: one failed case each, as they fail the verdict.
+    suites.push(
+      `  <testsuite name="kgate envelope bounds" tests="${run.envelopeBreaches.length}" failures="${run.envelopeBreaches.length}" skipped="0" errors="0">`,
+      ...run.envelopeBreaches.map(
+        (breach) =>
+          `    <testcase classname="kgate envelope" name="${xmlEscape(breach.split(':')[0]!)}">\n      <failure message="${xmlEscape(breach)}">${xmlEscape(breach)}</failure>\n    </testcase>`,
+      ),
+      '  </testsuite>',
+    );
+    all.push(...run.envelopeBreaches.map(() => 'fail'));
+  }
   const failures = all.filter((cell) => cell === 'fail').length;
   const skipped = all.filter((cell) => cell === 'skip' || cell === 'known').length;
   return [

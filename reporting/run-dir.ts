@@ -10,7 +10,7 @@ export const LATEST = 'latest';
 export const REPORTS_DIR = 'reports';
 
 /** The kinds of run, each the name of its folder under reports/ (`reports/load/<run-id>/`). */
-export const RUN_KINDS = ['conformance', 'fuzz', 'drift', 'compare', 'load', 'merge'] as const;
+export const RUN_KINDS = ['conformance', 'fuzz', 'drift', 'compare', 'load', 'merge', 'probe'] as const;
 /** One kind of run. */
 export type RunKind = (typeof RUN_KINDS)[number];
 

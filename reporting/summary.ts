@@ -3,6 +3,9 @@ import { type Failure, findingKey, formatFailureFolded } from '../contracts/fail
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { nameCache } from '../http/infrastructure.ts';
+import { mergeObservations, noObservations, type Observations } from '../http/observations.ts';
+import { describeSignal, signalledBy } from '../http/throttle.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
@@ -54,6 +57,8 @@ export interface TestRecord {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through. */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling. */
+    observed?: Observations;
   };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
@@ -143,6 +148,8 @@ export interface RunSummary {
   shard?: { current: number; total: number };
   /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
   shards?: ShardsSummary;
+  /** Bounds of the configuration file's `envelope` this run's measurements break: each fails the run. */
+  envelopeBreaches?: string[];
   targets: TargetSummary[];
 }
 
@@ -322,7 +329,12 @@ function summariseTarget(
         check: record.check,
         reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
       })),
-    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records), ...frontNote(records)],
+    notes: [
+      ...new Set(records.flatMap((record) => record.notes)),
+      ...retryNote(records),
+      ...frontNote(records),
+      ...throttleNotes(records),
+    ],
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
@@ -472,7 +484,8 @@ function splitNotRun(failures: readonly Failure[]): { own: Failure[]; notRun: Fa
 }
 
 function notRunHeading(notRun: readonly Failure[]): string {
-  return `Not run: given up (${notRun.length} cells, each failing the gate)`;
+  const titles = [...new Set(notRun.map((failure) => failure.title.replace(/^not run: /, '')))].sort();
+  return `Not run: ${titles.join(', ') || 'given up'} (${notRun.length} cells, each failing the gate)`;
 }
 
 /** Tests not run grouped by cause, then by operation: `  evaluate GET: paging-is-consistent, ...`. */
@@ -528,6 +541,7 @@ export function renderTerminalSummary(run: RunSummary): string {
     );
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
+  for (const breach of run.envelopeBreaches ?? []) lines.push(`  envelope:  bound broken, ${breach}`);
   for (const target of run.targets) {
     const several = run.targets.length > 1;
     const indent = several ? '    ' : '  ';
@@ -610,6 +624,12 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   }
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
+  if (run.envelopeBreaches && run.envelopeBreaches.length > 0)
+    lines.push(
+      "**Envelope bounds broken** (the configuration file's `envelope`; envelope.json has the figures):",
+      ...run.envelopeBreaches.map((breach) => `- ${breach}`),
+      '',
+    );
   for (const target of run.targets) {
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
@@ -692,6 +712,32 @@ export function frontNote(records: readonly TestRecord[]): string[] {
   const all = noFrontLimits();
   for (const record of records) mergeFrontLimits(all, record.requests?.front);
   return frontLimitNotes(all);
+}
+
+/** The paths the interface rate-limits (interface 8): a throttle signal there is rate-limit-signalled's to judge. */
+const RATE_LIMITED_PATHS = ['/answersearch/v7.0/search', '/urlpreview/v7.0/search'];
+
+/**
+ * The notes on what the answers said of the deployment's infrastructure: each path the run met
+ * throttled (retried, never judged; rate-limit-signalled judges the signal), and a cache in front.
+ */
+export function throttleNotes(records: readonly TestRecord[]): string[] {
+  const all = noObservations();
+  for (const record of records) mergeObservations(all, record.requests?.observed);
+  const notes = Object.values(all.throttled)
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((seen) =>
+      seen.persistent
+        ? seen.signal.status === 503
+          ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
+          : `${seen.operations.join(', ')} kept answering ${describeSignal(seen.signal)} at the slowest pace kgate slowed to, after answers of it had got through: persistent, not a limit that lets requests through, so its 429s were judged as its answers (${seen.count} retried first)`
+        : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)${!seen.signal.conforms && RATE_LIMITED_PATHS.includes(seen.path) ? "; not the interface's 429 with the seconds to wait, which rate-limit-signalled judges (with --with-rate-limit against a deployment)" : ''}`,
+    );
+  if (all.cacheHits > 0 && all.cacheExample)
+    notes.push(
+      `a cache in front of the interface (${nameCache(all.cacheExample)}) served ${all.cacheHits} of the answers the run judged from its cache`,
+    );
+  return notes;
 }
 
 /**

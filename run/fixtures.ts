@@ -12,10 +12,12 @@ import {
   FrontServerRefused,
   notRunDeadline,
   notRunGivenUp,
+  notRunThrottled,
   type Operation,
   ResponseUnusable,
   requestsSent,
   TargetBroken,
+  Throttled,
 } from '../contracts/api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from '../contracts/checks/index.ts';
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from '../contracts/checks/registry.ts';
@@ -27,7 +29,9 @@ import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
 import { configureHeaders } from '../http/headers.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
+import { hasObservations, type Observations } from '../http/observations.ts';
 import { sharedRunPace } from '../http/pacing.ts';
+import { AdaptivePace } from '../http/throttle.ts';
 import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
@@ -101,6 +105,8 @@ export interface TestOutcome {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling (http/observations.ts). */
+    observed?: Observations;
   };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
@@ -157,6 +163,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           breakerDir: scratchOf(options),
           strict: options.strict,
           pace: sharedRunPace(scratchOf(options), options.maxRps, options.maxRpsByPath),
+          throttle: new AdaptivePace(scratchOf(options)),
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
@@ -358,6 +365,9 @@ export async function runCheck(
       unanswered = true;
     } else if (error instanceof FrontServerRefused) {
       skipped = error.message;
+    } else if (error instanceof Throttled) {
+      skipped = error.message;
+      unanswered = true;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
@@ -367,9 +377,18 @@ export async function runCheck(
   // A test skipped for another operation (one it reads) stays skipped with the reason.
   // A carrier's own check was not selected: it has no cell to fail.
   const givenUp = unanswered && !carrier ? api.givenUpOn(op) : undefined;
-  if (givenUp !== undefined) {
+  // Throttled throughout, its own path or the one its data comes from: nothing could be judged, and that fails.
+  const throttledOut =
+    unanswered && !carrier && givenUp === undefined
+      ? (api.throttledOutOn(op) ?? (skipped ? THROTTLED_DATA.exec(skipped)?.[1] : undefined))
+      : undefined;
+  if (givenUp !== undefined || throttledOut !== undefined) {
     const level = severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail';
-    own.push(notRunGivenUp(check.id, op.label, givenUp, level));
+    own.push(
+      givenUp !== undefined
+        ? notRunGivenUp(check.id, op.label, givenUp, level)
+        : notRunThrottled(check.id, op.label, throttledOut!, level),
+    );
     skipped = undefined;
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
@@ -384,6 +403,7 @@ export async function runCheck(
     data: [...api.dataUsed].sort(),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
     ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
+    ...(hasObservations(api.observed) ? { observed: api.observed } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = {
@@ -416,6 +436,10 @@ export async function runCheck(
   }
   if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
 }
+
+/** A skip for want of test data, or of another operation's answer, that a path throttled throughout kept from coming: its cause. */
+const THROTTLED_DATA =
+  /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;
 
 /** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
 const OTHERS_WAIT_MARGIN_MS = 20_000;

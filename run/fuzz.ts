@@ -14,10 +14,13 @@ import type { ValuePools } from '../contracts/generative/values.ts';
 import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { mergeObservations, noObservations } from '../http/observations.ts';
+import { AdaptivePace, throttleStates } from '../http/throttle.ts';
 import type { OperationId } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
 import { REPORT_HTML, renderPage } from '../page/page.ts';
+import { buildEnvelope, envelopeSection, writeEnvelope } from '../reporting/envelope.ts';
 import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-page.ts';
 import { previousRun } from '../reporting/report-page.ts';
 import { targetText } from '../reporting/summary.ts';
@@ -100,6 +103,7 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     maxBytes: settings.maxBytes,
     disabledChecks: new Set<string>(),
     breakerDir: scratchDir,
+    throttle: new AdaptivePace(scratchDir),
   };
   // Every Api of the run, for the requests and latencies per operation of the report page.
   const apis = [new Api({ ...apiSettings, judge: false })];
@@ -158,6 +162,18 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
     CHECKS,
   );
+  const envelope = buildEnvelope({
+    command: 'fuzz',
+    target: settings.baseUrl,
+    timings,
+    front: apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits()),
+    observed: apis.reduce((all, api) => mergeObservations(all, api.observed), noObservations()),
+    throttleStates: throttleStates(scratchDir),
+    tolerances: run.tolerances,
+    notes: result.notes,
+  });
+  writeEnvelope(settings.reportDir, envelope);
+  page.sections.push(envelopeSection(envelope));
   writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
   return result;
 }

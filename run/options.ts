@@ -114,6 +114,8 @@ export interface ConformOptions {
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
   latencyBudgetMs?: Record<string, number>;
+  /** envelope of the configuration file: bounds on what the run measures (a bound broken fails the run). */
+  envelopeBounds?: { urlLimitMin?: number; p95MsMax?: Record<string, number>; p99MsMax?: Record<string, number> };
   /** The run's Playwright projects, workers and test time limit (set by runSuite). */
   plan?: PlaywrightPlan;
   /**
@@ -194,6 +196,7 @@ export function readConformOptions(
     maxDurationMs: given.maxDurationMs,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
+    envelopeBounds: given.envelopeBounds,
     plan: given.plan,
     network: given.network,
   };

@@ -16,6 +16,7 @@ import {
   utcDay,
   writeBaseline,
 } from '../reporting/baseline.ts';
+import { envelopeBreaches, runEnvelope } from '../reporting/envelope.ts';
 import { runMeta } from '../reporting/run-meta.ts';
 import { writeRunReports } from '../reporting/run-reports.ts';
 import { checksOfRun } from '../reporting/severity.ts';
@@ -169,8 +170,22 @@ export default class ConformanceReporter implements Reporter {
     const operations = OPERATIONS.map((op) => op.label);
     const baseline = this.baseline(options, operations, checks);
     const targets = summarise(this.records, operations, checks, baseline);
+    // The envelope of what the run measured, and the configuration file's bounds on it: a broken bound fails the run.
+    const envelope = options.sweep
+      ? undefined
+      : runEnvelope(
+          { baseUrl: env.baseUrl, startedAt: new Date(this.started).toISOString(), targets },
+          this.records,
+          // The adaptive pace keeps its state with the run's other scratch, outside the report folder.
+          scratchOf(options),
+          options.embedded ? 'embedded reference server' : (env.baseUrl ?? ''),
+        );
+    const breaches = envelope ? envelopeBreaches(envelope, options.envelopeBounds) : [];
+    if (envelope && breaches.length > 0) envelope.breaches = breaches;
     const failed =
-      targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+      targets.some((target) => target.verdict === 'fail') ||
+      (result.status === 'failed' && this.records.length === 0) ||
+      breaches.length > 0;
     const notSelected = notSelectedOf(options.checks, checks, targets);
     const meta = options.sweep
       ? undefined
@@ -199,14 +214,15 @@ export default class ConformanceReporter implements Reporter {
       ),
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
+      ...(breaches.length > 0 ? { envelopeBreaches: breaches } : {}),
       targets,
     };
     const { markdown } = writeRunReports(run, checks, {
       dir: options.reportDir,
       records: this.records,
       ...(meta ? { meta } : {}),
-      // A sweep's folder holds one run of many targets: there is no previous run to compare with.
-      ...(options.sweep ? { previous: null } : {}),
+      // A sweep's folder holds one run of many targets: there is no previous run to compare with, nor one envelope.
+      ...(options.sweep ? { previous: null, envelope: null } : { envelope }),
     });
     // What the run needed only while it ran goes with it (runSuite removes it too, should Playwright be stopped).
     if (options.scratchDir) rmSync(options.scratchDir, { recursive: true, force: true });

@@ -123,6 +123,7 @@ describe('the packed package', () => {
       'dist/run/operations.spec.js',
       'dist/openapi/openapi.yaml',
       'dist/config/kgate.config.schema.json',
+      'dist/reporting/envelope.schema.json',
       'dist/run/request-budget.json',
       'dist/load/k6-bundles/steady.js',
       'README.md',

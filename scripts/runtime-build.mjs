@@ -54,6 +54,7 @@ export const RUNTIME_DATA = [
   'openapi/generated/openapi.json',
   'openapi/generated/validators.js',
   'config/kgate.config.schema.json',
+  'reporting/envelope.schema.json',
   'config/compile-cache.cjs',
   'run/request-budget.json',
 ];

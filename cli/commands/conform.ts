@@ -68,7 +68,9 @@ configuration file it starts the embedded reference server and judges that.
                      gate), writes its reports and exits 1
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
-  --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
+  --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
+                     --max-rps-by-path, which pace every other request; on by default for the
+                     embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
                      @rate-limit tests; merge the folders with kgate report merge
   --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
@@ -85,7 +87,7 @@ configuration file it starts the embedded reference server and judges that.
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
                      maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), latencyBudgetMs,
-                     baseline, strict, proxy, noProxy,
+                     envelope (bounds on what the run measures, which fail the gate), baseline, strict, proxy, noProxy,
                      caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON object instead of the report: the summary (summary.json) after
                      "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
@@ -109,7 +111,8 @@ line every 10 s on stderr), then kgate's summary: the verdict, its counts of ope
 the failed cells and every failure with its curl line (a line over 400 characters shows its start and
 the file in the report folder's repro/ that holds it whole)
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
-summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
+summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
+envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
@@ -172,11 +175,6 @@ export const command: Command = {
     const shard = given.shard;
     const json = given.json === true;
     const embedded = settings.baseUrl === undefined;
-    if ((settings.maxRps !== undefined || settings.maxRpsByPath) && given['with-rate-limit'] === true)
-      throw new UsageError(
-        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps and --max-rps-by-path (or maxRps and maxRpsByPath) forbid: use one or the other',
-        { option: '--with-rate-limit', rule: 'goes without --max-rps and --max-rps-by-path' },
-      );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
       const folder = dirname(settings.baseline);
@@ -233,6 +231,7 @@ export const command: Command = {
       grep,
       shard,
       latencyBudgetMs: settings.latencyBudgetMs,
+      envelopeBounds: settings.envelopeBounds,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');

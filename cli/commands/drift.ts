@@ -19,10 +19,11 @@ import {
   readHistory,
 } from '../../drift/history.ts';
 import { historyCounts, renderHistoryHtml } from '../../drift/history-report.ts';
-import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
+import { envelopeOfLive, type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
 import { changeLines, changesPhrase, findingLine, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
+import { envelopeSection, writeEnvelope } from '../../reporting/envelope.ts';
 import { previousRun } from '../../reporting/report-page.ts';
 import { isRunId, newRunId } from '../../reporting/run-dir.ts';
 import {
@@ -292,6 +293,7 @@ async function runLive(argv: string[]): Promise<number> {
         timeoutMs,
         baseline,
         network: network.description,
+        ...(baseUrl ? {} : { envelopeTarget: 'embedded reference server' }),
         onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
       });
     } finally {
@@ -317,7 +319,15 @@ async function runLive(argv: string[]): Promise<number> {
   }
   const { html: timeline, ...paths } = writeLiveReport(result, runDir, historyOut);
   const html = join(runDir, REPORT_HTML);
-  writeFileSync(html, redactSecrets(renderPage(driftPage(result, previous))));
+  const page = driftPage(result, previous);
+  const envelope = envelopeOfLive(result);
+  if (envelope) {
+    // How the envelope moved since the history's previous run: drift of its own kind, reported, not failing the run.
+    if (historyOut?.envelopeChanges) envelope.changes = historyOut.envelopeChanges;
+    writeEnvelope(runDir, envelope);
+    page.sections.push(envelopeSection(envelope));
+  }
+  writeFileSync(html, redactSecrets(renderPage(page)));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
     let written: Baseline;
@@ -346,6 +356,7 @@ async function runLive(argv: string[]): Promise<number> {
     if (historyOut) {
       for (const change of historyOut.changes)
         for (const [index, line] of historyChangeLines(change).entries()) say(index === 0 ? `history: ${line}` : line);
+      for (const change of historyOut.envelopeChanges ?? []) say(`history: envelope changed: ${change.text}`);
       say(
         `drift history: ${historyCounts(historyOut)} over ${historyOut.runs.length} run(s) in ${historyFile} (timeline: ${timeline})`,
       );

@@ -71,6 +71,7 @@ type Summary = Record<string, unknown> & {
   verdict?: unknown;
   passed?: unknown;
   kind?: unknown;
+  command?: unknown;
   baseUrl?: unknown;
   embedded?: unknown;
   summary?: { new?: number };
@@ -100,6 +101,7 @@ function kindOf(file: string, summary: Summary): string | undefined {
   if ('shards' in summary && summary.shards) return 'merge';
   if (Array.isArray(summary.targets)) return 'conformance';
   if ('seed' in summary && 'cases' in summary) return 'fuzz';
+  if (typeof summary.command === 'string' && summary.command.startsWith('probe')) return 'probe';
   return undefined;
 }
 

@@ -2,6 +2,7 @@
 // sent once per worker (all intents at once, so that slow answers overlap), and reported by the
 // three generative checks' tests, each taking the findings of the cases of its intent.
 import { type FrontLimits, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
+import { mergeObservations, noObservations, type Observations } from '../../http/observations.ts';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent, TargetBroken } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
@@ -44,6 +45,8 @@ interface Sent {
   timings: OperationTimings;
   /** Requests a front server refused for their size, those that got through, inputs resent as POST. */
   front: FrontLimits;
+  /** What the answers said of the envelope (versions, servers, throttling). */
+  observed: Observations;
   /** Set by the test that counts `requests` as its own, so the run counts them once. */
   counted: boolean;
 }
@@ -79,7 +82,8 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
     const front = apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits());
-    return { result, count, requests: requestsSent(apis), timings, front, counted: false };
+    const observed = apis.reduce((all, api) => mergeObservations(all, api.observed), noObservations());
+    return { result, count, requests: requestsSent(apis), timings, front, observed, counted: false };
   });
 }
 
@@ -98,6 +102,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       ctx.api.requestCount += sent.requests;
       mergeTimings(ctx.api.timings, sent.timings);
       mergeFrontLimits(ctx.api.front, sent.front);
+      mergeObservations(ctx.api.observed, sent.observed);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
     if (intent === 'positive')

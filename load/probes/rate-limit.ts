@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
 import { TransportError } from '../../http/client.ts';
+import { describeSignal, signalledBy, type ThrottleSignal, throttleSignal } from '../../http/throttle.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
 import { exchange } from '../target.ts';
@@ -59,10 +60,21 @@ export interface RateLimitProbeResult {
   /** 429 bodies that did not match the spec (at most 3 examples kept). */
   invalid429: { count: number; examples: string[] };
   steps: ProbeStep[];
+  /** How the limit was signalled (the first throttled answer): 429 or 503, its content type, its Retry-After, who sent it. */
+  signal: {
+    status: number;
+    contentType: string;
+    retryAfter: ThrottleSignal['retryAfter']['form'];
+    /** True when it is the interface's own: 429, its JSON error stating the seconds to wait. */
+    conforms: boolean;
+    signalledBy: string;
+  } | null;
   /** Named problems found; an empty list means the probe passed. */
   problems: string[];
 }
 
+/** The status an outcome records for a throttled answer (429 or 503 alike). */
+const THROTTLED = 429;
 const START_RATE = 10;
 const STEP_S = 1;
 const HOLD_S = 4;
@@ -96,6 +108,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   let requests = 0;
   let throttledResponses = 0;
   let last429: { body: string; retryAfter: string | undefined } | undefined;
+  let firstSignal: ThrottleSignal | undefined;
 
   // Through the shared client: its deadline, size cap and framing rules. A request the client sent
   // again (a kept-alive connection lost before any byte of the answer) counts twice: the target saw both.
@@ -105,13 +118,16 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     try {
       const response = await exchange(url, { headers, timeoutMs: 10_000, maxBytes: PROBE_MAX_BYTES });
       if (response.retried) requests++;
-      if (response.status === 429) {
+      // Throttling however signalled: the interface's 429, or a front server's 503 or HTML 429.
+      const signal = throttleSignal(response);
+      if (signal) {
         throttledResponses++;
+        firstSignal ??= signal;
         const body = response.body.toString('utf8');
         last429 = { body, retryAfter: response.headers['retry-after'] };
-        check429(body, response.headers['content-type']);
+        if (signal.status === 429 && /json/.test(signal.contentType)) check429(body, response.headers['content-type']);
       }
-      return { status: response.status, sentAt };
+      return { status: signal ? THROTTLED : response.status, sentAt };
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       if (error.retried) requests++;
@@ -155,12 +171,12 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       rate,
       sent: outcomes.length,
       ok: outcomes.filter((o) => o.status >= 200 && o.status < 300).length,
-      throttled: outcomes.filter((o) => o.status === 429).length,
+      throttled: outcomes.filter((o) => o.status === THROTTLED).length,
       other: outcomes.filter((o) => o.status !== 429 && (o.status < 200 || o.status >= 300)).length,
     };
     steps.push(step);
     log(
-      `  ${phase.padEnd(8)} ${String(rate).padStart(5)}/s for ${seconds} s: ${step.ok} ok, ${step.throttled} x 429, ${step.other} other`,
+      `  ${phase.padEnd(8)} ${String(rate).padStart(5)}/s for ${seconds} s: ${step.ok} ok, ${step.throttled} throttled, ${step.other} other`,
     );
     return step;
   };
@@ -177,7 +193,9 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     highest = rate;
     const step = await runStep('ramp', rate, seconds);
     if (step.other > step.sent / 2) {
-      problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
+      problems.push(
+        `most requests at ${rate}/s failed without being throttled (${step.other} of ${step.sent} neither accepted nor 429 or 503)`,
+      );
       break;
     }
     if (step.throttled > 0) {
@@ -198,12 +216,16 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   if (thresholdRps === null) {
     problems.push(
       first429AtRate === null
-        ? `no 429 up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
-        : `429s appeared at ${first429AtRate}/s but were not sustained`,
+        ? `no 429 (nor any throttling) up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+        : `throttling appeared at ${first429AtRate}/s but was not sustained`,
     );
   }
   const wait = last429 ? secondsToWait(last429.body, last429.retryAfter) : undefined;
-  if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
+  if (firstSignal && !(firstSignal.status === 429 && /json/.test(firstSignal.contentType)))
+    problems.push(
+      `the limit is signalled ${describeSignal(firstSignal)} by ${signalledBy(firstSignal)}, not as the interface's 429 with the seconds to wait`,
+    );
+  else if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
   if (invalid429.count > 0) problems.push(`${invalid429.count} 429 bodies do not match the spec`);
   let recovered: boolean | null = null;
   const waitSeconds = wait ? Math.max(wait.message ?? 0, wait.retryAfter ?? 0) || null : null;
@@ -222,7 +244,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
         rate: 0,
         sent: 3,
         ok,
-        throttled: outcomes.filter((o) => o.status === 429).length,
+        throttled: outcomes.filter((o) => o.status === THROTTLED).length,
         other: 3 - ok,
       });
       recovered = ok === 3;
@@ -244,6 +266,15 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     throttledResponses,
     invalid429,
     steps,
+    signal: firstSignal
+      ? {
+          status: firstSignal.status,
+          contentType: firstSignal.contentType,
+          retryAfter: firstSignal.retryAfter.form,
+          conforms: firstSignal.conforms,
+          signalledBy: signalledBy(firstSignal),
+        }
+      : null,
     problems,
   };
 }

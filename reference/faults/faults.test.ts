@@ -441,6 +441,11 @@ const CASES: Case[] = [
     ([r]) => r!.status === 401 && typeof r!.json.error.statusCode !== 'number',
   ),
   seq(
+    'answersearch-503-unavailable',
+    () => [answer({ q: 'jazz history' }), answer({ q: 'jazz history' }, 'none')],
+    (res) => res.every((r) => r.status === 503 && r.json.error.statusCode === 503),
+  ),
+  seq(
     'answersearch-ranking-dangling-index',
     () => [answer({ q: 'jazz history' })],
     ([r]) => {
