@@ -93,7 +93,8 @@ function filesBelow(dir: string): string[] {
 }
 
 /** What a conformance run folder may hold: its reports, and the folded curl lines they point at. */
-const REPORT_FILE = /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|repro\/[^/]+\.txt)$/;
+const REPORT_FILE =
+  /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|repro\/[^/]+\.txt)$/;
 
 /** The scratch folders of a run (named for its folder) left in the OS temp folder. */
 function scratchLeft(runFolder: string): string[] {
