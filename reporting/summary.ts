@@ -1,6 +1,7 @@
 import type { Check } from '../contracts/checks/registry.ts';
 import { type Failure, findingKey, formatFailureFolded } from '../contracts/failure.ts';
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
+import type { ToleranceStatement } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
 import { foldLine } from '../page/fold.ts';
@@ -135,6 +136,8 @@ export interface RunSummary {
   shard?: { current: number; total: number };
   /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
   shards?: ShardsSummary;
+  /** How the run compared numbers a target computes (a tolerance learned on an operation is under its notes). */
+  tolerance?: ToleranceStatement;
   targets: TargetSummary[];
 }
 
@@ -475,6 +478,7 @@ export function renderTerminalSummary(run: RunSummary): string {
     );
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
+  if (run.tolerance) lines.push(`  numbers:   ${run.tolerance.text}`);
   for (const target of run.targets) {
     const several = run.targets.length > 1;
     const indent = several ? '    ' : '  ';
@@ -556,6 +560,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   }
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
+  if (run.tolerance) lines.push(`Numbers compared: ${run.tolerance.text}`, '');
   for (const target of run.targets) {
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
