@@ -412,12 +412,19 @@ test('isJsonMediaType accepts JSON media types only', () => {
 });
 
 test('retryWaitMs prefers Retry-After, then the seconds in the message, and caps the wait', () => {
+  // An HTTP-date 3 s ahead, as a server computes it (to the second: between 2 and 3 s from now).
+  const inThree = new Date(Math.ceil((Date.now() + 3_000) / 1000) * 1000).toUTCString();
+  const dated = retryWaitMs({ headers: { 'retry-after': inThree }, text: 'Try again in 1 seconds.' });
+  assert.ok(dated > 1_900 && dated <= 4_000, `Retry-After as an HTTP-date (RFC 9110): ${dated} ms`);
+  const past = new Date(Date.now() - 60_000).toUTCString();
+  assert.equal(retryWaitMs({ headers: { 'retry-after': past }, text: '' }), 200, 'a date passed: the least wait');
   const cases: { given: { headers: Record<string, string>; text: string }; want: number }[] = [
     { given: { headers: { 'retry-after': '2' }, text: '' }, want: 2_000 },
     { given: { headers: {}, text: 'Try again in 3 seconds.' }, want: 3_000 },
     { given: { headers: {}, text: 'slow down' }, want: 1_000 },
     { given: { headers: { 'retry-after': '600' }, text: '' }, want: 5_000 },
     { given: { headers: { 'retry-after': '0' }, text: '' }, want: 200 },
+    { given: { headers: { 'retry-after': 'soon' }, text: 'Try again in 3 seconds.' }, want: 3_000 },
   ];
   for (const { given, want } of cases) assert.equal(retryWaitMs(given), want);
 });

@@ -874,9 +874,18 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-/** How long to wait before retrying a 429: Retry-After, else the seconds in the message, capped. */
+/**
+ * How long to wait before retrying a 429: Retry-After (delay-seconds, or an HTTP-date: RFC 9110,
+ * section 10.2.3), else the seconds in the message, capped.
+ */
 export function retryWaitMs(response: Pick<ApiResponse, 'headers' | 'text'>): number {
-  const header = Number(response.headers['retry-after']);
+  const field = response.headers['retry-after'];
+  const header =
+    field === undefined || field.trim() === ''
+      ? Number.NaN
+      : /^\s*\d+(?:\.\d+)?\s*$/.test(field)
+        ? Number(field)
+        : Math.max(0, (Date.parse(field) - Date.now()) / 1000);
   const fromMessage = /(\d+(?:\.\d+)?)\s*seconds?/i.exec(response.text);
   const seconds = Number.isFinite(header) && header >= 0 ? header : fromMessage ? Number(fromMessage[1]) : 1;
   return Math.min(Math.max(seconds * 1000, 200), MAX_RETRY_WAIT_MS);
