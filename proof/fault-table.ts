@@ -249,6 +249,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'hotevents-document-count-off-for-second': {
     catches: ['event-documents-agree'],
     touches: ['hotEvents'],
+    generative: true,
     only: true,
   },
   'evaluate-offset-from-100-skips-one': {

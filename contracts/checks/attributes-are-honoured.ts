@@ -22,7 +22,7 @@ export const check = defineCheck({
   async run(ctx) {
     const expr = await ctx.data.broadExpr();
     if (ctx.op.operationId.startsWith('calchistogram')) {
-      const params = { expr, attributes: 'Y,F.FN,AA.AuN', count: '3' };
+      const params = { expr, attributes: 'Y,F.FN', count: '3' };
       const response = await ctx.api.call(ctx.op, { params });
       if (response.status !== 200) ctx.skip(`calchistogram answered status ${response.status} for ${expr}`);
       judgeByProperty(ctx, attributesAreHonoured, params, response, 'calchistogram returned no histograms array');

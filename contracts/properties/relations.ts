@@ -512,6 +512,8 @@ export const eventDocumentsAgree: Relation = {
   name: 'for every event of the answer: event.topDocument ∈ documents(event.eventId) and is the latest of them, and event.documentCount = |documents(event.eventId)| paged to the end',
   operations: ['hotEvents', 'relatedEvents'],
   reads: ['eventDocuments'],
+  // Each answer's every event is followed, a request or more each: two answers of an operation suffice.
+  limit: 2,
   appliesTo: (x) => x.status === 200 && followedEvents(x.json).length > 0,
   priority: (x) => objects(field(x.json, 'value')).length,
   async run(x, send) {
