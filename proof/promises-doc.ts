@@ -28,8 +28,11 @@ const SECTIONS: Record<string, string> = {
 };
 
 const code = (text: string) => `\`${text}\``;
-/** A table cell: pipes escaped, and the backticks of a quote kept (a code span may not hold a pipe unescaped either). */
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/**
+ * A table cell: pipes escaped (inside a code span too), line breaks joined, and `<` written as an
+ * entity so that `<answer_url>` and `<attribute>` show instead of being read as HTML tags.
+ */
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/</g, '&lt;');
 
 /** Where a check judges: on every answer (a property, fixed and generated), every response (the fixture), generated requests, or its own test. */
 export function judgedOn(check: string): string {
@@ -116,7 +119,7 @@ export function renderPromises(): string {
     '',
     '## Gaps',
     '',
-    ...PROMISES.filter((row) => row.kind === 'gap').map((row) => `- ${row.section}, "${row.quote}": ${row.why}`),
+    ...PROMISES.filter((row) => row.kind === 'gap').map((row) => `- ${row.section}, "${cell(row.quote)}": ${row.why}`),
     '',
     '## The table',
     '',

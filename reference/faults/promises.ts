@@ -53,11 +53,13 @@ export function promiseFaults(): Fault[] {
       operations: [...OPS.calchistogram],
       deviation: 'forbidden',
       description:
-        'calchistogram honours count for its first histogram only: every later histogram carries up to the default 10 entries',
-      response: async (ctx, result) =>
-        result.status !== 200 || ctx.params.count === undefined
+        'calchistogram honours a count below the default 10 for its first histogram only: every later histogram carries up to 10 entries',
+      response: async (ctx, result) => {
+        const count = Number(ctx.params.count);
+        return result.status !== 200 || !Number.isInteger(count) || count >= 10
           ? result
-          : laterFrom(result, await histogramsFor(ctx, { ...ctx.params, count: '10' })),
+          : laterFrom(result, await histogramsFor(ctx, { ...ctx.params, count: '10' }));
+      },
     },
     {
       name: 'calchistogram-offset-ignored-after-first',
