@@ -11,7 +11,7 @@ export const check = defineCheck({
   id: 'event-documents-agree',
   severity: 'fail',
   verifies:
-    "for every event of an answer (up to 10; of the chosen request, the top one), its topDocument is among the documents events/{id}/documents lists for it and the latest of them (no document published after it), and its documentCount equals the documents listed when paged to the end (at most 3 pages of 100)",
+    'for every event of an answer (up to 10; of the chosen request, the top one), its topDocument is among the documents events/{id}/documents lists for it and the latest of them (no document published after it), and its documentCount equals the documents listed when paged to the end (at most 3 pages of 100)',
   kind: 'test',
   appliesTo: (o) => o.operationId === 'hotEvents' || o.operationId === 'relatedEvents',
   reads: () => ['eventDocuments'],
