@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import { CHECKS } from '../contracts/checks/index.ts';
 import type { Check } from '../contracts/checks/registry.ts';
+import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { EMBEDDED_TARGET, RUN_FILE, type RunMeta } from './run-meta.ts';
 import { checksOfRun } from './severity.ts';
@@ -215,6 +216,7 @@ export function mergeRuns(
     requests: summaries.reduce((sum, summary) => sum + (summary.requests ?? 0), 0),
     ...(maxRps ? { maxRps } : {}),
     ...(shards ? { shards } : {}),
+    tolerance: TOLERANCE_STATEMENT,
     targets,
   };
   const startedAt = ordered.map((folder) => folder.meta.startedAt).sort()[0] ?? new Date().toISOString();

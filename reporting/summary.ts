@@ -1,6 +1,7 @@
 import type { Check } from '../contracts/checks/registry.ts';
 import { type Failure, findingKey, formatFailureFolded } from '../contracts/failure.ts';
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
+import type { ToleranceStatement } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
 import { nameCache } from '../http/infrastructure.ts';
@@ -150,6 +151,8 @@ export interface RunSummary {
   shards?: ShardsSummary;
   /** Bounds of the configuration file's `envelope` this run's measurements break: each fails the run. */
   envelopeBreaches?: string[];
+  /** How the run compared numbers a target computes (a tolerance learned on an operation is under its notes). */
+  tolerance?: ToleranceStatement;
   targets: TargetSummary[];
 }
 
@@ -542,6 +545,7 @@ export function renderTerminalSummary(run: RunSummary): string {
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
   for (const breach of run.envelopeBreaches ?? []) lines.push(`  envelope:  bound broken, ${breach}`);
+  if (run.tolerance) lines.push(`  numbers:   ${run.tolerance.text}`);
   for (const target of run.targets) {
     const several = run.targets.length > 1;
     const indent = several ? '    ' : '  ';
@@ -630,6 +634,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
       ...run.envelopeBreaches.map((breach) => `- ${breach}`),
       '',
     );
+  if (run.tolerance) lines.push(`Numbers compared: ${run.tolerance.text}`, '');
   for (const target of run.targets) {
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');

@@ -8,6 +8,7 @@ import { CHECKS } from '../contracts/checks/index.ts';
 import type { Check } from '../contracts/checks/registry.ts';
 import { RATE_LIMIT_TAG } from '../contracts/checks/registry.ts';
 import { excerpt, type Failure } from '../contracts/failure.ts';
+import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import {
   type ConformanceBaseline,
@@ -215,6 +216,7 @@ export default class ConformanceReporter implements Reporter {
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
       ...(breaches.length > 0 ? { envelopeBreaches: breaches } : {}),
+      tolerance: TOLERANCE_STATEMENT,
       targets,
     };
     const { markdown } = writeRunReports(run, checks, {
