@@ -46,8 +46,8 @@ export function devOnly(path) {
 }
 /**
  * Files read at run time through `new URL(..., import.meta.url)`, the generated validators module
- * (JavaScript already) and the hook Playwright's processes load with `--require`, copied to the
- * same place in the build.
+ * (JavaScript already) and the compile cache (JavaScript already: the CLI and the processes it
+ * starts load it before anything else), copied to the same place in the build.
  */
 export const RUNTIME_DATA = [
   'openapi/openapi.yaml',
@@ -55,6 +55,7 @@ export const RUNTIME_DATA = [
   'openapi/generated/validators.js',
   'config/kgate.config.schema.json',
   'config/compile-cache.cjs',
+  'config/compile-cache-preload.cjs',
   'run/request-budget.json',
 ];
 
