@@ -360,7 +360,8 @@ describe('a refused body is read before the answer, as servers behind a front se
       const started = Date.now();
       await raw.write(head(2_000_000));
       await raw.write(`s1=${'a'.repeat(50_000)}`);
-      const answer = await raw.answer(DRAIN_MAX_MS + 3000);
+      // Answered at DRAIN_MAX_MS; the rest is a loaded machine's margin.
+      const answer = await raw.answer(DRAIN_MAX_MS + 20_000);
       const waited = Date.now() - started;
       assert.equal(answer.status, 400);
       assert.equal(answer.headers.connection, 'close');

@@ -88,7 +88,8 @@ function kgate(args: string[], env: NodeJS.ProcessEnv = {}) {
     cwd: project,
     env: { ...USER_ENV, ...env },
     encoding: 'utf8',
-    timeout: 120_000,
+    // A hang guard, not a budget: a whole gate takes a minute on a loaded machine.
+    timeout: 300_000,
   });
 }
 
