@@ -2,7 +2,12 @@ import { show } from '../failure.ts';
 import { defineCheck } from './registry.ts';
 import { body, validRequest } from './support.ts';
 
-/** Requests of the burst, sent in waves of BURST_WAVE concurrent requests; the burst stops at the first 429. */
+/**
+ * Requests of the burst, sent in waves of concurrent requests, the first of BURST_WAVE and each
+ * after it twice the last; the burst stops at the first 429. A limiter refills while this process
+ * judges a wave's answers, which a loaded machine does slowly: waves of one size could each find it
+ * refilled, however many were sent, while a growing wave soon outruns any bucket it can refill.
+ */
 const BURST_LIMIT = 1_000;
 const BURST_WAVE = 50;
 /** The longest wait the suite honours before checking recovery. */
@@ -19,10 +24,12 @@ export const check = defineCheck({
   async run(ctx) {
     const request = await validRequest(ctx.op, ctx.data);
     const limited = await ctx.step('burst until 429', async () => {
-      for (let sent = 0; sent < BURST_LIMIT; sent += BURST_WAVE) {
+      for (let sent = 0, size = BURST_WAVE; sent < BURST_LIMIT; size *= 2) {
+        const count = Math.min(size, BURST_LIMIT - sent);
         const wave = await Promise.all(
-          Array.from({ length: BURST_WAVE }, () => ctx.api.call(ctx.op, { ...request, retryRateLimited: false })),
+          Array.from({ length: count }, () => ctx.api.call(ctx.op, { ...request, retryRateLimited: false })),
         );
+        sent += count;
         const hit = wave.find((response) => response.status === 429);
         if (hit) return hit;
       }
