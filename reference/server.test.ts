@@ -294,6 +294,8 @@ describe('similarity body limit', () => {
     }).catch((error: Error) => error);
     assert.ok(!(reply instanceof Error), String(reply));
     assert.equal((reply as Reply).status, 400);
+    // The interface's own refusal, not Node's 400 for a malformed request.
+    assert.match((reply as Reply).text, /Request body exceeds 1048576 bytes/);
   });
 });
 
