@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -180,22 +180,28 @@ test('the folder: KGATE_COMPILE_CACHE, or off; else the user cache folder on Nod
     assert.equal(cache.compileCacheFolder(given.env, given.native), want, JSON.stringify(given));
 });
 
-// Node's own cache (Node 22 and later): an entry module that loads a package, an ES module of its
-// own, and imports one dynamically.
+// Node 22 and later: an entry module that loads packages (one importing dynamically, one in code it
+// evaluates, as Playwright's bundles do), an ES module of its own, and imports one dynamically.
 write('esm/own.mjs', 'export const own = "own";\n');
 write('esm/later.mjs', 'export default 7;\n');
+write(
+  'node_modules/evaluated/index.js',
+  'module.exports = () => new Function(\'return import("node:path")\')().then((path) => typeof path.join);\n',
+);
 write(
   'esm/main.mjs',
   [
     "import { createRequire } from 'node:module';",
     "import { own } from './own.mjs';",
-    "const plain = createRequire(import.meta.url)('plain');",
+    'const require = createRequire(import.meta.url);',
+    "const plain = require('plain');",
+    "const imported = [await require('lazy')(), await require('evaluated')()].join(' ');",
     "const later = await import('./later.mjs');",
-    "console.log(plain.twice(21), own, later.default, require('node:module').getCompileCacheDir?.() ?? 'none');",
-  ]
-    .join('\n')
-    .replace("require('node:module')", "createRequire(import.meta.url)('node:module')"),
+    "console.log(plain.twice(21), own, later.default, imported, require('node:module').getCompileCacheDir?.() ?? 'none');",
+  ].join('\n'),
 );
+/** What esm/main.mjs prints before the cache folder. */
+const NATIVE_EXPECTED = '42 own 7 function function';
 
 /** Runs esm/main.mjs with the preload and the folder (and NODE_OPTIONS); fails if it does not end within 30 s. */
 function runNative(folder: string, nodeOptions = ''): { stdout: string; stderr: string } {
@@ -208,6 +214,13 @@ function runNative(folder: string, nodeOptions = ''): { stdout: string; stderr: 
   assert.equal(result.error, undefined, `ended: ${String(result.error)}`);
   assert.equal(result.status, 0, result.stderr);
   return { stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The folder Node made for its entries in a version's folder (named for the version, architecture and V8's flags). */
+function nodesFolder(versionFolder: string): string {
+  const found = readdirSync(versionFolder).filter((name) => name.startsWith('v'));
+  assert.equal(found.length, 1, found.join(', '));
+  return found[0]!;
 }
 
 /** Every entry file under a folder, with its time of change. */
@@ -231,14 +244,22 @@ test("Node 22 and later: the preload keeps every module's compiled code, ES modu
   const first = runNative(folder);
   const versionFolder = cache.nativeFolder(folder);
   assert.equal(versionFolder, join(folder, `compile-cache-${process.version}`));
-  const [line, dir] = [first.stdout.trim(), join(versionFolder, readdirSync(versionFolder)[0]!)];
-  assert.equal(line, `42 own 7 ${dir}`, 'the process runs alike, Node keeping its code in the version folder');
+  const [line, dir] = [first.stdout.trim(), join(versionFolder, nodesFolder(versionFolder))];
+  assert.equal(
+    line,
+    `${NATIVE_EXPECTED} ${dir}`,
+    'the process runs alike, Node keeping its code in the version folder',
+  );
   assert.ok(dir.includes(process.version), dir);
   const stored = entriesUnder(folder);
-  // The entry module, its own ES module, the one imported later and the package.
-  assert.ok(stored.size >= 4, [...stored.keys()].join(', '));
-  assert.equal(runNative(folder).stdout, first.stdout, 'the second run, from the cache');
-  assert.deepEqual(entriesUnder(folder), stored, 'entries Node accepted are not written again');
+  // Node's: the entry module, its own ES modules, and the packages that import dynamically. The
+  // hook's: the package that does not.
+  const nodes = [...stored.keys()].filter((name) => !name.includes(`${sep}packages${sep}`));
+  const packages = [...stored.keys()].filter((name) => name.includes(`${sep}packages${sep}`));
+  assert.ok(nodes.length >= 5, nodes.join(', '));
+  assert.equal(packages.length, 1, packages.join(', '));
+  assert.equal(runNative(folder).stdout, first.stdout, 'the second run, from the cache: dynamic imports still work');
+  assert.deepEqual(entriesUnder(folder), stored, 'entries Node and the hook took are not written again');
 });
 
 test('Node 22 and later: a folder that cannot be made or written keeps nothing, prints nothing and never holds the process', {
@@ -254,7 +275,7 @@ test('Node 22 and later: a folder that cannot be made or written keeps nothing, 
   const folders = [join(file, 'cache'), '/proc/kgate-compile-cache', ...(process.getuid?.() === 0 ? [] : [readOnly])];
   for (const folder of folders) {
     const { stdout, stderr } = runNative(folder);
-    assert.match(stdout, /^42 own 7 none\n$/, `${folder}: the process runs alike, with no cache`);
+    assert.equal(stdout, `${NATIVE_EXPECTED} none\n`, `${folder}: the process runs alike, with no cache`);
     assert.equal(stderr, '', `${folder}: nothing printed`);
   }
   assert.deepEqual(readdirSync(readOnly), [], 'nothing written to the read-only folder');
@@ -268,7 +289,7 @@ test("Node 22 and later: entries another V8 made, in this version's place, are c
   // folders for the version and V8's flags); V8 refuses code another flag or version made alike.
   runNative(folder, '--stack-trace-limit=50');
   const versionFolder = cache.nativeFolder(folder);
-  const [theirs] = readdirSync(versionFolder);
+  const theirs = nodesFolder(versionFolder);
   const ours = runNative(join(root, 'native-probe')).stdout.trim().split(' ').at(-1)!;
   const place = join(versionFolder, basename(ours));
   assert.notEqual(basename(ours), theirs, 'another folder for other flags');
@@ -279,7 +300,7 @@ test("Node 22 and later: entries another V8 made, in this version's place, are c
   writeFileSync(join(folder, 'compile-cache-v22.0.0', 'v22.0.0-x64-00000000-0', 'abcdef01'), 'code of another Node');
   const planted = entriesUnder(place);
   const { stdout, stderr } = runNative(folder);
-  assert.equal(stdout.trim(), `42 own 7 ${place}`);
+  assert.equal(stdout.trim(), `${NATIVE_EXPECTED} ${place}`);
   assert.equal(stderr, '', 'nothing printed');
   for (const [name, mtime] of entriesUnder(place))
     if (planted.has(name)) assert.ok(mtime > planted.get(name)!, `${name} was refused and written again`);

@@ -164,7 +164,8 @@ test('a cache folder kgate cannot write, or one holding the entries of another N
   let place = folder;
   if (cache.NATIVE) {
     const versionFolder = cache.nativeFolder(folder);
-    const [theirs] = readdirSync(versionFolder).filter((name) => !name.startsWith('.'));
+    // Node's own folder (named for the version, architecture and V8's flags), beside the hook's.
+    const [theirs] = readdirSync(versionFolder).filter((name) => name.startsWith('v'));
     const probe = spawnSync(
       process.execPath,
       [
