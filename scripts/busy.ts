@@ -67,7 +67,16 @@ for (const pid of pids) {
     // A hog that ended early (killed from outside) counts for nothing.
   }
 }
-stopHogs();
+await Promise.all(
+  hogs.map((hog) =>
+    hog.exitCode !== null || hog.signalCode !== null
+      ? undefined
+      : new Promise((resolve) => {
+          hog.once('exit', resolve);
+          hog.kill('SIGKILL');
+        }),
+  ),
+);
 const wall = (performance.now() - started) / 1000;
 console.error(
   `busy: \`${parsed.command.join(' ')}\` exited ${code} after ${wall.toFixed(0)} s; the hogs took ${hogSeconds.toFixed(0)} s of CPU (${(hogSeconds / wall).toFixed(2)} cores)`,
