@@ -112,9 +112,9 @@ function nativeFolder(folder) {
 }
 
 /**
- * Keeps this process's compiled code in `folder` (compileCacheFolder) between runs: Node's own cache
- * on Node 22 and later, the hook for the packages on Node 20. Whatever goes wrong costs only speed:
- * it never throws and prints nothing.
+ * Keeps this process's compiled code in `folder` (compileCacheFolder) between runs: on Node 22 and
+ * later Node's own cache with the hook beside it for the packages, on Node 20 the hook alone.
+ * Whatever goes wrong costs only speed: it never throws and prints nothing.
  * @param {string | undefined} folder
  * @returns {boolean} whether compiled code will be kept
  */
@@ -164,7 +164,10 @@ function install(dir, { native }) {
   const pending = [];
   const packageFile = /[\\/]node_modules[\\/].*\.c?js$/;
 
-  /** @this {any} @param {string} content @param {string} filename @param {string} [format] Node 22 and later: the module's format */
+  /**
+   * @this {any} @param {string} content @param {string} filename
+   * @param {unknown} [format] Node 22 and later: the module's format (a boolean on some releases, which the hook leaves to Node)
+   */
   Module.prototype._compile = function compile(content, filename, format) {
     const nodes = () => previousCompile.call(this, content, filename, format);
     if (!packageFile.test(filename) || (format !== undefined && format !== 'commonjs')) return nodes();
