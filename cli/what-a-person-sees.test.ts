@@ -368,7 +368,7 @@ describe('every page has one look', () => {
       await finding
         .locator('button.copy', { hasText: /Copied|Selected/ })
         .first()
-        .waitFor({ timeout: 5_000 });
+        .waitFor({ timeout: 30_000 });
       const copied = (await page.evaluate('String(window.getSelection())')) as string;
       if (copied) assert.equal(copied.length, length, 'the copy button takes the whole line');
     } finally {

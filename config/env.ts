@@ -1,4 +1,8 @@
-/** The one place kgate reads its environment variables. */
+/**
+ * The one place kgate reads its environment variables; but for KGATE_COMPILE_CACHE and
+ * XDG_CACHE_HOME, which config/compile-cache.cjs reads before any TypeScript loads (where compiled
+ * code is kept between runs).
+ */
 export interface HarnessEnv {
   /** KGATE_BASE_URL: the target; unset means the embedded reference server. */
   baseUrl?: string;
@@ -28,11 +32,6 @@ export interface HarnessEnv {
   sweepFaults?: string[];
   /** KGATE_CPU_PROF_DIR: Playwright's runner and workers of a conform run write V8 CPU profiles there (scripts/cpu-profile.ts). */
   cpuProfDir?: string;
-  /**
-   * KGATE_COMPILE_CACHE: the folder Playwright's processes keep V8's compiled code of the packages
-   * in between runs (config/compile-cache.cjs), or `off`; unset: node_modules/.cache/kgate.
-   */
-  compileCache?: string;
   /**
    * KGATE_FROM_SOURCES=1: a clone runs its TypeScript sources through tsx, not a build of them
    * (bin/kgate.mjs, run/run.ts); stack traces then name the sources.
@@ -95,7 +94,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
       .map((name) => name.trim())
       .filter(Boolean),
     cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
-    compileCache: nonEmpty(env.KGATE_COMPILE_CACHE),
     fromSources: env.KGATE_FROM_SOURCES === '1',
     runId: nonEmpty(env.KGATE_RUN_ID),
     requestHeaders: nonEmpty(env.KGATE_REQUEST_HEADERS),

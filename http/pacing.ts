@@ -168,9 +168,14 @@ export class RunPace implements RequestPace {
     );
   }
 
-  async wait(path: string, signal?: AbortSignal): Promise<void> {
-    await this.paths.get(path)?.wait(signal);
-    await this.whole?.wait(signal);
+  /**
+   * Waits for the path's slot, then for the run's; resolves to the time the last of them was
+   * claimed (epoch milliseconds), undefined once `signal` is aborted.
+   */
+  async wait(path: string, signal?: AbortSignal): Promise<number | undefined> {
+    const own = await this.paths.get(path)?.wait(signal);
+    if (signal?.aborted) return undefined;
+    return this.whole ? this.whole.wait(signal) : own;
   }
 
   sent(path: string): void {

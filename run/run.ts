@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { compileCacheFolder } from '../config/compile-cache.cjs';
 import { readEnv, WORKER_EXTRA_CA_VARIABLE } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT, type ModuleExt } from '../config/runtime.ts';
 import type { Keys } from '../contracts/api.ts';
@@ -12,20 +13,6 @@ import { type ConformOptions, newScratchDir } from './options.ts';
 import { playwrightPlan } from './selection.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
-
-/**
- * Where Playwright's processes keep V8's compiled code of the packages between runs: the folder
- * KGATE_COMPILE_CACHE names, none if it says `off`, or `.cache/kgate` in the node_modules folder
- * Playwright is installed in (where other tools keep their caches).
- */
-function compileCacheFolder(setting = readEnv().compileCache): string | undefined {
-  if (setting === 'off') return undefined;
-  if (setting) return resolve(setting);
-  const nodeModules = dirname(
-    dirname(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json'))),
-  );
-  return join(nodeModules, '.cache', 'kgate');
-}
 
 /**
  * The code Playwright's processes run: the running code's own (the package's dist/, a clone's
@@ -89,7 +76,8 @@ function mayUseTls(run: SuiteRun): boolean {
 /**
  * What every Playwright process kgate starts runs with, whatever the run: no CA bundle (the global
  * setup hands it to the workers that need it), Playwright's HTML report server never opened,
- * compiled code imported without Playwright's transpiling loader, and the compile cache.
+ * compiled code imported without Playwright's transpiling loader, and the compile cache's folder
+ * (config/compile-cache.cjs: the runner and its workers keep their compiled code there).
  */
 function playwrightEnv(ext: ModuleExt, compileCache: string | undefined, from: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...from };
@@ -107,7 +95,7 @@ function playwrightEnv(ext: ModuleExt, compileCache: string | undefined, from: N
 /** Node's arguments for Playwright's runner on `code`, before the runner's own. */
 function playwrightNodeArgs(code: { root: string }, compileCache: string | undefined, profileDir?: string): string[] {
   return [
-    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache.cjs')] : []),
+    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache-preload.cjs')] : []),
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     PLAYWRIGHT_CLI,
   ];

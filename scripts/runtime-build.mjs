@@ -46,8 +46,8 @@ export function devOnly(path) {
 }
 /**
  * Files read at run time through `new URL(..., import.meta.url)`, the generated validators module
- * (JavaScript already) and the hook Playwright's processes load with `--require`, copied to the
- * same place in the build.
+ * (JavaScript already) and the compile cache (JavaScript already: the CLI and the processes it
+ * starts load it before anything else), copied to the same place in the build.
  */
 export const RUNTIME_DATA = [
   'openapi/openapi.yaml',
@@ -56,6 +56,7 @@ export const RUNTIME_DATA = [
   'config/kgate.config.schema.json',
   'reporting/envelope.schema.json',
   'config/compile-cache.cjs',
+  'config/compile-cache-preload.cjs',
   'run/request-budget.json',
 ];
 

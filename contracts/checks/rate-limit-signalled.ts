@@ -4,7 +4,12 @@ import { show } from '../failure.ts';
 import { type CheckContext, defineCheck } from './registry.ts';
 import { body, validRequest } from './support.ts';
 
-/** Requests of the burst, sent in waves of BURST_WAVE concurrent requests; the burst stops at the first throttled answer. */
+/**
+ * Requests of the burst, sent in waves of concurrent requests, the first of BURST_WAVE and each
+ * after it twice the last; the burst stops at the first throttled answer. A limiter refills while this process
+ * judges a wave's answers, which a loaded machine does slowly: waves of one size could each find it
+ * refilled, however many were sent, while a growing wave soon outruns any bucket it can refill.
+ */
 const BURST_LIMIT = 1_000;
 const BURST_WAVE = 50;
 /** The longest wait the suite honours before checking recovery. */
@@ -35,8 +40,10 @@ export const check = defineCheck({
     const burst = { ...request, retryRateLimited: false, unpaced: true };
     let accepted = 0;
     const limited = await ctx.step('burst until throttled', async () => {
-      for (let sent = 0; sent < BURST_LIMIT; sent += BURST_WAVE) {
-        const wave = await Promise.all(Array.from({ length: BURST_WAVE }, () => ctx.api.call(ctx.op, burst)));
+      for (let sent = 0, size = BURST_WAVE; sent < BURST_LIMIT; size *= 2) {
+        const count = Math.min(size, BURST_LIMIT - sent);
+        const wave = await Promise.all(Array.from({ length: count }, () => ctx.api.call(ctx.op, burst)));
+        sent += count;
         accepted += wave.filter((response) => !response.throttled).length;
         const hit = wave.find((response) => response.throttled);
         if (hit) return hit;

@@ -38,6 +38,8 @@ export interface ProbeStep {
   ok: number;
   throttled: number;
   other: number;
+  /** Seconds from the step's first answer to its last: the time over which the target answered it (ramp and hold steps). */
+  answeredOverS?: number;
 }
 
 /** What the rate-limit probe found. */
@@ -83,6 +85,8 @@ const TICK_MS = 5;
 interface Outcome {
   status: number;
   sentAt: number;
+  /** When the answer (or the failure) came. */
+  doneAt: number;
 }
 
 /**
@@ -127,11 +131,11 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
         last429 = { body, retryAfter: response.headers['retry-after'] };
         if (signal.status === 429 && /json/.test(signal.contentType)) check429(body, response.headers['content-type']);
       }
-      return { status: signal ? THROTTLED : response.status, sentAt };
+      return { status: signal ? THROTTLED : response.status, sentAt, doneAt: performance.now() };
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       if (error.retried) requests++;
-      return { status: 0, sentAt };
+      return { status: 0, sentAt, doneAt: performance.now() };
     }
   };
 
@@ -166,6 +170,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       await sleep(TICK_MS);
     }
     const outcomes = await Promise.all(pending);
+    const done = outcomes.map((o) => o.doneAt);
     const step: ProbeStep = {
       phase,
       rate,
@@ -173,6 +178,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       ok: outcomes.filter((o) => o.status >= 200 && o.status < 300).length,
       throttled: outcomes.filter((o) => o.status === THROTTLED).length,
       other: outcomes.filter((o) => o.status !== 429 && (o.status < 200 || o.status >= 300)).length,
+      answeredOverS: done.length > 1 ? (Math.max(...done) - Math.min(...done)) / 1000 : 0,
     };
     steps.push(step);
     log(
@@ -205,7 +211,10 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       const hold = await runStep('hold', holdRate, HOLD_S);
       const sustained = hold.throttled >= hold.sent * 0.1;
       if (sustained && hold.sent > 0) {
-        thresholdRps = Math.round((hold.ok / HOLD_S) * 10) / 10;
+        // The limiter refills while it answers: over the hold, or over longer when its answers came
+        // spread over more time than that (a target, or a machine, that falls behind the hold's
+        // arrivals accepts a refill's worth more for every second it lags).
+        thresholdRps = Math.round((hold.ok / Math.max(HOLD_S, hold.answeredOverS ?? 0)) * 10) / 10;
         break;
       }
       rate = holdRate;
