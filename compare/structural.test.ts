@@ -22,6 +22,8 @@ test('arrays are lists where the interface orders them, sets elsewhere', () => {
     { given: ['answerSearch', '/entities/value/*/contractualRules'], want: false },
     { given: ['relatedEvents', '/value'], want: true },
     { given: ['hotEvents', '/value/*/relatedEntities'], want: false },
+    // The interface states no order for an event's documents ("all news in the event").
+    { given: ['eventDocuments', '/value'], want: false },
   ];
   for (const { given, want } of cases) assert.equal(isOrdered(given[0]!, given[1]!), want, given.join(' '));
 });
@@ -30,6 +32,20 @@ test('diffJson reports each difference once, by pointer, with both values', () =
   const cases: { name: string; op: string; a: unknown; b: unknown; want: unknown[] }[] = [
     { name: 'equal', op: 'evaluateGet', a: { x: 1, y: ['a'] }, b: { y: ['a'], x: 1 }, want: [] },
     { name: 'number within 1e-6', op: 'similarityGet', a: 0.8123456, b: 0.81234561, want: [] },
+    {
+      name: 'whole numbers agree only when equal, however large (an id off by one is another paper)',
+      op: 'evaluateGet',
+      a: { entities: [{ Id: 2140251882, CC: 3 }] },
+      b: { entities: [{ Id: 2140251882, CC: 4 }] },
+      want: [{ pointer: '/entities/0/CC', kind: 'value', candidate: 3, current: 4 }],
+    },
+    {
+      name: 'a large id off by one',
+      op: 'similarityGet',
+      a: 2140251882,
+      b: 2140251883,
+      want: [{ pointer: '', kind: 'value', candidate: 2140251882, current: 2140251883 }],
+    },
     {
       name: 'number beyond the tolerance',
       op: 'similarityGet',

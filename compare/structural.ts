@@ -53,7 +53,8 @@ export const NUMBER_TOLERANCE = 1e-6;
  * Normalised pointers of the arrays whose order the interface states, by operation id prefix:
  * interpretations by probability, evaluate's results (by orderby, else by probability) and their
  * author sequence, histogram buckets by count, answer search's rankings and results, hot events by
- * hotness, related events by time, documents newest first. Every other array is a set.
+ * hotness, related events by time. Every other array is a set (an event's documents included: the
+ * interface states no order for them).
  */
 export const ORDERED_ARRAYS: Readonly<Record<string, readonly string[]>> = {
   interpret: ['/interpretations', '/interpretations/*/rules'],
@@ -67,7 +68,6 @@ export const ORDERED_ARRAYS: Readonly<Record<string, readonly string[]>> = {
   ],
   hotEvents: ['/value'],
   relatedEvents: ['/value'],
-  eventDocuments: ['/value'],
 };
 
 /**
@@ -95,9 +95,13 @@ export function isOrdered(operationId: string, normalized: string): boolean {
   return prefix !== undefined && ORDERED_ARRAYS[prefix]!.includes(normalized);
 }
 
-/** True when two numbers agree within NUMBER_TOLERANCE. */
+/**
+ * True when two numbers agree within NUMBER_TOLERANCE. Two whole numbers (ids, counts, years) agree
+ * only when equal: an id off by one is another paper, however large the id.
+ */
 export function sameNumber(a: number, b: number): boolean {
   if (a === b) return true;
+  if (Number.isInteger(a) && Number.isInteger(b)) return false;
   return Math.abs(a - b) <= Math.max(1e-9, NUMBER_TOLERANCE * Math.max(Math.abs(a), Math.abs(b)));
 }
 

@@ -111,4 +111,19 @@ describe('kgate serve', () => {
       );
     }
   });
+
+  test('--list-variations prints one line per legitimate variation: name, group, what allows it, description', () => {
+    const run = spawnSync(process.execPath, [BIN, 'serve', '--list-variations'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.ok(lines.length >= 10, `${lines.length} variations`);
+    for (const line of lines)
+      assert.match(line, /^[a-z0-9-]+ +(academic|similarity|answerSearch|urlPreview|eventKnowledge|all) +\S.*: \S/);
+    const faults = spawnSync(process.execPath, [BIN, 'serve', '--list-faults'], { encoding: 'utf8', timeout: 20_000 });
+    const faultNames = new Set(faults.stdout.split('\n').map((line) => line.split(' ')[0]));
+    for (const line of lines) assert.ok(!faultNames.has(line.split(' ')[0]), `${line.split(' ')[0]} is not a fault`);
+  });
 });

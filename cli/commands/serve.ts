@@ -3,6 +3,7 @@ import {
   defaultKeys,
   KeyConfigError,
   listFaults,
+  listVariations,
   PROFILES,
   type Profile,
   type ReferenceKeys,
@@ -14,9 +15,11 @@ import { printJson } from '../output.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
                    [--body-limit B] [--config FILE] [--profile clean|real] [--json] [--list-faults]
+                   [--list-variations]
 
 Starts the reference server: all 13 operations from a corpus generated from the seed, plus the
-fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+fault catalogue under {url}/faults/<name> and the legitimate variations under
+{url}/variations/<name> (answers the interface allows, which the gate must pass). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
   --port         TCP port, 0 picks a free one (default 0)
   --host         interface to listen on (default 127.0.0.1)
@@ -30,6 +33,9 @@ fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or S
   --json         print one line {"command":"serve","verdict":"pass","exitCode":0,"url":...,"keys":{...}}
                  instead of the banner (a stop, such as a port in use: {..., "error": {...}})
   --list-faults  print the fault catalogue, one line per fault, and exit
+  --list-variations
+                 print the legitimate variations, one line each: name, group, the freedom of
+                 the interface that allows it, description; and exit
 
 The built-in keys are local reference keys derived from the seed and are printed so they can be
 used; keys that come from --config are masked.
@@ -68,6 +74,7 @@ const OPTIONS = {
   profile: option.choice(PROFILES),
   json: option.flag(),
   'list-faults': option.flag(),
+  'list-variations': option.flag(),
 };
 
 /** `kgate serve`: runs the reference server until SIGINT or SIGTERM. */
@@ -81,6 +88,14 @@ export const command: Command = {
       const lines = listFaults().map(
         (fault) =>
           `${fault.name.padEnd(44)} ${fault.group.padEnd(15)} ${fault.deviation.padEnd(10)} ${fault.description}`,
+      );
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return EXIT.ok;
+    }
+    if (given['list-variations']) {
+      const lines = listVariations().map(
+        (variation) =>
+          `${variation.name.padEnd(44)} ${variation.group.padEnd(15)} ${variation.allowedBy}: ${variation.description}`,
       );
       process.stdout.write(`${lines.join('\n')}\n`);
       return EXIT.ok;
