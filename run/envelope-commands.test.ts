@@ -128,8 +128,14 @@ describe('every command that talks to a target writes envelope.json', { concurre
   });
 
   test('kgate load', async () => {
-    const run = await kgate(['load', 'smoke', '--base-url', server.url, '--duration', '3s', '--rate', '10']);
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    const run = await kgate(['load', 'smoke', '--base-url', server.url, '--duration', '3s', '--rate', '10', '--json']);
+    if (run.code === 1) {
+      // The smoke scenario's latency thresholds are a budget measured on this machine, which a loaded
+      // one may hold its requests back past (load/thresholds.test.ts judges them); nothing else may fail.
+      const summary = JSON.parse(run.stdout) as { verdicts: { id: string; status: string }[] };
+      const breached = summary.verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => verdict.id);
+      assert.ok(breached.length > 0 && breached.every((id) => id.endsWith('-latency')), `${run.stdout}\n${run.stderr}`);
+    } else assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     const envelope = envelopeIn(runFolder('load'));
     assert.equal(envelope.command, 'load');
     assert.ok(envelope.latency.operations.length > 0);
