@@ -31,6 +31,8 @@ export const CONFORM_OPTIONS = {
   'max-rps': { type: 'string' },
   'max-rps-by-path': { type: 'string' },
   'max-duration': { type: 'string' },
+  'max-requests': { type: 'string' },
+  ledger: { type: 'string' },
   workers: { type: 'string' },
   'with-rate-limit': { type: 'boolean' },
   shard: { type: 'string' },
@@ -73,8 +75,20 @@ export interface ConformSettings {
   updateBaseline: boolean;
   /** --max-duration or maxDuration, in milliseconds; undefined: the default derived from the estimate. */
   maxDurationMs?: number;
+  /** --max-requests or maxRequests: the run's request budget. */
+  maxRequests?: number;
+  /** --ledger or ledger: the coverage ledger file, absolute. */
+  ledger?: string;
   /** latencyBudgetMs of the configuration file. */
   latencyBudgetMs?: Record<string, number>;
+}
+
+/** Reads --ledger: a file path, resolved against the working directory. */
+function ledgerOption(values: ParsedArgs['values'], cwd = process.cwd()): string | undefined {
+  const raw = stringOption(values, 'ledger');
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '') throw new UsageError('option --ledger takes a file path, got an empty string');
+  return resolve(cwd, raw);
 }
 
 /** Longest --max-duration accepted. */
@@ -177,5 +191,7 @@ export function resolveConformSettings(
       (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
+    maxRequests: intOption(values, 'max-requests', { min: 1, max: 1_000_000 }) ?? config.maxRequests,
+    ledger: ledgerOption(values, options.cwd) ?? config.ledger,
   };
 }

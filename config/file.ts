@@ -57,6 +57,10 @@ export interface KgateConfig {
   strict?: boolean;
   /** The whole run's time limit, in seconds. */
   maxDuration?: number;
+  /** At most this many requests in the whole run. */
+  maxRequests?: number;
+  /** The coverage ledger, absolute (resolved against the configuration file's folder). */
+  ledger?: string;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
   latencyBudgetMs?: Record<string, number>;
   /** The forward proxy of every request (replaces HTTPS_PROXY, HTTP_PROXY, ALL_PROXY). */
@@ -167,7 +171,7 @@ function checkedBaseUrl(raw: string, source: string, key = 'baseUrl'): string {
 /**
  * Reads the configuration: the given file (which must exist), else the first of CONFIG_FILES in
  * the working directory, else nothing. JSON, or YAML for a `.yaml`/`.yml` file. A relative
- * `baseline`, `caFile`, `clientCert` or `clientKey` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
+ * `baseline`, `ledger`, `caFile`, `clientCert` or `clientKey` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
  */
 export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
   const found = file ?? CONFIG_FILES.find((name) => existsSync(resolve(cwd, name)));
@@ -188,7 +192,7 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
     throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`);
   }
   const config = parseConfig(value ?? {}, found);
-  for (const key of ['baseline', 'caFile', 'clientCert', 'clientKey'] as const) {
+  for (const key of ['baseline', 'ledger', 'caFile', 'clientCert', 'clientKey'] as const) {
     const file = config[key];
     if (file !== undefined) config[key] = resolve(dirname(path), file);
   }

@@ -10,9 +10,10 @@ import {
   recordPassed,
   recordRefusal,
 } from '../http/front-limits.ts';
-import type { RequestPace } from '../http/pacing.ts';
+import { RequestBudgetSpent, type RequestPace } from '../http/pacing.ts';
 import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
+import { classifyRequest, judgedByAnswer } from './coverage/classify.ts';
 import {
   curlLine,
   excerpt,
@@ -82,6 +83,8 @@ export interface ApiResponse {
   request: SentRequest;
   curl: string;
   excerpt: string;
+  /** The coverage items this answer judged (contracts/coverage), when the request was built from its parameters. */
+  items?: string[];
 }
 
 /** The settings the request fixture works with. */
@@ -331,6 +334,12 @@ export class Api {
   readonly judged = new Set<string>();
   /** Requests a front server refused for their size, and the longest that reached the interface. */
   readonly front: FrontLimits = noFrontLimits();
+  /** The coverage items the answers of this fixture judged (contracts/coverage/classify.ts). */
+  readonly judgedItems = new Set<string>();
+  /** Open items the target refused (the generative phase's, for the plan of the next run). */
+  readonly refusedItems = new Set<string>();
+  /** The generative phase's: for each cell its generated answers judged, the items of the first case that did. */
+  readonly judgedBy: Record<string, string[]> = {};
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -348,6 +357,7 @@ export class Api {
     for (let attempt = 0; ; attempt++) {
       const response = await this.once(op, options);
       if (response.status !== 429 || !retry || attempt >= MAX_RATE_LIMIT_RETRIES) {
+        if (this.settings.judge !== false) this.coverage(op, options, response);
         if (this.settings.judge !== false) this.validate(op, response, options.intent ?? 'ok');
         this.judgeProperties(op, options, response);
         this.sent.push(response);
@@ -385,6 +395,28 @@ export class Api {
     const enabled = (check: string) => checks.has(check) && check !== this.ownCheck;
     for (const finding of judgeAnswer(answer, enabled, this.settings.strict)) this.record(finding);
     for (const check of answerReadBy(answer, enabled)) this.judged.add(judgedKey(check, response.operation));
+  }
+
+  /**
+   * The coverage items an answer judged: the classes of the request's values (a request built from
+   * its parameters, with the full key), by what its answer can speak for (classify.ts). A request
+   * sent raw is classed by whoever wrote it (the generative engine).
+   */
+  private coverage(op: Operation, options: CallOptions, response: ApiResponse): void {
+    if (options.rawBody !== undefined || options.rawQuery !== undefined || (options.key ?? 'full') !== 'full') return;
+    const items = judgedByAnswer(
+      classifyRequest({
+        operationId: op.operationId,
+        pairs: Object.entries(options.params ?? {}),
+        ...(options.pathParams ? { pathParams: options.pathParams } : {}),
+        encoding: 'plus',
+        ...(options.contentType ? { contentType: options.contentType } : {}),
+      }),
+      response.status,
+    );
+    if (items.length === 0) return;
+    response.items = items;
+    for (const item of items) this.judgedItems.add(item);
   }
 
   /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */
@@ -553,6 +585,19 @@ export class Api {
     }
   }
 
+  /**
+   * Waits for a request's slot in the run's pace; a request the run's request budget has no room for
+   * is not sent (TargetBroken: its test is skipped with the reason, its cell not judged).
+   */
+  private async paced(path: string): Promise<void> {
+    try {
+      await this.settings.pace?.wait(path);
+    } catch (error) {
+      if (error instanceof RequestBudgetSpent) throw new TargetBroken(error.message);
+      throw error;
+    }
+  }
+
   /** Throws DeadlineReached once the run's --max-duration has passed. */
   private checkDeadline(): void {
     const at = this.settings.deadlineAt;
@@ -582,7 +627,14 @@ export class Api {
    */
   private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
-    await this.settings.pace?.wait(other.path);
+    // A probe the request budget has no room for is not sent: it concludes nothing.
+    if (
+      !(await this.paced(other.path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return undefined;
     this.requestCount++;
     const started = performance.now();
     try {
@@ -598,6 +650,7 @@ export class Api {
       if (answer.retried) this.countRetry(labelOf(other));
       return undefined;
     } catch (error) {
+      if (error instanceof RequestBudgetSpent) return undefined;
       if (!(error instanceof TransportError)) throw error;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.breakerScope} down`);
@@ -631,7 +684,7 @@ export class Api {
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
-    await this.settings.pace?.wait(op.path);
+    await this.paced(op.path);
     this.checkDeadline();
     this.checkBreaker(op);
     // No request outlives the run: its deadline is cut to the time the run has left.
@@ -693,6 +746,7 @@ export class Api {
         },
       });
     } catch (error) {
+      if (error instanceof RequestBudgetSpent) throw new TargetBroken(error.message);
       if (!(error instanceof TransportError)) throw error;
       if (error.retried) this.countRetry(operation);
       if (givenUp) throw givenUp;
@@ -809,6 +863,7 @@ export class Api {
       excerpt: response.excerpt,
       curl: response.curl,
       origin: 'fixture',
+      ...(response.items ? { items: response.items } : {}),
     } as const;
     if (!result.documented) {
       if (intent === 'error' && response.status >= 400 && response.status < 500) return;

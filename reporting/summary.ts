@@ -50,12 +50,22 @@ export interface TestRecord {
     test: number;
     discovery: number;
     data: string[];
+    /** The test's own requests by operation label (discovery's not counted). */
+    byOperation?: Record<string, number>;
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through. */
     front?: FrontLimits;
   };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
+  /** The coverage items the test's answers judged (contracts/coverage; absent in records of older runs). */
+  items?: string[];
+  /** The test sent nothing: the operation's generated requests had judged its cell already. */
+  deferred?: boolean;
+  /** Open items the target refused (a 4xx to the class alone). */
+  refused?: string[];
+  /** For each cell the test's generated answers judged, the items of the first case that did. */
+  judgedBy?: Record<string, string[]>;
 }
 
 /** What one cell of the operation x check matrix says; `known`: only failures the baseline accepts. */

@@ -119,6 +119,10 @@ export default class ConformanceReporter implements Reporter {
       ...(outcome?.judged ? { judged: outcome.judged } : {}),
       requests: outcome?.requests,
       timings: outcome?.timings,
+      ...(outcome?.items ? { items: outcome.items } : {}),
+      ...(outcome?.refused ? { refused: outcome.refused } : {}),
+      ...(outcome?.judgedBy ? { judgedBy: outcome.judgedBy } : {}),
+      ...(outcome?.deferred ? { deferred: true } : {}),
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
     this.requests += record.requests ? record.requests.test + record.requests.discovery : 0;

@@ -13,6 +13,7 @@ import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { createRunDir } from '../../reporting/run-dir.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
+import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -26,6 +27,7 @@ import {
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../run/options.ts';
+import { PLAN_FILE, plansCoverage, referenceRefused } from '../../run/plan.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
@@ -190,6 +192,10 @@ export const command: Command = {
       throw new UsageError(
         'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps and --max-rps-by-path (or maxRps and maxRpsByPath) forbid: use one or the other',
       );
+    if (settings.maxRequests !== undefined && values['with-rate-limit'] === true)
+      throw new UsageError(
+        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
+      );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
       const folder = dirname(settings.baseline);
@@ -212,7 +218,8 @@ export const command: Command = {
       workers: intOption(values, 'workers', { min: 1, max: 64 }),
       // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
       rateLimit:
-        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath) || values['with-rate-limit'] === true,
+        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath && settings.maxRequests === undefined) ||
+        values['with-rate-limit'] === true,
       embedded,
       unsubscribedGroups: embedded
         ? REFERENCE_UNSUBSCRIBED_GROUPS
@@ -228,6 +235,8 @@ export const command: Command = {
       quiet: true,
       sweep: undefined,
       generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
+      // --generate N draws N generated requests, as kgate did before it planned coverage; without it the run plans them.
+      draw: values.generate !== undefined,
       seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
       playwrightReport: values['playwright-report'] === true || given.playwrightReport,
       network: {
@@ -238,6 +247,7 @@ export const command: Command = {
       grep,
       shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
       latencyBudgetMs: settings.latencyBudgetMs,
+      maxRequests: settings.maxRequests,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
@@ -253,13 +263,37 @@ export const command: Command = {
       );
     if (reporterName !== undefined) options.playwrightReporter = reporterName as PlaywrightReporter;
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
+    // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
+    // a budget too small for the cells only their own tests judge is refused here.
+    const selected = selectedTests(options, grep);
+    let plan: PricedPlan | undefined;
+    if (plansCoverage(options)) {
+      try {
+        plan = planRun({
+          selected,
+          limits: {
+            maxRps: options.maxRps,
+            maxRpsByPath: options.maxRpsByPath,
+            maxDurationMs: settings.maxDurationMs,
+            maxRequests: settings.maxRequests,
+          },
+          seed: options.seed,
+          refused: referenceRefused(),
+        });
+      } catch (error) {
+        if (error instanceof BudgetTooSmall) throw new UsageError(`kgate conform: ${error.message}`);
+        throw error;
+      }
+    }
     const say = (line: string) => (json ? console.error(line) : console.log(line));
 
-    // The preflight is paced too; its pace moves into the run's folder once that exists.
+    // The preflight is paced (and counted against --max-requests) too; its pace moves into the run's
+    // folder once that exists.
     const pace = runPace(
       join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}`),
       options.maxRps,
       options.maxRpsByPath,
+      options.maxRequests,
     );
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
@@ -314,16 +348,22 @@ export const command: Command = {
     options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
     pace?.continueIn(resolve(options.reportDir));
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
-    const selected = selectedTests(options, grep);
-    const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
-    options.workers = workersOf(options, estimateWith(1).total.typical);
+    const estimateWith = (workers: number) =>
+      estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
+    options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
     const workers = options.workers;
     const estimate = estimateWith(workers);
     options.maxDurationMs =
       settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
     options.deadlineAt = started + options.maxDurationMs;
+    if (plan) {
+      options.planFile = join(resolve(options.reportDir), PLAN_FILE);
+      writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
+    }
     say(
-      `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
+      plan?.budgeted
+        ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
+        : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
     // A progress file an earlier run left in a reused --report-dir must not count for this one.
     rmSync(join(options.reportDir, PROGRESS_FILE), { force: true });

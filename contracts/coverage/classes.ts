@@ -172,10 +172,14 @@ export const ROLES: Record<string, InputRole> = {
       valid('same-as-other', 'the same text as the other input'),
       valid('punctuation', 'sentence punctuation (. ? ! : ;)'),
       valid('line-breaks', 'line breaks and tabs (a pasted abstract)'),
-      valid('long', 'over 500 characters'),
+      valid('long', 'from 500 to 6,000 characters: a GET carries it too'),
       ...TEXT_CHARACTERS,
       ...TEXT_OPEN,
     ],
+  },
+  'form-text': {
+    grammar: 'any string (interface 4.8): a POST body of up to 1 MB',
+    classes: [] as InputClass[],
   },
   expression: EXPRESSION,
   'attribute-list': ATTRIBUTE_LIST,
@@ -372,7 +376,7 @@ export function roleOf(operationId: string, input: string, method: 'get' | 'post
       count: 'academic-count',
       offset: 'page-start',
     },
-    similarity: { s1: 'text', s2: 'text' },
+    similarity: method === 'post' ? { s1: 'form-text', s2: 'form-text' } : { s1: 'text', s2: 'text' },
     answerSearch: {
       q: 'search-query',
       mkt: 'market',
@@ -387,3 +391,9 @@ export function roleOf(operationId: string, input: string, method: 'get' | 'post
   };
   return byBase[base]?.[input];
 }
+
+// A POST's texts take a GET's classes and one more: longer than a GET carries.
+ROLES['form-text'] = {
+  grammar: ROLES['form-text']!.grammar,
+  classes: [...ROLES.text!.classes, valid('very-long', 'over 6,000 characters: only a POST body carries it')],
+};

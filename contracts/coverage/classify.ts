@@ -227,8 +227,10 @@ export function valueClasses(role: string, value: string): string[] {
       return textClasses(value, 1000, true);
     case 'search-query':
       return textClasses(value, 200, true);
-    case 'text': {
+    case 'text':
+    case 'form-text': {
       const out = textClasses(value, 500, false);
+      if (value.length > 6000) out.splice(out.indexOf('long'), 1, role === 'form-text' ? 'very-long' : 'long');
       if (LINE_BREAKS.test(value)) out.push('line-breaks');
       if (/[.?!:;]/.test(value)) out.push('punctuation');
       return out;

@@ -56,6 +56,7 @@ export function sentAlone(kind: string): boolean {
     kind.startsWith('chain:') ||
     /^paging:.*-zero$/.test(kind) ||
     kind === 'paging:window' ||
+    kind === 'paging:second-page' ||
     kind === 'interpret:timeout' ||
     kind === 'interpret:complete-zero' ||
     kind === 'texts:same' ||

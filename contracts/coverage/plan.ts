@@ -5,6 +5,8 @@
 // valid classes of other inputs from other cases where they cannot mask each other (no input twice,
 // the answer still carrying every class each case was chosen for); an invalid class always goes
 // alone (one rule broken per request), an open one with only valid background.
+
+import { getOperation } from '../../openapi/spec.ts';
 import {
   type CaseParam,
   type GeneratedCase,
@@ -18,7 +20,7 @@ import {
 import type { ValuePools } from '../generative/values.ts';
 import { type ClassIntent, REQUEST_INPUT } from './classes.ts';
 import { classifyRequest } from './classify.ts';
-import { allInputItems, inputId, intentOf, parseItemId } from './inputs.ts';
+import { allInputItems, inputId, intentOf, parseItemId, specInputs } from './inputs.ts';
 import { declaredClasses, sentAlone } from './kinds.ts';
 
 /** Variants of each kind the cover looks through first. */
@@ -52,10 +54,11 @@ export function shownItems(c: GeneratedCase): string[] {
 /**
  * The input items a case carries: those its answer judges. A valid request judges its valid classes,
  * a request breaking one rule that rule's class, a request of an open form its open classes (a chain's
- * own values come from another answer, so before it is sent it carries what its kind declares).
+ * own values come from another answer, so before it is sent, `sent` false, it carries what its kind
+ * declares).
  */
-export function caseItems(c: GeneratedCase): string[] {
-  const shown = c.chain && !c.items ? declaredItems(c) : shownItems(c);
+export function caseItems(c: GeneratedCase, sent = false): string[] {
+  const shown = c.chain && !sent ? declaredItems(c) : shownItems(c);
   const wanted = JUDGES[c.intent];
   return shown.filter((item) => intentOf(item) === wanted);
 }
@@ -71,8 +74,36 @@ function declaredItems(c: GeneratedCase): string[] {
 interface Candidate {
   case: GeneratedCase;
   items: string[];
+  /** The items it is built around: its kind's declared classes, and those of its focus inputs. */
+  focus: Set<string>;
   /** Kind order, then variant: ties go to the earlier. */
   order: number;
+}
+
+/** A candidate of the cover: a case, the items it carries, those it is built around. */
+function candidateOf(c: GeneratedCase, order: number): Candidate {
+  const items = caseItems(c);
+  const focused = new Set(c.params.filter((param) => param.focus).map((param) => param.name));
+  const declared = new Set(declaredItems(c));
+  const focus = new Set(items.filter((item) => declared.has(item) || focused.has(inputOfItem(item))));
+  return { case: c, items, focus, order };
+}
+
+/**
+ * Inputs whose valid classes are never packed into another case's request: they narrow or change the
+ * answer the other classes are judged on (a page size, an offset, a timeout, completion).
+ */
+const NARROWING = new Set(['count', 'offset', '$top', '$skip', 'timeout', 'complete']);
+
+/**
+ * Whether a candidate was made for an item: its kind declares the class (an expression's form, a
+ * semantic class), or it sets a narrowing input to it (a paging kind). Such an item is sent by that
+ * case, not left to one that carries it by chance with other values around it.
+ */
+function builtAround(candidate: Candidate, item: string): boolean {
+  return (
+    candidate.focus.has(item) && (declaredClasses(candidate.case.kind).length > 0 || NARROWING.has(inputOfItem(item)))
+  );
 }
 
 /** The canonical carrier of every input item of an operation it can carry. */
@@ -100,13 +131,15 @@ export function coverOf(seed: number, operationId: string, pools: ValuePools): C
   planKinds(operationId).forEach((kind, k) => {
     for (let variant = 0; variant < VARIANTS; variant++) {
       const c = kindCase(seed, operationId, kind.name, variant, pools);
-      candidates.push({ case: c, items: caseItems(c), order: k * (VARIANTS + MORE_VARIANTS) + variant });
+      candidates.push(candidateOf(c, k * (VARIANTS + MORE_VARIANTS) + variant));
     }
   });
   const universe = new Set(inputItemsOf(operationId));
   // A class a kind shows only for some draws (a direction of orderby, one spelling among several) is
   // looked for in more variants of the kinds that showed its input at all.
-  const seen = new Set(candidates.flatMap((candidate) => candidate.items));
+  const seen = new Set(
+    candidates.flatMap((candidate) => (sentAlone(candidate.case.kind) ? [...candidate.focus] : candidate.items)),
+  );
   const missing = [...universe].filter((item) => !seen.has(item));
   if (missing.length > 0) {
     const kinds = planKinds(operationId);
@@ -124,28 +157,50 @@ export function coverOf(seed: number, operationId: string, pools: ValuePools): C
     for (let variant = VARIANTS; variant < VARIANTS + MORE_VARIANTS && wanted.size > 0; variant++) {
       for (const name of showing) {
         const c = kindCase(seed, operationId, name, variant, pools);
-        const items = caseItems(c);
-        if (!items.some((item) => wanted.has(item))) continue;
-        for (const item of items) wanted.delete(item);
-        const k = kinds.findIndex((kind) => kind.name === name);
-        candidates.push({ case: c, items, order: k * (VARIANTS + MORE_VARIANTS) + variant });
+        const candidate = candidateOf(
+          c,
+          kinds.findIndex((kind) => kind.name === name) * (VARIANTS + MORE_VARIANTS) + variant,
+        );
+        if (!candidate.items.some((item) => wanted.has(item))) continue;
+        for (const item of candidate.items) wanted.delete(item);
+        candidates.push(candidate);
       }
     }
   }
+  // Each item goes first to a case built around it (the kind the generator made for that class,
+  // the simplest variant), then to any case that carries it: the greedy cover of what is left.
   const carriers = new Map<string, Candidate>();
-  for (;;) {
-    let best: Candidate | undefined;
-    let gain = 0;
-    for (const candidate of candidates) {
-      let count = 0;
-      for (const item of candidate.items) if (universe.has(item) && !carriers.has(item)) count++;
-      if (count > gain || (count === gain && count > 0 && best && candidate.order < best.order)) {
-        best = candidate;
-        gain = count;
+  // A case sent alone costs a request of its own: what it carries besides what it was made for is
+  // left to cases that can be packed, where one carries it.
+  for (const pass of ['focus', 'any', 'alone'] as const) {
+    // What a case chosen already carries costs nothing more.
+    if (pass === 'any')
+      for (const chosen of new Set(carriers.values()))
+        for (const item of chosen.items) if (universe.has(item) && !carriers.has(item)) carriers.set(item, chosen);
+    for (;;) {
+      let best: Candidate | undefined;
+      let gain = 0;
+      for (const candidate of candidates) {
+        if (pass === 'any' && sentAlone(candidate.case.kind)) continue;
+        let count = 0;
+        for (const item of pass === 'focus' ? candidate.focus : candidate.items)
+          if (universe.has(item) && !carriers.has(item)) count++;
+        if (
+          count > gain ||
+          (count === gain &&
+            count > 0 &&
+            best &&
+            (candidate.items.length < best.items.length ||
+              (candidate.items.length === best.items.length && candidate.order < best.order)))
+        ) {
+          best = candidate;
+          gain = count;
+        }
       }
+      if (!best) break;
+      for (const item of pass === 'focus' ? best.focus : best.items)
+        if (universe.has(item) && !carriers.has(item)) carriers.set(item, best);
     }
-    if (!best) break;
-    for (const item of best.items) if (universe.has(item) && !carriers.has(item)) carriers.set(item, best);
   }
   return { operationId, carriers, uncovered: [...universe].filter((item) => !carriers.has(item)) };
 }
@@ -178,17 +233,45 @@ export class OperationPlan {
   readonly requests: PlannedRequest[] = [];
   private readonly promised = new Set<string>();
 
-  constructor(readonly cover: Cover) {}
+  /**
+   * `refused`: open items the target refused (4xx) before, or the reference server does (what
+   * `npm run docs:requests` measured): they are sent alone, never packed.
+   */
+  constructor(
+    readonly cover: Cover,
+    private readonly refused: ReadonlySet<string> = new Set(),
+  ) {}
+
+  /** A copy to try additions on. */
+  clone(): OperationPlan {
+    const copy = new OperationPlan(this.cover, this.refused);
+    for (const request of this.requests)
+      copy.requests.push({ case: request.case, carriers: [...request.carriers], assigned: new Set(request.assigned) });
+    for (const item of this.promised) copy.promised.add(item);
+    return copy;
+  }
 
   /** Whether a planned request carries the item. */
   carries(item: string): boolean {
     return this.requests.some((request) => request.case.items?.includes(item));
   }
 
+  /**
+   * Whether the item needs no request of its own: a planned request carries it, unless its canonical
+   * carrier is a case built around it (a kind made for that class), which is then sent as made.
+   */
+  private carriedAlready(item: string, carrier: Candidate | undefined): boolean {
+    if (carrier && builtAround(carrier, item))
+      return this.requests.some(
+        (request) => request.carriers.includes(carrier) && (request.case.items ?? []).includes(item),
+      );
+    return this.carries(item);
+  }
+
   /** The requests (and chain reads) adding `item` would cost, without adding it; undefined when no case carries it. */
   costOf(item: string): number | undefined {
-    if (this.promised.has(item) || this.carries(item)) return 0;
     const carrier = this.cover.carriers.get(item);
+    if (this.promised.has(item) || this.carriedAlready(item, carrier)) return 0;
     if (!carrier) return undefined;
     if (this.packInto(carrier, item, false) !== undefined) return 0;
     return 1 + chainCost(carrier.case);
@@ -196,11 +279,11 @@ export class OperationPlan {
 
   /** Adds an item to the plan; returns the requests it added (see costOf), undefined when no case carries it. */
   add(item: string): number | undefined {
-    if (this.promised.has(item) || this.carries(item)) {
+    const carrier = this.cover.carriers.get(item);
+    if (this.promised.has(item) || this.carriedAlready(item, carrier)) {
       this.promised.add(item);
       return 0;
     }
-    const carrier = this.cover.carriers.get(item);
     if (!carrier) return undefined;
 
     this.promised.add(item);
@@ -216,7 +299,7 @@ export class OperationPlan {
   /** Packs a valid case into a planned valid request where they cannot mask each other; returns the request's index. */
   private packInto(carrier: Candidate, item: string, commit: boolean): number | undefined {
     const c = carrier.case;
-    if (c.intent !== 'positive' || sentAlone(c.kind)) return undefined;
+    if (c.intent === 'negative' || sentAlone(c.kind)) return undefined;
     for (let i = 0; i < this.requests.length; i++) {
       const request = this.requests[i]!;
       const merged = this.merge(request, carrier, item);
@@ -235,16 +318,33 @@ export class OperationPlan {
   private merge(request: PlannedRequest, carrier: Candidate, item: string): GeneratedCase | undefined {
     const base = request.case;
     const c = carrier.case;
-    if (base.intent !== 'positive' || request.carriers.some((other) => sentAlone(other.case.kind))) return undefined;
+    // Valid classes pack with valid ones; open classes of different inputs pack with each other, and
+    // the engine sends each alone again when the packed request is not answered 2xx (unpack).
+    if (base.intent !== c.intent || request.carriers.some((other) => sentAlone(other.case.kind))) return undefined;
     if (base.body !== undefined || base.contentType || c.body !== undefined || c.contentType) return undefined;
     if (JSON.stringify(base.alsoAccepted ?? []) !== JSON.stringify(c.alsoAccepted ?? [])) return undefined;
+    // An open class the target refused before is sent alone: packed, its refusal would hide the others.
+    if (c.intent === 'edge' && [...request.assigned, item].some((promise) => this.refused.has(promise)))
+      return undefined;
     const taken = new Set([...request.assigned].map(inputOfItem));
     const input = inputOfItem(item);
-    if (taken.has(input)) return undefined;
+    // Open classes are judged on no 5xx alone: a page size or an offset hides nothing there.
+    if (taken.has(input) || (NARROWING.has(input) && c.intent !== 'edge')) return undefined;
     let params: CaseParam[] = base.params.map((param) => ({ ...param }));
     let encoding = base.encoding;
     let pathParams = base.pathParams;
-    if (input === REQUEST_INPUT) encoding = c.encoding;
+    const declared = new Set(specInputs(getOperation(base.operationId)!).map((entry) => entry.name));
+    if (input === REQUEST_INPUT && item.endsWith(':unknown-parameter')) {
+      const unknown = c.params.filter((param) => !declared.has(param.name));
+      if (unknown.length === 0) return undefined;
+      params = [...params, ...unknown.map((param) => ({ ...param, focus: false }))];
+    } else if (input === REQUEST_INPUT && item.endsWith(':repeated-parameter')) {
+      const names = c.params.map((param) => param.name);
+      const again = c.params.filter((param, i) => names.indexOf(param.name) !== i);
+      // A second value of an input another class was packed for could hide that class.
+      if (again.length === 0 || again.some((param) => taken.has(param.name))) return undefined;
+      params = [...params, ...again.map((param) => ({ ...param, focus: false }))];
+    } else if (input === REQUEST_INPUT) encoding = c.encoding;
     else if (c.pathParams && input in c.pathParams) pathParams = { ...base.pathParams, [input]: c.pathParams[input]! };
     else {
       const incoming = c.params.filter((param) => param.name === input);
@@ -254,10 +354,9 @@ export class OperationPlan {
         ...incoming.map((param) => ({ ...param, focus: false })),
       ];
     }
-    // What an answer is judged on stays visible: the attributes either case asks for are both asked for.
-    const lists = [...base.params, ...c.params].filter(
-      (param) => param.name === 'attributes' && input !== 'attributes',
-    );
+    // What an answer is judged on stays visible: the attributes either case asks for are both asked
+    // for (a list of one attribute alone is then no longer alone, and the merge is refused below).
+    const lists = [...base.params, ...c.params].filter((param) => param.name === 'attributes');
     if (lists.length > 1) {
       const names = [...new Set(lists.flatMap((param) => valueText(param.value).split(',')))].join(',');
       params = [...params.filter((param) => param.name !== 'attributes'), { name: 'attributes', value: names }];
@@ -269,6 +368,14 @@ export class OperationPlan {
       encoding,
       ...(pathParams ? { pathParams } : {}),
       packed: [...(base.packed ?? []), `${c.kind}#${c.index}`],
+      ...(c.intent === 'edge'
+        ? {
+            parts: [
+              ...(base.parts ?? [{ ...request.carriers[0]!.case, items: request.carriers[0]!.items }]),
+              { ...c, items: carrier.items },
+            ],
+          }
+        : {}),
     };
     const items = caseItems({ ...merged, items: undefined });
     const carried = new Set(items);
@@ -284,7 +391,7 @@ export class OperationPlan {
 
   /** The planned cases, numbered in plan order. */
   cases(): GeneratedCase[] {
-    return this.requests.map((request, index) => ({ ...request.case, index }));
+    return this.requests.map((request, index) => ({ ...request.case, index, assigned: [...request.assigned] }));
   }
 
   /** Requests the plan sends, chain reads included. */
@@ -300,8 +407,9 @@ export function planCases(
   targets: readonly string[],
   pools: ValuePools,
   cover: Cover = coverOf(seed, operationId, pools),
+  refused: ReadonlySet<string> = new Set(),
 ): { cases: GeneratedCase[]; uncovered: string[] } {
-  const plan = new OperationPlan(cover);
+  const plan = new OperationPlan(cover, refused);
   const uncovered: string[] = [];
   for (const item of targets) if (plan.add(item) === undefined) uncovered.push(item);
   return { cases: plan.cases(), uncovered };

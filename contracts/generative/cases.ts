@@ -82,6 +82,13 @@ export interface GeneratedCase {
   items?: string[];
   /** The kinds (with their variants) a planned case was packed from, beyond its own. */
   packed?: string[];
+  /** The items the plan sends this case for: planning them again plans this case. */
+  assigned?: string[];
+  /**
+   * A planned request packing open classes of several inputs: the cases it was packed from, each sent
+   * alone when the packed request is refused (a 4xx may come from any one of them).
+   */
+  parts?: GeneratedCase[];
 }
 
 /** A draft built by a kind; the schedule adds the identity. */
@@ -912,7 +919,11 @@ function planOnlyKinds(op: OperationInfo): Kind[] {
         alsoAccepted: [408],
       })),
       positive('texts:long-s2', (b) => ({
-        params: set([{ name: 's1', value: b.text() }], 's2', b.long(600, 3000)),
+        params: set(
+          [{ name: 's1', value: b.text() }],
+          's2',
+          op.method === 'post' ? b.long(6_500, 60_000) : b.long(600, 3000),
+        ),
         note: 'a long s2 (the GET input is bounded by the URL length only)',
         alsoAccepted: [408],
       })),
@@ -943,9 +954,30 @@ function planOnlyKinds(op: OperationInfo): Kind[] {
   if (op.paging)
     out.push(
       positive('paging:first-page', (b) => ({
-        params: set(set(b.valid(false), op.paging!.count, b.rng.pick(['2', '3', '5'])), op.paging!.offset, '0'),
-        note: `the first page: ${op.paging!.offset}=0, the lower boundary`,
+        params: set(set(b.valid(false), op.paging!.count, '1'), op.paging!.offset, '0'),
+        note: `the first item: ${op.paging!.count}=1, ${op.paging!.offset}=0, the lower boundary`,
       })),
+    );
+  if (op.paging)
+    out.push(
+      positive('paging:second-page', (b) => {
+        // A list long enough to page through: interpret completes a first name (complete=1).
+        const params =
+          base === 'interpret'
+            ? [
+                { name: 'query', value: `papers by ${b.rng.pick(b.pools.authors).split(' ')[0]}` },
+                { name: 'complete', value: '1' },
+              ]
+            : b.pageable();
+        return {
+          params: set(
+            set(params, op.paging!.count, b.rng.pick(['2', '3'])),
+            op.paging!.offset,
+            b.rng.pick(['1', '2', '3']),
+          ),
+          note: `the second page: ${op.paging!.count} and ${op.paging!.offset} are small non-negative integers`,
+        };
+      }),
     );
   if (base === 'eventDocuments' && op.paging)
     out.push(
