@@ -2,7 +2,7 @@
 // --max-rps-by-path) and a budget (--max-duration, --max-requests), which cells and input items
 // the run judges, in which order, and what that costs per path. What does not fit is not judged in
 // this run; a budget that cannot hold the cells only their own tests can judge is refused.
-import { getCheck } from '../contracts/checks/index.ts';
+import { CHECKS, getCheck } from '../contracts/checks/index.ts';
 import { cellId, intentOf } from '../contracts/coverage/inputs.ts';
 import { chainCost, coverOf, inputItemsOf, OperationPlan } from '../contracts/coverage/plan.ts';
 import { DEFAULT_POOLS } from '../contracts/generative/values.ts';
@@ -64,6 +64,8 @@ export interface PlanEstimate {
 export interface PricedPlan extends RunPlan {
   /** Whether a budget shaped it (else every item of the selection is planned). */
   budgeted: boolean;
+  /** The budget and limits it was priced for, in words. */
+  budget?: string;
   /** Items of the selection the run does not judge: what did not fit the budget. */
   notPlanned: string[];
   /** Items of the selection the run judges. */
@@ -220,6 +222,19 @@ export function planRun(input: PlanInput): PricedPlan {
   );
   const operations = OPERATIONS.filter((op) => generativeOps.has(op.label));
   const allCells = input.selected.map((test) => cellId(operationIdOf(test.operation), test.check));
+  // The run's items, as its reports count them (run/ledger.ts selectionOf): the cells of its tests and
+  // the request fixture's on their operations, and every input item of those operations.
+  const selected = new Set(input.selected.map((test) => operationIdOf(test.operation)));
+  const fixtureCells = OPERATIONS.filter((op) => selected.has(op.operationId)).flatMap((op) =>
+    CHECKS.filter((check) => check.kind === 'fixture' && !check.run && check.appliesTo(op)).map((check) =>
+      cellId(op.operationId, check.id),
+    ),
+  );
+  const selection = [
+    ...new Set([...allCells, ...fixtureCells]),
+    ...OPERATIONS.filter((op) => selected.has(op.operationId)).flatMap((op) => inputItemsOf(op.operationId)),
+  ];
+  const judgedAnyway = (item: string) => item.startsWith('cell:') || carried.has(item);
   const tests = input.selected.filter((test) => getCheck(test.check)?.kind !== 'generative');
   const mandatory = tests.filter((test) => !DEFERRED_CHECKS.has(test.check));
   const discovery = 7;
@@ -237,7 +252,10 @@ export function planRun(input: PlanInput): PricedPlan {
       cells: allCells,
       budgeted: false,
       notPlanned: [],
-      planned: allCells.length + operations.reduce((sum, op) => sum + inputItemsOf(op.operationId).length, 0),
+      planned: selection.filter(
+        (item) => judgedAnyway(item) || operations.some((op) => item.startsWith(`input:${op.operationId}:`)),
+      ).length,
+      window: 1,
       estimate: { requests, byPath, seconds: secondsOf(byPath, limits), perKey },
       ...(input.refused ? { refused: [...input.refused] } : {}),
     };
@@ -362,8 +380,14 @@ export function planRun(input: PlanInput): PricedPlan {
         (check) => table.tests[budgetKey({ operation: label, check })]?.judgedBy ?? {},
       ),
     );
+  // The other cells (each with the generated requests that judged it on the reference server, or
+  // its own test where none did), then the input items, each in priority order: what failed last
+  // time, what was never or longest ago judged, the most revealing first (priorityOrder).
+  type Unit = { id: string; plan: () => boolean; rotates: boolean };
+  const units: Unit[] = [];
   for (const test of input.selected.filter((entry) => !mandatory.includes(entry))) {
     const operationId = operationIdOf(test.operation);
+    const id = cellId(operationId, test.check);
     const generative = getCheck(test.check)?.kind === 'generative';
     let anchors: string[] | undefined;
     if (generative) {
@@ -387,36 +411,46 @@ export function planRun(input: PlanInput): PricedPlan {
         : row?.alone !== undefined
           ? { [pathOfLabel(test.operation)]: row.alone }
           : testCost(test, table);
-    if (anchors && generativeOps.has(test.operation)) {
-      if (
-        tryItems(
-          operationId,
-          anchors.filter((item) => intentOf(item) !== undefined),
-          own,
-        )
-      )
-        cells.add(cellId(operationId, test.check));
-    } else if (fits(own)) {
-      add(used, own);
-      cells.add(cellId(operationId, test.check));
-    }
+    const judgedBy_ = anchors;
+    units.push({
+      id,
+      rotates: false,
+      plan: () => {
+        if (judgedBy_ && generativeOps.has(test.operation)) {
+          if (
+            !tryItems(
+              operationId,
+              judgedBy_.filter((item) => intentOf(item) !== undefined),
+              own,
+            )
+          )
+            return false;
+        } else {
+          if (!fits(own)) return false;
+          add(used, own);
+        }
+        cells.add(id);
+        return true;
+      },
+    });
   }
-
-  // Then the input items, by priority, each operation's in turn.
-  const queue = operations.flatMap((op) =>
-    (orders.get(op.operationId) ?? []).map((item, i) => ({ item, op: op.operationId, i })),
-  );
-  const global = new Map(
-    priorityOrder(
-      queue.map((entry) => entry.item),
-      input.history,
-      input.revealing,
-    ).map((item, i) => [item, i]),
-  );
-  queue.sort((a, b) => global.get(a.item)! - global.get(b.item)!);
-  for (const { item, op } of queue) {
-    if (targets[op]?.includes(item)) continue;
-    tryItems(op, [item]);
+  for (const op of operations)
+    for (const item of orders.get(op.operationId) ?? [])
+      units.push({
+        id: item,
+        rotates: true,
+        plan: () => targets[op.operationId]?.includes(item) || tryItems(op.operationId, [item]),
+      });
+  // The cells first, then the input items; each in that order (cells rotate too, where a budget
+  // cannot hold them all).
+  const byId = new Map(units.map((unit) => [unit.id, unit]));
+  let rotating = 0;
+  for (const rotates of [false, true]) {
+    const ids = units.filter((unit) => unit.rotates === rotates).map((unit) => unit.id);
+    for (const id of priorityOrder(ids, input.history, input.revealing)) {
+      const unit = byId.get(id)!;
+      if (unit.plan() && unit.rotates) rotating++;
+    }
   }
 
   // What the run judges: the planned cells, the items the planned requests carry, and those the
@@ -427,15 +461,19 @@ export function planRun(input: PlanInput): PricedPlan {
   for (const test of input.selected)
     if (getCheck(test.check)?.kind !== 'generative' && cells.has(cellId(operationIdOf(test.operation), test.check)))
       for (const item of table.tests[budgetKey(test)]?.items ?? []) plannedItems.add(item);
-  const selection = [...allCells, ...operations.flatMap((op) => inputItemsOf(op.operationId))];
+  for (const item of fixtureCells) plannedItems.add(item);
   const notPlanned = selection.filter((item) => !plannedItems.has(item) && !carriedByMandatory(item, mandatory, table));
   return {
     kgatePlan: 1,
     targets,
     cells: [...cells],
     budgeted: true,
+    budget: budgetText(limits),
     notPlanned,
     planned: selection.length - notPlanned.length,
+    // The runs a gate of this budget needs to judge every item once: this one, then what each run
+    // has room for beyond the items it always judges (the ledger sends the oldest first).
+    window: 1 + Math.ceil(notPlanned.length / Math.max(1, rotating)),
     order: orderBySlowest(used, limits),
     estimate: {
       requests: total(used) + discovery + 1,
@@ -541,6 +579,19 @@ function tooSmall(mandatory: readonly SelectedTest[], cost: Cost, limits: Limits
     `the budget (${budget}) cannot hold ${what}: ${total(cost)} requests${pacedSecondsOf(cost, limits) > 0 ? `, ${Math.ceil(pacedSecondsOf(cost, limits))} s at the deployment's limits` : ''}, plus test data and the key preflight; the smallest budget that would: ${needs.join(' and ')}`,
     smallest,
   );
+}
+
+/** A budget and the limits it is priced at, in words: `--max-duration 10 min at --max-rps 3, /academic/v1.0/calchistogram 0.1/s`. */
+export function budgetText(limits: Limits): string {
+  const budget = [
+    ...(limits.maxDurationMs !== undefined ? [`--max-duration ${humanSeconds(limits.maxDurationMs / 1000)}`] : []),
+    ...(limits.maxRequests !== undefined ? [`--max-requests ${limits.maxRequests}`] : []),
+  ].join(', ');
+  const paces = [
+    ...(limits.maxRps ? [`--max-rps ${limits.maxRps}`] : []),
+    ...Object.entries(limits.maxRpsByPath ?? {}).map(([path, rps]) => `${path} ${rps}/s`),
+  ];
+  return `${budget}${paces.length ? ` at ${paces.join(', ')}` : ''}`;
 }
 
 /** Renders seconds as `9 min 40 s`. */

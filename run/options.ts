@@ -96,6 +96,8 @@ export interface ConformOptions {
   draw?: boolean;
   /** The run's coverage plan (run/plan.ts, written by the CLI); absent: every item once. */
   planFile?: string;
+  /** --ledger: the coverage ledger (run/ledger.ts) the reporter updates with what the run judged. */
+  ledgerFile?: string;
   /** Seed of the generated requests. */
   seed: number;
   /** Also write Playwright's own HTML and JSON reports, for debugging, into PLAYWRIGHT_DEBUG_DIR. */
@@ -185,6 +187,7 @@ export function readConformOptions(
     generate: given.generate ?? DEFAULT_GENERATE,
     draw: given.draw,
     planFile: given.planFile,
+    ledgerFile: given.ledgerFile,
     seed: given.seed ?? DEFAULT_SEED,
     playwrightReport: given.playwrightReport,
     playwrightReporter: given.playwrightReporter,

@@ -53,6 +53,31 @@ export interface RunPlan {
   cells?: string[];
   /** Operation ids, those whose paced requests take longest first: their tests are started first. */
   order?: string[];
+  /** A budgeted plan: whether one, its budget in words, the items it leaves out, how many it judges, what it announced. */
+  budgeted?: boolean;
+  budget?: string;
+  notPlanned?: string[];
+  planned?: number;
+  /** The runs a gate of this budget needs to judge every item once (with a ledger). */
+  window?: number;
+  estimate?: { requests: number; seconds: number; byPath?: Record<string, number> };
+}
+
+/** Which faults of the reference server's catalogue each coverage item caught (npm run docs:coverage). */
+export const REVEALING_PATH = new URL('./revealing.json', import.meta.url);
+
+let revealing: Record<string, string[]> | undefined;
+
+/** The faults each item caught in the last measured fault sweep: what ranks a budgeted plan's items. */
+export function revealingItems(): Record<string, string[]> {
+  if (!revealing) {
+    try {
+      revealing = (JSON.parse(readFileSync(REVEALING_PATH, 'utf8')) as { items: Record<string, string[]> }).items;
+    } catch {
+      revealing = {};
+    }
+  }
+  return revealing;
 }
 
 /** File of a run's folder holding its plan. */
@@ -105,6 +130,11 @@ export function referenceRefused(): ReadonlySet<string> {
 }
 
 let read: { file: string; plan: RunPlan } | undefined;
+
+/** A run's plan, as the CLI wrote it (read once per process). */
+export function readRunPlan(file: string): RunPlan {
+  return readPlan(file);
+}
 
 function readPlan(file: string): RunPlan {
   if (read?.file !== file) read = { file, plan: JSON.parse(readFileSync(file, 'utf8')) as RunPlan };

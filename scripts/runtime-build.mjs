@@ -56,6 +56,7 @@ export const RUNTIME_DATA = [
   'config/kgate.config.schema.json',
   'config/compile-cache.cjs',
   'run/request-budget.json',
+  'run/revealing.json',
 ];
 
 /**

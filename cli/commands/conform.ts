@@ -12,8 +12,10 @@ import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { createRunDir } from '../../reporting/run-dir.ts';
+import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
 import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
+import { historyOf, type Ledger, LedgerError, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -27,7 +29,7 @@ import {
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../run/options.ts';
-import { PLAN_FILE, plansCoverage, referenceRefused } from '../../run/plan.ts';
+import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../../run/plan.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
@@ -266,6 +268,21 @@ export const command: Command = {
     // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
     // a budget too small for the cells only their own tests judge is refused here.
     const selected = selectedTests(options, grep);
+    // The coverage ledger: refused before anything is sent when it is not this target's and spec's.
+    let ledger: Ledger | undefined;
+    if (settings.ledger !== undefined) {
+      if (shard)
+        throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard');
+      if (!existsSync(dirname(settings.ledger)))
+        throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`);
+      try {
+        ledger = readLedger(settings.ledger, targetName(settings.baseUrl, embedded), specSha256());
+      } catch (error) {
+        if (error instanceof LedgerError) throw new UsageError(`kgate conform: ${error.message}`);
+        throw error;
+      }
+      options.ledgerFile = settings.ledger;
+    }
     let plan: PricedPlan | undefined;
     if (plansCoverage(options)) {
       try {
@@ -278,7 +295,9 @@ export const command: Command = {
             maxRequests: settings.maxRequests,
           },
           seed: options.seed,
-          refused: referenceRefused(),
+          refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
+          revealing: revealingItems(),
+          ...(ledger ? { history: historyOf(ledger) } : {}),
         });
       } catch (error) {
         if (error instanceof BudgetTooSmall) throw new UsageError(`kgate conform: ${error.message}`);
@@ -358,6 +377,7 @@ export const command: Command = {
     options.deadlineAt = started + options.maxDurationMs;
     if (plan) {
       options.planFile = join(resolve(options.reportDir), PLAN_FILE);
+      mkdirSync(dirname(options.planFile), { recursive: true });
       writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
     }
     say(

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { allInputItems } from '../../contracts/coverage/inputs.ts';
 import type { EngineProgress } from '../../contracts/generative/engine.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
@@ -42,7 +43,7 @@ import {
 } from '../network.ts';
 import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../progress.ts';
 
-const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
+const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--items ids] [--duration D] [--seed S]
                   [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
@@ -56,6 +57,8 @@ conformance failures, with a curl line (key masked) and the seed that reproduces
   --base-url      target base URL, may carry a path prefix (env KGATE_BASE_URL)
   --operations    comma-separated operation ids (default: all ${OPERATION_IDS.length}: ${OPERATION_IDS.join(', ')})
   --budget        generated requests to send, spread over the operations (default ${DEFAULT_BUDGET})
+  --items         comma-separated coverage items (kgate coverage): send the requests kgate conform's plan
+                  sends for them with --seed, as a finding's seed line names them (--budget is then theirs)
   --duration      stop starting new requests after this long, e.g. 30s or 5m (default ${DEFAULT_DURATION_MS / 1000}s)
   --seed          seed of the generated requests (default: a random one, printed); same seed, same requests
   --max-rps       at most this many requests per second
@@ -76,6 +79,7 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   operations: { type: 'string' },
   budget: { type: 'string' },
+  items: { type: 'string' },
   duration: { type: 'string' },
   seed: { type: 'string' },
   'max-rps': { type: 'string' },
@@ -91,6 +95,8 @@ export interface FuzzArgs {
   baseUrl?: string;
   operations: OperationId[];
   budget: number;
+  /** --items: the coverage items whose planned requests to send. */
+  items?: string[];
   durationMs: number;
   seed: number;
   maxRps?: number;
@@ -111,12 +117,25 @@ export function parseFuzzArgs(argv: string[], envBaseUrl?: string): FuzzArgs {
       `option --operations: unknown operation id '${unknown.join("', '")}' (valid ids: ${OPERATION_IDS.join(', ')})`,
     );
   }
+  const items = listOption(values, 'items');
+  if (items) {
+    const known = new Set(allInputItems().map((item) => item.id));
+    const wrong = items.filter((item) => !known.has(item));
+    if (wrong.length > 0)
+      throw new UsageError(
+        `option --items takes input items of the coverage model (kgate coverage --kind inputs), such as input:evaluateGet:expr:wide-or; not one: '${wrong.join("', '")}'`,
+      );
+  }
   const reportDir = stringOption(values, 'report-dir');
   if (reportDir !== undefined && reportDir.trim() === '')
     throw new UsageError('option --report-dir takes a folder path, got an empty string');
   const args: FuzzArgs = {
     baseUrl: targetBaseUrl(values, envBaseUrl),
-    operations: [...new Set(operations)] as OperationId[],
+    // The items name their operations.
+    operations: (items
+      ? [...new Set(items.map((item) => item.split(':')[1]!))]
+      : [...new Set(operations)]) as OperationId[],
+    ...(items ? { items } : {}),
     budget: intOption(values, 'budget', { min: 1, max: 10_000_000 }, DEFAULT_BUDGET)!,
     durationMs: durationOption(values, 'duration', { minMs: 100, maxMs: 24 * 3_600_000 }, DEFAULT_DURATION_MS)!,
     seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }) ?? randomInt(0, 2 ** 31),
@@ -201,6 +220,7 @@ export const command: Command = {
         key: target.key,
         operations: args.operations,
         budget: args.budget,
+        ...(args.items ? { items: args.items } : {}),
         durationMs: args.durationMs,
         seed: args.seed,
         timeoutMs: args.timeoutMs,
