@@ -311,7 +311,13 @@ export function compareTable(catalogue: CatalogueFault[]): { unknown: string[]; 
  * catalogue with the tests the fault can affect, and judges each fault against FAULT_TABLE.
  */
 export async function runSweep(
-  settings: { only?: string[]; workers?: number; reportDir?: string } = {},
+  settings: {
+    only?: string[];
+    workers?: number;
+    reportDir?: string;
+    /** A coverage plan every target follows (run/plan.ts): what a budgeted run would send, unpaced. */
+    planFile?: string;
+  } = {},
 ): Promise<SweepResult> {
   const started = Date.now();
   const reportDir = settings.reportDir ?? createRunDir('reports/conformance-sweep');
@@ -337,6 +343,7 @@ export async function runSweep(
         sweepFile,
         generate: DEFAULT_GENERATE,
         seed: DEFAULT_SEED,
+        ...(settings.planFile ? { planFile: settings.planFile } : {}),
       };
     };
     const keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };

@@ -41,7 +41,7 @@ import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
-                     [--max-duration D]
+                     [--max-duration D] [--max-requests N] [--ledger FILE]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json]
@@ -67,7 +67,13 @@ configuration file it starts the embedded reference server and judges that.
   --max-duration     time limit of the whole run, such as 20m or 900s (default: 10 minutes plus twice
                      the time the announced estimate says the pace needs); when it is reached the run
                      stops sending, reports every unfinished test as 'not run: deadline' (failing the
-                     gate), writes its reports and exits 1
+                     gate), writes its reports and exits 1. Given with a pace, it is also the run's
+                     budget: the run plans what fits it at the deployment's limits (see below)
+  --max-requests     at most N requests in the whole run (test data, retries, probes and the key
+                     preflight included), for a key with a quota: the run plans what fits
+  --ledger           coverage ledger file kept between runs (created when absent): which items each run
+                     judged; a budgeted run sends first what failed last time, then what was judged
+                     longest ago, so a gate on every push judges every item within a window of runs
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
@@ -78,15 +84,17 @@ configuration file it starts the embedded reference server and judges that.
                      fail are reported as fixed
   --update-baseline  rewrite the --baseline file to accept exactly this run's failures (keeping the
                      reason and expiry of entries that still fail), then judge the run against it
-  --generate         generated requests in the generative phase (default ${DEFAULT_GENERATE}: every kind
-                     of case once on every operation); 0 turns the phase off
+  --generate         draw N generated requests in rounds, as kgate did before it planned coverage;
+                     without it the run plans its generated requests: every item of the coverage model
+                     (kgate coverage) once, packed, or what fits the budget; 0 turns the phase off
   --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
   --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
                      with ${DEFAULT_REPORT_DIR}/latest pointing at it)
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     maxRpsByPath, maxDuration, latencyBudgetMs, baseline, strict, proxy, noProxy,
+                     maxRpsByPath, maxDuration, maxRequests, ledger, latencyBudgetMs, baseline,
+                     strict, proxy, noProxy,
                      caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON result object instead of the report
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
@@ -110,8 +118,15 @@ the file in the report folder's repro/ that holds it whole)
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
 kgate report merge makes one verdict of the folders of --shard runs
+budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path) or with
+--max-requests, the run plans what fits: the cells only their own tests judge first (a budget that
+cannot hold them is refused, exit 2, naming the smallest that would), then the other cells, then the
+input items the ledger or the fault catalogue ranks first; the slowest path's operation starts first.
+The announcement says what the run judges, its requests per key and its time; what did not fit is
+reported as not judged in this run, never as passed.
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
-unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
+unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every
+request, a budget too small, or a ledger that is damaged or another target's or spec's`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
