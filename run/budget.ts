@@ -453,6 +453,27 @@ export function planRun(input: PlanInput): PricedPlan {
     }
   }
 
+  // Each operation's requests are made from its chosen items in the model's order, as an unbudgeted
+  // run makes them, where that costs no more than the order they were chosen in: an operation whose
+  // every item fits sends what the unbudgeted plan sends.
+  for (const [operationId, plan] of plans) {
+    const chosen = new Set(targets[operationId] ?? []);
+    const canonical = defaultTargets(operationId, carried).filter((item) => chosen.has(item));
+    const rest = [...chosen].filter((item) => !canonical.includes(item));
+    const rebuilt = new OperationPlan(plan.cover, input.refused);
+    for (const item of [...canonical, ...rest]) rebuilt.add(item);
+    if (rebuilt.cost() > plan.cost()) continue;
+    const op = getOperation(operationId)!;
+    const before = pathsOfPlan(plan, op.path);
+    const after = pathsOfPlan(rebuilt, op.path);
+    // No path may get more requests than the budget already priced for it.
+    if (Object.entries(after).some(([path, count]) => count > (before[path] ?? 0))) continue;
+    for (const path of new Set([...Object.keys(before), ...Object.keys(after)]))
+      used[path] = (used[path] ?? 0) - (before[path] ?? 0) + (after[path] ?? 0);
+    plans.set(operationId, rebuilt);
+    targets[operationId] = [...canonical, ...rest];
+  }
+
   // What the run judges: the planned cells, the items the planned requests carry, and those the
   // fixed tests of the planned cells carry (as measured).
   const plannedItems = new Set([...cells, ...Object.values(targets).flat()]);
@@ -512,6 +533,16 @@ function keysOf(tests: readonly SelectedTest[], table: RequestBudget, requests: 
     out.KGATE_KEY! -= n;
   }
   return out;
+}
+
+/** The requests of an operation's plan by path: its own, and its chains' reads. */
+function pathsOfPlan(plan: OperationPlan, path: string): Cost {
+  const cost: Cost = {};
+  for (const request of plan.requests) {
+    add(cost, { [path]: 1 });
+    if (request.case.chain) add(cost, { [CHAIN_PATH[request.case.chain.kind]!]: 1 });
+  }
+  return cost;
 }
 
 /** The relations an operation's first valid request starts, by path. */

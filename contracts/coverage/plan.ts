@@ -268,16 +268,10 @@ export class OperationPlan {
     return this.carries(item);
   }
 
-  /** The requests (and chain reads) adding `item` would cost, without adding it; undefined when no case carries it. */
-  costOf(item: string): number | undefined {
-    const carrier = this.cover.carriers.get(item);
-    if (this.promised.has(item) || this.carriedAlready(item, carrier)) return 0;
-    if (!carrier) return undefined;
-    if (this.packInto(carrier, item, false) !== undefined) return 0;
-    return 1 + chainCost(carrier.case);
-  }
-
-  /** Adds an item to the plan; returns the requests it added (see costOf), undefined when no case carries it. */
+  /**
+   * Adds an item to the plan; returns the requests (and chain reads) it added: none when a planned
+   * request carries it or its case packs into one; undefined when no case carries it.
+   */
   add(item: string): number | undefined {
     const carrier = this.cover.carriers.get(item);
     if (this.promised.has(item) || this.carriedAlready(item, carrier)) {
