@@ -2,7 +2,13 @@ import { defineConfig } from '@playwright/test';
 import { readEnv } from './config/env.ts';
 import { MODULE_EXT } from './config/runtime.ts';
 import { createRunDir } from './reporting/run-dir.ts';
-import { DEFAULT_REPORT_DIR, PLAYWRIGHT_DEBUG_DIR, readConformOptions } from './run/options.ts';
+import {
+  DEFAULT_REPORT_DIR,
+  newScratchDir,
+  PLAYWRIGHT_DEBUG_DIR,
+  readConformOptions,
+  scratchOf,
+} from './run/options.ts';
 
 // The conformance suite. `kgate conform` sets KGATE_CONFORM_OPTIONS; a plain `npx playwright test`
 // gets the defaults (the embedded reference server, rate-limit tests on).
@@ -10,7 +16,9 @@ const env = readEnv();
 if (!JSON.parse(env.conformOptions ?? '{}').reportDir) {
   // A plain `npx playwright test` gets its own run folder too; workers inherit it through the environment.
   const given = JSON.parse(env.conformOptions ?? '{}') as Record<string, unknown>;
-  process.env.KGATE_CONFORM_OPTIONS = JSON.stringify({ ...given, reportDir: createRunDir(DEFAULT_REPORT_DIR) });
+  const reportDir = createRunDir(DEFAULT_REPORT_DIR);
+  // Its scratch goes beside it in the OS temp folder; the reporter removes it at the end.
+  process.env.KGATE_CONFORM_OPTIONS = JSON.stringify({ ...given, reportDir, scratchDir: newScratchDir(reportDir) });
 }
 const options = readConformOptions();
 const reportDir = options.reportDir;
@@ -36,7 +44,8 @@ export default defineConfig({
   // The validators compiled from the spec are JavaScript already: loaded as they are, not transpiled
   // (half a megabyte, which Babel took seconds over on a first run).
   build: { external: ['**/openapi/generated/**'] },
-  outputDir: `${reportDir}/test-results`,
+  // Playwright's own output folder (its last-run file) is scratch: not in the report folder.
+  outputDir: `${scratchOf(options)}/test-results`,
   // Requests go through the suite's own client (http/client.ts), never the browser or
   // Playwright's request context, and traces stay off: no header, and so no key, is recorded.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -43,6 +43,7 @@ export const INPUTS = {
   'ca-file': '',
   'client-cert': '',
   'client-key': '',
+  headers: '',
 };
 
 /** @typedef {Record<keyof typeof INPUTS, string>} Inputs */
@@ -84,6 +85,11 @@ export function readInputs(env) {
     throw new GateError('input expect-shards goes with merge (the run folders to merge)');
   if (inputs.merge && inputs.shard)
     throw new GateError('inputs merge and shard exclude each other: shards run the gate, one later job merges them');
+  for (const line of headerLines(inputs.headers ?? ''))
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*:/.test(line))
+      throw new GateError(
+        `input headers takes one 'Name: value' per line (a header name, a colon, its value), got a line without them`,
+      );
   if (Boolean(inputs['client-cert']) !== Boolean(inputs['client-key']))
     throw new GateError('inputs client-cert and client-key go together: a client certificate and its key');
   return /** @type {Inputs} */ (inputs);
@@ -97,6 +103,27 @@ const NETWORK_FLAGS = [
   ['client-cert', '--client-cert'],
   ['client-key', '--client-key'],
 ];
+
+/**
+ * The lines of the `headers` input, each a `Name: value` (blank lines left out).
+ * @param {string} text
+ * @returns {string[]}
+ */
+function headerLines(text) {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The `headers` input as options of kgate conform and kgate compare: a `--header` per line.
+ * @param {Inputs} inputs
+ * @returns {string[]}
+ */
+function headerArgs(inputs) {
+  return headerLines(inputs.headers).flatMap((line) => ['--header', line]);
+}
 
 /**
  * The arguments of `kgate conform` for the inputs: each given input becomes its flag, the report
@@ -122,6 +149,7 @@ export function conformArgs(inputs) {
     ...NETWORK_FLAGS,
   ];
   for (const [input, flag] of flags) if (inputs[input]) args.push(flag, inputs[input]);
+  args.push(...headerArgs(inputs));
   if (inputs.shard) args.push('--shard', inputs.shard);
   if (inputs.strict === 'true') args.push('--strict');
   if (inputs.args) args.push(...inputs.args.split(/\s+/).filter(Boolean));
@@ -166,6 +194,7 @@ export function compareArgs(inputs) {
   if (inputs.config) args.push('--config', inputs.config);
   if (inputs['max-rps']) args.push('--max-rps', inputs['max-rps']);
   for (const [input, flag] of NETWORK_FLAGS) if (inputs[input]) args.push(flag, inputs[input]);
+  args.push(...headerArgs(inputs));
   if (inputs['compare-args']) args.push(...inputs['compare-args'].split(/\s+/).filter(Boolean));
   return args;
 }

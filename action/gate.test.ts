@@ -74,7 +74,7 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         'ca-file': 'certs/internal-ca.pem',
         'client-cert': 'certs/client.pem',
         'client-key': 'certs/client.key',
-        args: '--grep  evaluate --timeout 20000',
+        args: '--grep  evaluate --timeout 20s',
       },
       want: [
         'conform',
@@ -112,11 +112,32 @@ test('conformArgs turns the inputs into kgate conform options', () => {
         '--grep',
         'evaluate',
         '--timeout',
-        '20000',
+        '20s',
       ],
     },
   ];
   for (const { given, want } of cases) assert.deepEqual(conformArgs(inputs(given)), want, JSON.stringify(given));
+});
+
+test('the headers input: a --header per line for conform and compare, a line without a name and a colon refused', () => {
+  const headers = 'Authorization: Bearer t0k3n\n\n  X-Tenant: acme  \r\n';
+  assert.deepEqual(conformArgs(inputs({ headers })).slice(3), [
+    '--header',
+    'Authorization: Bearer t0k3n',
+    '--header',
+    'X-Tenant: acme',
+  ]);
+  assert.deepEqual(compareArgs(inputs({ headers, 'against-url': 'https://api.example.org' })).slice(-4), [
+    '--header',
+    'Authorization: Bearer t0k3n',
+    '--header',
+    'X-Tenant: acme',
+  ]);
+  assert.throws(
+    () => readInputs({ KGATE_INPUT_HEADERS: 'X-Tenant: acme\nBearer t0k3n' }),
+    /input headers takes one 'Name: value' per line/,
+  );
+  assert.equal(readInputs({ KGATE_INPUT_HEADERS: 'X-Tenant: acme' }).headers, 'X-Tenant: acme');
 });
 
 test('compareArgs turns the inputs into kgate compare options, reports in report-dir/compare', () => {

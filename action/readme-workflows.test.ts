@@ -7,9 +7,10 @@ import { parse } from 'yaml';
 import { command as drift } from '../cli/commands/drift.ts';
 import { INPUTS } from './gate.mjs';
 
-// The README's workflows are what users copy: they are parsed here, so that a renamed input, job
-// or option breaks this test instead of the users' pipelines.
+// The workflows of docs/ci.md, and the README's steps, are what users copy: they are parsed here, so
+// that a renamed input, job or option breaks this test instead of the users' pipelines.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CI_DOC = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 interface Step {
@@ -27,19 +28,40 @@ interface Job {
   steps: Step[];
 }
 
-/** The YAML block of the README whose first line names the workflow file. */
+/** The YAML blocks of a Markdown text. */
+function yamlBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+/** The YAML block of docs/ci.md whose first line names the workflow file. */
 function workflow(file: string): { name: string; jobs: Record<string, Job> } {
-  const block = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((match) => match[1]!)
-    .find((text) => text.startsWith(`# ${file}\n`));
-  assert.ok(block, `README has a yaml block starting with '# ${file}'`);
+  const block = yamlBlocks(CI_DOC).find((text) => text.startsWith(`# ${file}\n`));
+  assert.ok(block, `docs/ci.md has a yaml block starting with '# ${file}'`);
   return parse(block) as { name: string; jobs: Record<string, Job> };
 }
 
 const KGATE_ACTION = /^your-org\/kgate@/;
 const inputsOf = (step: Step) => Object.keys(step.with ?? {});
 
-test("the README's sharded workflow: a matrix of N shards uploading their folders, then one job merging them", () => {
+test('every step of the README and docs/ci.md that uses the action gives only inputs the action has', () => {
+  let steps = 0;
+  for (const [doc, text] of [
+    ['README.md', README],
+    ['docs/ci.md', CI_DOC],
+  ] as const) {
+    for (const block of yamlBlocks(text)) {
+      const parsed = parse(block) as Step[] | { jobs: Record<string, Job> };
+      const all = Array.isArray(parsed) ? parsed : Object.values(parsed.jobs).flatMap((job) => job.steps);
+      for (const step of all.filter((each) => KGATE_ACTION.test(each.uses ?? ''))) {
+        steps++;
+        for (const name of inputsOf(step)) assert.ok(name in INPUTS, `${doc}: input ${name} is an input of the action`);
+      }
+    }
+  }
+  assert.ok(steps >= 4, `the action's steps were found (${steps})`);
+});
+
+test("docs/ci.md's sharded workflow: a matrix of N shards uploading their folders, then one job merging them", () => {
   const { jobs } = workflow('.github/workflows/api-gate-sharded.yml');
   assert.deepEqual(Object.keys(jobs), ['conformance-shard', 'conformance']);
   const shardJob = jobs['conformance-shard']!;
@@ -80,7 +102,7 @@ test("the README's sharded workflow: a matrix of N shards uploading their folder
   assert.equal(reports.with?.path, `\${{ steps.${merge.id}.outputs.report-dir }}`);
 });
 
-test("the README's scheduled drift job keeps its history file in the cache between runs", () => {
+test("docs/ci.md's scheduled drift job keeps its history file in the cache between runs", () => {
   const { jobs } = workflow('.github/workflows/api-drift.yml');
   const steps = jobs.drift!.steps;
   const run = steps.find((step) => step.run?.includes('kgate drift live'))!;

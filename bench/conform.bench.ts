@@ -24,18 +24,15 @@
 // twice a clean one.
 // KGATE_BENCH_CONFORM_ROUNDS (default 3) rounds; medians are reported. KGATE_BENCH_CONFORM_SWEEP=0
 // leaves out the sweep and the runs against faults.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { OPERATIONS } from '../openapi/spec.ts';
 import { runSweep } from '../proof/fault-sweep.ts';
 import { startReferenceServer } from '../reference/index.ts';
-import { playwrightCommand } from '../run/run.ts';
 import { workersOf } from '../run/selection.ts';
-import { processCpuSeconds, waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
+import { processCpuSeconds } from '../scripts/process-cpu.ts';
 import { referenceKeyEnv } from '../scripts/run-process.ts';
+import { conform, median, playwrightAlone, ROOT, serveApart, type Timed } from './conform-runs.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_CONFORM_ROUNDS ?? 3);
 const WITH_SWEEP = process.env.KGATE_BENCH_CONFORM_SWEEP !== '0';
 const FULL_OVER_ONE_CHECK_TARGET = 1.5;
@@ -43,132 +40,6 @@ const ONE_CHECK_TARGET_S = 3;
 const CPU_PER_REQUEST_TARGET_MS = 3;
 const SWEEP_TARGET_S = 300;
 const ONE_CHECK = ['--checks', 'response-matches-spec', '--generate', '0'];
-
-interface Timed {
-  seconds: number;
-  cpuSeconds: number;
-  exitCode: number | null;
-  tests: number;
-  requests: number;
-}
-
-/** The CLI of this checkout: its TypeScript sources through tsx (as `npm start`), or the compiled dist/. */
-type Cli = 'sources' | 'compiled';
-
-function conform(args: string[], env: Record<string, string> = {}, cli: Cli = 'sources'): Promise<Timed> {
-  const entry =
-    cli === 'sources'
-      ? ['bin/kgate.mjs']
-      : [
-          '--input-type=module',
-          '-e',
-          "const { main } = await import('./dist/cli/main.js'); process.exitCode = await main(process.argv.slice(1));",
-        ];
-  const cpuBefore = waitedChildrenCpuSeconds();
-  const started = performance.now();
-  const child = spawn(process.execPath, [...entry, 'conform', '--json', ...args], {
-    cwd: ROOT,
-    // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
-    env: {
-      ...process.env,
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/conformance' }),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => {
-    child.on('close', (exitCode) => {
-      const seconds = (performance.now() - started) / 1000;
-      const cpuSeconds = waitedChildrenCpuSeconds() - cpuBefore;
-      let tests = 0;
-      let requests = 0;
-      try {
-        const summary = JSON.parse(stdout) as { requests?: number; targets: { tests: { total: number } }[] };
-        tests = summary.targets[0]!.tests.total;
-        requests = summary.requests ?? 0;
-      } catch {
-        // No summary: the run failed, which its exit code shows.
-      }
-      resolve({ seconds, cpuSeconds, exitCode, tests, requests });
-    });
-  });
-}
-
-/** Where the Playwright-alone runs keep their suite and configuration (inside the clone, so that `@playwright/test` resolves). */
-const ALONE_DIR = `${ROOT}reports/bench/playwright-alone`;
-
-/**
- * Playwright alone: `tests` empty tests in one group per operation, handed to the workers the gate
- * would use as playwright.config.ts hands them (fully parallel), started as kgate starts Playwright,
- * no reporter.
- */
-async function playwrightAlone(tests: number): Promise<Timed> {
-  mkdirSync(ALONE_DIR, { recursive: true });
-  const groups = OPERATIONS.length;
-  writeFileSync(
-    `${ALONE_DIR}/alone.spec.mjs`,
-    [
-      "import * as playwright from '@playwright/test';",
-      '// The test type the suite builds on (run/fixtures.ts).',
-      'const test = playwright._baseTest ?? playwright.test;',
-      `for (let group = 0; group < ${groups}; group++)`,
-      "  test.describe('operation ' + group, () => {",
-      "    test.describe.configure({ mode: 'default' });",
-      `    for (let index = group; index < ${tests}; index += ${groups}) test('check ' + index, async () => {});`,
-      '  });',
-      '',
-    ].join('\n'),
-  );
-  const config = `${ALONE_DIR}/playwright.config.mjs`;
-  writeFileSync(
-    config,
-    `export default ${JSON.stringify({ testDir: ALONE_DIR, testMatch: 'alone.spec.mjs', fullyParallel: true, workers: workersOf({}), reporter: 'null', outputDir: `${ALONE_DIR}/test-results` })};\n`,
-  );
-  const command = await playwrightCommand(config);
-  const cpuBefore = waitedChildrenCpuSeconds();
-  const started = performance.now();
-  const child = spawn(process.execPath, command.args, { cwd: command.cwd, env: command.env, stdio: 'ignore' });
-  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return {
-    seconds: (performance.now() - started) / 1000,
-    cpuSeconds: waitedChildrenCpuSeconds() - cpuBefore,
-    exitCode,
-    tests,
-    requests: 0,
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-/** A reference server in a process of its own (`kgate serve`), as a deployment would be. */
-/** The keys `kgate serve --json` prints. */
-type ServedKeys = { full: string; academicOnly: string; exhausted: string };
-
-async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: ServedKeys }> {
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`kgate serve exited with ${code} before listening`)));
-  });
-  const { url, keys } = JSON.parse(line) as { url: string; keys: ServedKeys };
-  return { child, url, keys };
-}
 
 const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, encoding: 'utf8' });
 if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);

@@ -6,8 +6,8 @@ import { parseCommandArgs, UsageError } from './args.ts';
 import { CONFORM_OPTIONS, type ConformSettings, resolveConformSettings } from './conform-settings.ts';
 
 function settings(argv: string[], env: NodeJS.ProcessEnv, config: KgateConfig): ConformSettings {
-  const { values } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
-  return resolveConformSettings(values, readEnv(env), config, { processEnv: env, cwd: '/work/gate' });
+  const { options } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
+  return resolveConformSettings(options, readEnv(env), config, { processEnv: env, cwd: '/work/gate' });
 }
 
 const FILE: KgateConfig = {
@@ -71,7 +71,7 @@ test('flags win over the environment, which wins over the configuration file', (
           '--exclude-checks',
           'auth-required',
           '--timeout',
-          '500',
+          '0.5s',
           '--max-rps',
           '0.2',
           '--max-rps-by-path',
@@ -96,6 +96,10 @@ test('flags win over the environment, which wins over the configuration file', (
       },
     },
     {
+      given: { argv: ['--timeout', '500', '--max-duration', '900'], env: {}, config: {} },
+      want: { timeoutMs: 500, maxDurationMs: 900_000 },
+    },
+    {
       given: { argv: ['--strict'], env: {}, config: {} },
       want: { strict: true, timeoutMs: 10_000, maxDurationMs: undefined, latencyBudgetMs: undefined },
     },
@@ -114,26 +118,53 @@ test('flags win over the environment, which wins over the configuration file', (
 
 test('bad values are one line naming the option and the rule', () => {
   const cases: { given: string[]; want: RegExp }[] = [
-    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number from 0\.001 to 10000, got '0'$/ },
-    { given: ['--max-rps', 'fast'], want: /^option --max-rps takes a number/ },
-    { given: ['--checks', 'nope'], want: /^option --checks: unknown check id 'nope'/ },
+    {
+      given: ['--max-rps', '0'],
+      want: /^option --max-rps takes a number of requests per second from 0\.001 to 10000, got '0' \(out of range\)$/,
+    },
+    {
+      given: ['--max-rps', '-3'],
+      want: /^option --max-rps takes a number of requests per second .*, got '-3' \(out of range\)$/,
+    },
+    {
+      given: ['--max-rps', 'fast'],
+      want: /^option --max-rps takes a number of requests per second .* \(not a number\)$/,
+    },
+    {
+      given: ['--checks', 'auth-requird'],
+      want: /^option --checks takes a comma-separated list of check ids .*, got 'auth-requird' \(unknown: 'auth-requird'; did you mean auth-required\?\)$/,
+    },
     {
       given: ['--max-rps-by-path', '/academic/v1.0/evaluate'],
-      want: /^option --max-rps-by-path takes PATH=R pairs separated by commas, R a number from 0\.001 to 10000 \(e\.g\. \/academic\/v1\.0\/calchistogram=0\.1\), got '\/academic\/v1\.0\/evaluate'$/,
+      want: /^option --max-rps-by-path takes PATH=R pairs separated by commas, PATH a path of the spec and R a number of requests per second from 0\.001 to 10000 \(e\.g\. \/academic\/v1\.0\/calchistogram=0\.1\), got '\/academic\/v1\.0\/evaluate' \('\/academic\/v1\.0\/evaluate' is not PATH=R\)$/,
     },
-    { given: ['--max-rps-by-path', '/academic/v1.0/evaluate=0'], want: /^option --max-rps-by-path takes PATH=R/ },
+    {
+      given: ['--max-rps-by-path', '/academic/v1.0/evaluate=0'],
+      want: /^option --max-rps-by-path takes PATH=R.*out of range\)$/,
+    },
     { given: ['--max-rps-by-path', '/academic/v1.0/evaluate='], want: /^option --max-rps-by-path takes PATH=R/ },
     {
       given: ['--max-rps-by-path', 'evaluate=1'],
-      want: /^option --max-rps-by-path: unknown path 'evaluate' \(paths of the spec: \/academic\/v1\.0\/interpret, /,
+      want: /^option --max-rps-by-path takes PATH=R.*\(unknown path 'evaluate'; paths of the spec: \/academic\/v1\.0\/interpret, /,
+    },
+    {
+      given: ['--max-rps-by-path', '/academic/v1.0/evaluat=1'],
+      want: /\(unknown path '\/academic\/v1\.0\/evaluat'; did you mean \/academic\/v1\.0\/evaluate\?\)$/,
     },
     {
       given: ['--max-rps-by-path', '/academic/v1.0/evaluate=1,/academic/v1.0/evaluate=2'],
-      want: /^option --max-rps-by-path: path '\/academic\/v1\.0\/evaluate' is given twice$/,
+      want: /^option --max-rps-by-path takes PATH=R.*\(path '\/academic\/v1\.0\/evaluate' is given twice\)$/,
     },
     { given: ['--update-baseline'], want: /^option --update-baseline needs --baseline FILE/ },
-    { given: ['--max-duration', 'soon'], want: /^option --max-duration takes a duration such as 500ms, 30s or 2m/ },
-    { given: ['--max-duration', '0s'], want: /^option --max-duration takes a duration .* between 1000 ms and/ },
+    {
+      given: ['--max-duration', 'soon'],
+      want: /^option --max-duration takes a duration with a unit, ms, s, m or h \(such as 500ms, 10s, 2m; a bare number is seconds\), from 1s to 24h, got 'soon' \(not a number with a unit\)$/,
+    },
+    { given: ['--max-duration', '0s'], want: /^option --max-duration takes a duration .*, got '0s' \(0s: below 1s\)$/ },
+    {
+      given: ['--timeout', '10'],
+      want: /^option --timeout takes .*, got '10' \(a bare number, read as 10 milliseconds: below 100ms\)$/,
+    },
     { given: ['--baseline', ''], want: /^option --baseline takes a file path/ },
   ];
   for (const { given, want } of cases) {

@@ -1,52 +1,67 @@
 import { resolve } from 'node:path';
 import { type HarnessEnv, readKeys } from '../config/env.ts';
 import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../config/file.ts';
+import { didYouMean } from '../config/near-miss.ts';
 import type { Keys } from '../contracts/api.ts';
 import { CHECK_IDS } from '../contracts/checks/index.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
-import { DEFAULT_TIMEOUT_MS } from '../run/options.ts';
-import {
-  durationOption,
-  intOption,
-  listOption,
-  numberOption,
-  type ParsedArgs,
-  parseBaseUrl,
-  stringOption,
-  UsageError,
-  urlOption,
-} from './args.ts';
+import { DEFAULT_TIMEOUT_MS, PLAYWRIGHT_REPORTERS } from '../run/options.ts';
+import { option, type ParsedArgs, parseBaseUrl, RuleBroken, UsageError } from './args.ts';
+import { configUsageError } from './config-error.ts';
 import { NETWORK_OPTIONS } from './network.ts';
+import { REPORT_DIR_OPTION } from './run-folder.ts';
 
 /** Largest --max-rps / maxRps accepted. */
 export const MAX_RPS_LIMIT = 10_000;
+/** Longest --max-duration accepted. */
+export const MAX_DURATION_LIMIT_MS = 24 * 3_600_000;
+
+/** --max-rps-by-path's rule, with its unit. */
+const BY_PATH_RULE = `PATH=R pairs separated by commas, PATH a path of the spec and R a number of requests per second from 0.001 to ${MAX_RPS_LIMIT} (e.g. /academic/v1.0/calchistogram=0.1)`;
+
 /** The options of `kgate conform` (its usage text describes each). */
 export const CONFORM_OPTIONS = {
-  'base-url': { type: 'string' },
-  grep: { type: 'string' },
-  checks: { type: 'string' },
-  'exclude-checks': { type: 'string' },
-  strict: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'max-rps': { type: 'string' },
-  'max-rps-by-path': { type: 'string' },
-  'max-duration': { type: 'string' },
-  'max-requests': { type: 'string' },
-  ledger: { type: 'string' },
-  workers: { type: 'string' },
-  'with-rate-limit': { type: 'boolean' },
-  shard: { type: 'string' },
-  baseline: { type: 'string' },
-  'update-baseline': { type: 'boolean' },
-  generate: { type: 'string' },
-  seed: { type: 'string' },
-  'report-dir': { type: 'string' },
-  config: { type: 'string' },
-  json: { type: 'boolean' },
-  'playwright-report': { type: 'boolean' },
+  'base-url': option.url(),
+  grep: option.text('a regular expression matched against test titles (operation labels, check ids)', '(', (raw) => {
+    try {
+      new RegExp(raw);
+    } catch (error) {
+      throw new RuleBroken((error as Error).message.replace(/^Invalid regular expression: /, ''));
+    }
+    return raw;
+  }),
+  checks: option.list('check ids', CHECK_IDS, 'contracts/README.md describes each'),
+  'exclude-checks': option.list('check ids', CHECK_IDS, 'contracts/README.md describes each'),
+  strict: option.flag(),
+  timeout: option.duration(100, 600_000, 'ms'),
+  'max-rps': option.decimal(0.001, MAX_RPS_LIMIT, 'requests per second'),
+  'max-rps-by-path': option.text(BY_PATH_RULE, '/academic/v1.0/evaluate=0', (raw) => parseMaxRpsByPath(raw)),
+  'max-duration': option.duration(1_000, MAX_DURATION_LIMIT_MS, 's'),
+  'max-requests': option.whole(1, 1_000_000, 'requests'),
+  ledger: option.path('file'),
+  workers: option.whole(1, 64, 'worker processes'),
+  'with-rate-limit': option.flag(),
+  shard: option.text('I/N, shard I of N with 1 <= I <= N, such as 1/4', '5/4', (raw) => parseShard(raw)),
+  baseline: option.path('file'),
+  'update-baseline': option.flag(),
+  generate: option.whole(0, 100_000, 'generated requests'),
+  seed: option.whole(0, 2 ** 32 - 1),
+  'report-dir': REPORT_DIR_OPTION,
+  config: option.path('file'),
+  json: option.flag(),
+  'playwright-report': option.flag(),
   ...NETWORK_OPTIONS,
-  'playwright-reporter': { type: 'string' },
-} as const;
+  'playwright-reporter': option.choice(PLAYWRIGHT_REPORTERS),
+};
+
+/** Reads a Playwright shard `I/N`. */
+export function parseShard(raw: string): { current: number; total: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  if (!match) throw new RuleBroken('not I/N');
+  const [current, total] = [Number(match[1]), Number(match[2])];
+  if (current < 1 || current > total) throw new RuleBroken(`shard ${current} of ${total} does not exist`);
+  return { current, total };
+}
 
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */
 export const SPEC_PATHS: readonly string[] = [...new Set(OPERATIONS.map((op) => op.path))];
@@ -81,49 +96,26 @@ export interface ConformSettings {
   ledger?: string;
   /** latencyBudgetMs of the configuration file. */
   latencyBudgetMs?: Record<string, number>;
+  /** envelope of the configuration file: bounds on what the run measures. */
+  envelopeBounds?: NonNullable<KgateConfig['envelope']>;
 }
 
-/** Reads --ledger: a file path, resolved against the working directory. */
-function ledgerOption(values: ParsedArgs['values'], cwd = process.cwd()): string | undefined {
-  const raw = stringOption(values, 'ledger');
-  if (raw === undefined) return undefined;
-  if (raw.trim() === '') throw new UsageError('option --ledger takes a file path, got an empty string');
-  return resolve(cwd, raw);
-}
-
-/** Longest --max-duration accepted. */
-export const MAX_DURATION_LIMIT_MS = 24 * 3_600_000;
-
-/** Validates check ids against the registry; an unknown one is a usage error listing the valid ids. */
-export function validateCheckIds(ids: string[] | undefined, option: string): string[] | undefined {
-  if (!ids) return undefined;
-  const unknown = ids.filter((id) => !CHECK_IDS.includes(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `option --${option}: unknown check id '${unknown.join("', '")}' (valid ids: ${CHECK_IDS.join(', ')})`,
-    );
-  }
-  return ids;
-}
-
-/** Reads --max-rps-by-path: `PATH=R` pairs separated by commas, each PATH a path of the spec. */
-export function maxRpsByPathOption(values: ParsedArgs['values']): Record<string, number> | undefined {
-  const raw = stringOption(values, 'max-rps-by-path');
-  if (raw === undefined) return undefined;
+/** Reads --max-rps-by-path: `PATH=R` pairs separated by commas, each PATH a path of the spec; throws RuleBroken. */
+export function parseMaxRpsByPath(raw: string): Record<string, number> {
   const byPath: Record<string, number> = {};
   for (const pair of raw.split(',')) {
     const at = pair.lastIndexOf('=');
     const path = pair.slice(0, Math.max(at, 0)).trim();
-    const rate = Number(pair.slice(at + 1).trim());
-    if (at < 0 || pair.slice(at + 1).trim() === '' || !Number.isFinite(rate) || rate < 0.001 || rate > MAX_RPS_LIMIT)
-      throw new UsageError(
-        `option --max-rps-by-path takes PATH=R pairs separated by commas, R a number from 0.001 to ${MAX_RPS_LIMIT} (e.g. /academic/v1.0/calchistogram=0.1), got '${pair}'`,
-      );
-    if (!SPEC_PATHS.includes(path))
-      throw new UsageError(
-        `option --max-rps-by-path: unknown path '${path}' (paths of the spec: ${SPEC_PATHS.join(', ')})`,
-      );
-    if (path in byPath) throw new UsageError(`option --max-rps-by-path: path '${path}' is given twice`);
+    const text = pair.slice(at + 1).trim();
+    const rate = Number(text);
+    if (at < 0 || text === '') throw new RuleBroken(`'${pair.trim()}' is not PATH=R`);
+    if (!Number.isFinite(rate)) throw new RuleBroken(`'${text}' is not a number`);
+    if (rate < 0.001 || rate > MAX_RPS_LIMIT) throw new RuleBroken(`${rate} requests per second is out of range`);
+    if (!SPEC_PATHS.includes(path)) {
+      const near = didYouMean(path, SPEC_PATHS);
+      throw new RuleBroken(`unknown path '${path}'; ${near || `paths of the spec: ${SPEC_PATHS.join(', ')}`}`);
+    }
+    if (path in byPath) throw new RuleBroken(`path '${path}' is given twice`);
     byPath[path] = rate;
   }
   return byPath;
@@ -136,13 +128,12 @@ export function maxRpsByPathOption(values: ParsedArgs['values']): Record<string,
  * the option, variable or key at fault.
  */
 export function resolveConformSettings(
-  values: ParsedArgs['values'],
+  given: ParsedArgs<typeof CONFORM_OPTIONS>['options'],
   env: HarnessEnv,
   config: KgateConfig,
   options: { processEnv?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): ConformSettings {
-  const baseUrl =
-    urlOption(values, 'base-url') ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : config.baseUrl);
+  const baseUrl = given['base-url'] ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : config.baseUrl);
   const { keys, unset } = readKeys(config.keyVariables, options.processEnv);
   let covers: ApiName[] | undefined;
   try {
@@ -150,7 +141,7 @@ export function resolveConformSettings(
       ? parseApiList(env.keyUnsubscribedCovers, 'KGATE_KEY_UNSUBSCRIBED_COVERS')
       : config.unsubscribedKeyCovers;
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
+    if (error instanceof ConfigError) throw configUsageError(error, 'conform');
     throw error;
   }
   const overrides = Object.entries(config.severity ?? {});
@@ -159,39 +150,37 @@ export function resolveConformSettings(
     string,
     'fail' | 'warn'
   >;
-  const excluded = validateCheckIds(listOption(values, 'exclude-checks'), 'exclude-checks') ?? config.excludeChecks;
+  const excluded = given['exclude-checks'] ?? config.excludeChecks;
   const excludeChecks = [...new Set([...(excluded ?? []), ...off])];
-  const baselineFlag = stringOption(values, 'baseline');
-  if (baselineFlag !== undefined && baselineFlag.trim() === '')
-    throw new UsageError('option --baseline takes a file path, got an empty string');
+  const baselineFlag = given.baseline;
   const baseline = baselineFlag !== undefined ? resolve(options.cwd ?? process.cwd(), baselineFlag) : config.baseline;
-  const updateBaseline = values['update-baseline'] === true;
+  const updateBaseline = given['update-baseline'] === true;
   if (updateBaseline && baseline === undefined)
     throw new UsageError(
       'option --update-baseline needs --baseline FILE (or baseline in the configuration file): the file to write',
+      { option: '--update-baseline', rule: 'needs --baseline FILE' },
     );
   return {
     baseUrl,
     keys,
     unsetKeyVariables: unset,
     covers,
-    checks: validateCheckIds(listOption(values, 'checks'), 'checks') ?? config.checks,
+    checks: given.checks ?? config.checks,
     excludeChecks: excludeChecks.length > 0 ? excludeChecks : undefined,
     severity: Object.keys(severity).length > 0 ? severity : undefined,
-    strict: values.strict === true || config.strict === true,
-    timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }) ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRps: numberOption(values, 'max-rps', { min: 0.001, max: MAX_RPS_LIMIT }) ?? config.maxRps,
+    strict: given.strict === true || config.strict === true,
+    timeoutMs: given.timeout ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRps: given['max-rps'] ?? config.maxRps,
     maxRpsByPath:
-      maxRpsByPathOption(values) ??
+      given['max-rps-by-path'] ??
       (config.maxRpsByPath && Object.keys(config.maxRpsByPath).length > 0 ? config.maxRpsByPath : undefined),
     baseline,
     updateBaseline,
-    maxDurationMs:
-      durationOption(values, 'max-duration', { minMs: 1_000, maxMs: MAX_DURATION_LIMIT_MS }) ??
-      (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
+    maxDurationMs: given['max-duration'] ?? (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
-    maxRequests: intOption(values, 'max-requests', { min: 1, max: 1_000_000 }) ?? config.maxRequests,
-    ledger: ledgerOption(values, options.cwd) ?? config.ledger,
+    ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
+    maxRequests: given['max-requests'] ?? config.maxRequests,
+    ledger: given.ledger !== undefined ? resolve(options.cwd ?? process.cwd(), given.ledger) : config.ledger,
   };
 }

@@ -1,9 +1,12 @@
+import { format } from 'node:util';
+import { didYouMean, nearMisses } from '../config/near-miss.ts';
 import { redactSecrets } from '../config/redact.ts';
-import { EXIT, UsageError } from './args.ts';
+import { EXIT, TargetError, UsageError } from './args.ts';
 import type { Command } from './command.ts';
+import { errorMember, jsonPrinted, printJson, resetJsonPrinted } from './output.ts';
 
 /** The subcommands, loaded lazily so that `kgate validate` does not pay for Playwright or autocannon. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   conform: {
     summary: 'run the conformance suite against a target (default: the embedded reference server)',
     load: async () => (await import('./commands/conform.ts')).command,
@@ -41,7 +44,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./commands/drift.ts')).command,
   },
   report: {
-    summary: 'print where the latest report page is (and open it); report merge: one verdict from shards',
+    summary: 'list the runs, newest first, and open the latest page; report merge: one verdict of shards',
     load: async () => (await import('./commands/report.ts')).command,
   },
   k6: {
@@ -53,14 +56,37 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
 const USAGE = `kgate: conformance, load and drift harness for the academic search, answer search,
 URL preview and event knowledge interface
 
-usage: kgate <command> [options]     (kgate <command> --help for its options)
+usage: kgate <command> [options]     (kgate <command> --help, kgate <command> <subcommand> --help)
 
 commands:
 ${Object.entries(COMMANDS)
   .map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`)
   .join('\n')}
 
+every command:
+  durations: a number with a unit, 500ms, 10s, 2m, 1h (a bare number keeps the unit the option had
+    before units, which its --help names: milliseconds for --timeout of conform, fuzz and compare)
+  --report-dir DIR: this run's reports go into DIR itself; without it, a new reports/<kind>/<run-id>/
+    (kind: conformance, fuzz, drift, compare, load, merge; run id such as 20261128T103942Z-f719)
+  --json: exactly one JSON object on stdout, whatever the outcome: {"command", "verdict" (pass, fail
+    or error), "exitCode", ...}; a stop adds "error": {"kind" (usage, target or internal), "option" |
+    "key" | "variable", "rule", "message"}
+  bad input: one line naming the option (or configuration key, or variable), its rule and its unit,
+    exit 2; an unknown option, key, command or mode gets its near miss (did you mean --max-rps?)
+
 exit codes: 0 pass, 1 failure found, 2 bad usage or unreachable target`;
+
+/** Whether a command line asks for --json (before a `--` that ends the options). */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** The line a stop prints: `kgate <command>: <message>`, on one line, secrets masked. */
+function stopLine(label: string, message: string): string {
+  const flat = message.replace(/\s*\n\s*/g, ' ').trim();
+  return redactSecrets(flat.startsWith('kgate ') ? flat : `kgate ${label}: ${flat}`);
+}
 
 /** Runs kgate with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -73,25 +99,78 @@ export async function main(argv: string[]): Promise<number> {
     console.log('kgate 0.1.0');
     return EXIT.ok;
   }
+  const json = wantsJson(argv);
+  resetJsonPrinted();
   const entry = COMMANDS[name];
   if (!entry) {
-    console.error(`kgate: unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    const near = didYouMean(name, Object.keys(COMMANDS));
+    const rule = 'is not a command of kgate';
+    const line = `kgate: unknown command '${name}' (${near ? `${near} ` : ''}commands: ${Object.keys(COMMANDS).join(', ')})`;
+    console.error(line);
+    if (json)
+      printJson(name, EXIT.usage, {
+        error: errorMember('usage', line, {
+          argument: name,
+          rule,
+          ...(near ? { suggestion: nearMisses(name, Object.keys(COMMANDS))[0] } : {}),
+        }),
+      });
     return EXIT.usage;
   }
   const command = await entry.load();
+  const sub = rest[0] !== undefined ? command.subcommands?.[rest[0]] : undefined;
+  const label = sub ? `${name} ${rest[0]}` : name;
   if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(command.usage);
+    console.log(sub?.usage ?? command.usage);
     return EXIT.ok;
   }
+  // Every line a command prints passes the masking (a password in a URL, a registered key), and
+  // with --json the last line written to stderr explains an exit code 2 that no error carried.
+  let lastError = '';
+  const { log, error, warn, info } = console;
+  console.log = (...parts: unknown[]) => log(redactSecrets(format(...parts)));
+  console.warn = (...parts: unknown[]) => warn(redactSecrets(format(...parts)));
+  console.info = (...parts: unknown[]) => info(redactSecrets(format(...parts)));
+  console.error = (...parts: unknown[]) => {
+    const text = redactSecrets(format(...parts));
+    lastError = text.trim().split('\n').pop() ?? lastError;
+    error(text);
+  };
   try {
-    return await command.run(rest);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(redactSecrets(error.message));
+    const code = await command.run(rest);
+    // A command that ended without its object stopped short: the target (exit 2) or kgate itself.
+    if (json && !jsonPrinted())
+      printJson(
+        label,
+        code,
+        code === EXIT.ok
+          ? {}
+          : { error: errorMember(code === EXIT.usage ? 'target' : 'internal', lastError || `kgate ${label} stopped`) },
+        code === EXIT.ok ? 'pass' : 'error',
+      );
+    return code;
+  } catch (thrown) {
+    if (thrown instanceof UsageError || thrown instanceof TargetError) {
+      const at = thrown.details.command ?? label;
+      const line = stopLine(at, thrown.message);
+      console.error(line);
+      if (json && !jsonPrinted()) {
+        const kind = thrown instanceof UsageError ? 'usage' : 'target';
+        printJson(at, EXIT.usage, { error: errorMember(kind, line, thrown.details) });
+      }
       return EXIT.usage;
     }
-    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    console.error(`kgate ${name}: ${redactSecrets(text)}`);
+    const text = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
+    console.error(`kgate ${label}: ${redactSecrets(text)}`);
+    if (json && !jsonPrinted()) {
+      const first = thrown instanceof Error ? thrown.message : String(thrown);
+      printJson(label, EXIT.failed, { error: errorMember('internal', `kgate ${label}: ${first}`) }, 'error');
+    }
     return EXIT.failed;
+  } finally {
+    console.log = log;
+    console.error = error;
+    console.warn = warn;
+    console.info = info;
   }
 }

@@ -144,11 +144,12 @@ describe('kgate compare against reference servers', () => {
   test('a candidate that answers nothing is named within a few deadlines', async () => {
     const started = performance.now();
     await assert.rejects(
-      compare(`${candidate.url}/faults/hang`, current.url, { timeoutMs: 300 }),
+      compare(`${candidate.url}/faults/hang`, current.url, { timeoutMs: 1_000 }),
       (error: unknown) =>
         error instanceof CompareUnreachable &&
         /^the candidate deployment .*faults\/hang answered none of 3 requests$/.test(error.message),
     );
-    assert.ok(performance.now() - started < 5_000, `stopped after ${Math.round(performance.now() - started)} ms`);
+    // Three deadlines at most; the rest is a loaded machine's margin, far from waiting without end.
+    assert.ok(performance.now() - started < 15_000, `stopped after ${Math.round(performance.now() - started)} ms`);
   });
 });

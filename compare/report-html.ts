@@ -9,9 +9,11 @@ import type { Cell, Finding } from '../page/components.ts';
 import { mark, table } from '../page/components.ts';
 import { html, text } from '../page/html.ts';
 import { type ReportPage, renderPage } from '../page/page.ts';
+import { envelopeSection } from '../reporting/envelope.ts';
 import {
   type CompareResult,
   type DifferenceGroup,
+  envelopeOfCompare,
   groupDifferences,
   type LatencyItem,
   type LatencySamples,
@@ -163,6 +165,7 @@ export function comparePage(result: CompareResult, samples: LatencySamples[]): R
           'Each difference once: the same pointer and kind on several operations is one entry, with the places it touched; the example request and both curl lines reproduce it.',
         findings: groups.map(card),
       },
+      ...(envelopeOfCompare(result) ? [envelopeSection(envelopeOfCompare(result)!)] : []),
       { id: 'notes', title: 'Notes', tone: 'info', items: (result.notes ?? []).map((note) => ({ text: note })) },
       {
         id: 'noise',

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { foldLine, wrapList } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
+import { writeEnvelope } from '../reporting/envelope.ts';
 import { xmlEscape } from '../reporting/junit.ts';
 import { renderCompareHtml } from './report-html.ts';
 import {
   type CompareResult,
   type Difference,
   type DifferenceGroup,
+  envelopeOfCompare,
   groupDifferences,
   type LatencyItem,
   samplesOf,
@@ -179,4 +181,6 @@ export function writeCompareReports(result: CompareResult, dir: string): void {
   write(COMPARE_FILES.json, `${JSON.stringify(result, null, 2)}\n`);
   write(COMPARE_FILES.junit, renderCompareJunit(result));
   write(COMPARE_FILES.html, renderCompareHtml(result, samplesOf(result)));
+  const envelope = envelopeOfCompare(result);
+  if (envelope) writeEnvelope(dir, envelope);
 }

@@ -5,6 +5,7 @@
 import { curlLine } from '../contracts/failure.ts';
 import { allocate } from '../contracts/generative/cases.ts';
 import { Random, seedOf } from '../contracts/generative/random.ts';
+import { type OperationTimings, recordTiming } from '../contracts/timings.ts';
 import { type BatteryContext, buildBattery } from '../drift/battery.ts';
 import { sendHttp, TransportError } from '../http/client.ts';
 import {
@@ -16,7 +17,10 @@ import {
   recordPassed,
   recordRefusal,
 } from '../http/front-limits.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { statedWaitMs, throttleSignal } from '../http/throttle.ts';
 import { getOperation, OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
+import { buildEnvelope, type Envelope, envelopeChanges, LATENCY_NOISE } from '../reporting/envelope.ts';
 import { NoiseModel, type NoisyPointer } from './noise.ts';
 import { type CompareRequest, fromBattery, fromCase, generatedCases, resolveChain, secondPage } from './requests.ts';
 import { DEFAULT_THRESHOLD, judgeLatency, type LatencyVerdict, type RegressionThreshold } from './stats.ts';
@@ -158,6 +162,9 @@ interface Side {
   broken: Map<string, number>;
   /** Requests a server in front of this deployment refused for their size, and the longest that got through. */
   front: FrontLimits;
+  /** Requests and latencies per operation, and what the answers said of the envelope (envelope.json). */
+  timings: OperationTimings;
+  observed: Observations;
 }
 
 /** Transport failures of one operation on one side after which its further requests are not sent. */
@@ -232,14 +239,16 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
   for (let attempt = 0; ; attempt++) {
     try {
       const raw = await sendOnce(side, request, settings, counters);
-      if (raw.status === 429 && request.withKey && attempt < MAX_RATE_LIMIT_RETRIES) {
-        const seconds = Number(raw.headers['retry-after']);
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(10_000, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000)),
-        );
+      recordTiming(side.timings, request.operation.label, raw.elapsedMs);
+      // Throttling however signalled (a 429, a front server's 503): wait as asked (else a second) and ask again.
+      const throttled = throttleSignal(raw);
+      if (throttled && request.withKey && attempt < MAX_RATE_LIMIT_RETRIES) {
+        observeThrottle(side.observed, request.operation.path, request.operation.label, throttled);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, statedWaitMs(throttled) || 1000)));
         continue;
       }
       side.answered++;
+      observeAnswer(side.observed, raw, { method: request.operation.method.toUpperCase(), sent: raw.sent });
       const refusal = frontRefusal(request.operation.method.toUpperCase(), raw.sent, raw);
       if (refusal) {
         recordRefusal(side.front, refusal);
@@ -256,6 +265,7 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
       return { status: raw.status, json, text, elapsedMs: performance.now() - started };
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
+      recordTiming(side.timings, request.operation.label, performance.now() - started);
       side.failed++;
       side.broken.set(operationId, (side.broken.get(operationId) ?? 0) + 1);
       return { text: '', error: `${error.problem}: ${error.message}`, elapsedMs: performance.now() - started };
@@ -397,6 +407,8 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     failed: 0,
     broken: new Map(),
     front: noFrontLimits(),
+    timings: {},
+    observed: noObservations(),
   };
   const current: Side = {
     name: 'current',
@@ -406,6 +418,8 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     failed: 0,
     broken: new Map(),
     front: noFrontLimits(),
+    timings: {},
+    observed: noObservations(),
   };
   const repeatDraw = new Random(seedOf(settings.seed, 'compare-repeat'));
   const repeatsSoFar = new Map<string, number>();
@@ -571,6 +585,21 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     durationMs: Math.round(performance.now() - started),
   };
   Object.defineProperty(result, 'samples', { value: samples, enumerable: false });
+  // The envelope of each deployment, measured by the same requests, and how the candidate's differs.
+  const envelopeOf = (side: Side) =>
+    buildEnvelope({
+      command: 'compare',
+      target: side.target.baseUrl,
+      timings: side.timings,
+      latencyHow:
+        "kgate's own client, every request sent to this deployment (the compared ones, repeats, confirmations, the latency schedule), from sending to the last byte; percentiles and the max from histograms with buckets 2 % apart",
+      front: side.front,
+      observed: side.observed,
+    });
+  const envelope = envelopeOf(candidate);
+  envelope.against = envelopeOf(current);
+  envelope.changes = envelopeChanges(envelope.against, envelope, LATENCY_NOISE);
+  Object.defineProperty(result, 'envelope', { value: envelope, enumerable: false });
   return result;
 }
 
@@ -592,6 +621,11 @@ export function groupDifferences(differences: readonly Difference[]): Difference
     group.places.push(diff);
   }
   return [...groups.values()];
+}
+
+/** The envelope of both deployments behind a result (kept out of its JSON form; envelope.json holds it). */
+export function envelopeOfCompare(result: CompareResult): Envelope | undefined {
+  return (result as CompareResult & { envelope?: Envelope }).envelope;
 }
 
 /** The latency samples behind a result (kept out of its JSON form). */

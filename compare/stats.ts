@@ -1,6 +1,7 @@
 // Latency statistics of a comparison: percentiles of each side, the ratio of the medians with a
 // paired bootstrap confidence interval, and the regression rule (significant and above a threshold).
 import { Random } from '../contracts/generative/random.ts';
+import { LATENCY_NOISE } from '../reporting/envelope.ts';
 
 /** When a slower candidate counts as a regression: slower by more than both of these. */
 export interface RegressionThreshold {
@@ -10,8 +11,8 @@ export interface RegressionThreshold {
   ms: number;
 }
 
-/** The default threshold: 10 % and 5 ms. */
-export const DEFAULT_THRESHOLD: RegressionThreshold = { percent: 10, ms: 5 };
+/** The default threshold: 10 % and 5 ms (the envelope's noise rule too). */
+export const DEFAULT_THRESHOLD: RegressionThreshold = { ...LATENCY_NOISE };
 
 /** Resamples of the bootstrap. */
 export const BOOTSTRAP_RESAMPLES = 2000;

@@ -1,4 +1,8 @@
-/** The one place kgate reads its environment variables. */
+/**
+ * The one place kgate reads its environment variables; but for KGATE_COMPILE_CACHE and
+ * XDG_CACHE_HOME, which config/compile-cache.cjs reads before any TypeScript loads (where compiled
+ * code is kept between runs).
+ */
 export interface HarnessEnv {
   /** KGATE_BASE_URL: the target; unset means the embedded reference server. */
   baseUrl?: string;
@@ -29,15 +33,15 @@ export interface HarnessEnv {
   /** KGATE_CPU_PROF_DIR: Playwright's runner and workers of a conform run write V8 CPU profiles there (scripts/cpu-profile.ts). */
   cpuProfDir?: string;
   /**
-   * KGATE_COMPILE_CACHE: the folder Playwright's processes keep V8's compiled code of the packages
-   * in between runs (config/compile-cache.cjs), or `off`; unset: node_modules/.cache/kgate.
-   */
-  compileCache?: string;
-  /**
    * KGATE_FROM_SOURCES=1: a clone runs its TypeScript sources through tsx, not a build of them
    * (bin/kgate.mjs, run/run.ts); stack traces then name the sources.
    */
   fromSources: boolean;
+  /**
+   * KGATE_REQUEST_HEADERS: set by `kgate conform` for its Playwright processes: the headers every
+   * request carries, resolved (JSON; secret: it may hold credentials, as KGATE_KEY does).
+   */
+  requestHeaders?: string;
   /** KGATE_RUN_ID: set by the suite's global setup for its workers, naming the run's shared test data (run/discovery-share.ts). */
   runId?: string;
   /**
@@ -90,9 +94,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): HarnessEnv {
       .map((name) => name.trim())
       .filter(Boolean),
     cpuProfDir: nonEmpty(env.KGATE_CPU_PROF_DIR),
-    compileCache: nonEmpty(env.KGATE_COMPILE_CACHE),
     fromSources: env.KGATE_FROM_SOURCES === '1',
     runId: nonEmpty(env.KGATE_RUN_ID),
+    requestHeaders: nonEmpty(env.KGATE_REQUEST_HEADERS),
     proxies: {
       https: firstSet(env, ['https_proxy', 'HTTPS_PROXY']),
       http: firstSet(env, ['http_proxy', 'HTTP_PROXY']),

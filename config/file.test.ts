@@ -35,7 +35,11 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     { given: { againstUrl: 'https://prod.example.org/' }, want: { againstUrl: 'https://prod.example.org' } },
     {
       given: { unsubscribedKeyCover: ['academic'] },
-      want: /^kgate\.config\.json: unknown key 'unsubscribedKeyCover' \(known keys: baseUrl, keyVariables, unsubscribedKeyCovers, checks/,
+      want: /^kgate\.config\.json: unknown key 'unsubscribedKeyCover' \(did you mean unsubscribedKeyCovers\?\)$/,
+    },
+    {
+      given: { zzzUnheardOf: 1 },
+      want: /^kgate\.config\.json: unknown key 'zzzUnheardOf' \(known keys: baseUrl, keyVariables, unsubscribedKeyCovers, checks/,
     },
     {
       given: { unsubscribedKeyCovers: ['search'] },
@@ -47,7 +51,27 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     { given: { baseUrl: 'http://x/?a=1' }, want: /key 'baseUrl' must be a base URL without query or fragment/ },
     { given: { againstUrl: 'http://x/#f' }, want: /key 'againstUrl' must be a base URL without query or fragment/ },
     { given: { againstUrl: 'prod' }, want: /key 'againstUrl' must be an absolute http\(s\) URL/ },
-    { given: { latencyThreshold: { percent: -1 } }, want: /key 'latencyThreshold\.percent' must be >= 0/ },
+    {
+      given: { latencyThreshold: { percent: -1 } },
+      want: /^kgate\.config\.json: key 'latencyThreshold\.percent' must be from 0 to 10000 percent, got -1$/,
+    },
+    {
+      given: { timeoutMs: 5 },
+      want: /^kgate\.config\.json: key 'timeoutMs' must be from 100 to 600000 milliseconds, got 5$/,
+    },
+    { given: { maxDuration: '20m' }, want: { maxDuration: 1200 } },
+    { given: { maxDuration: 90 }, want: { maxDuration: 90 } },
+    {
+      given: { maxDuration: 'soon' },
+      want: /^kgate\.config\.json: key 'maxDuration' must be a duration with a unit, ms, s, m or h/,
+    },
+    { given: { maxDuration: '2d' }, want: /key 'maxDuration' must be a duration/ },
+    { given: { maxDuration: '25h' }, want: /key 'maxDuration' .*, got '25h' \(25h: above 24h\)$/ },
+    { given: { maxRPS: 1 }, want: /^kgate\.config\.json: unknown key 'maxRPS' \(did you mean maxRps\?\)$/ },
+    {
+      given: { keyVariables: { ful: 'K' } },
+      want: /unknown key 'keyVariables\.ful' \(did you mean keyVariables\.full\?\)$/,
+    },
     {
       given: { keyVariables: { full: '3f9a0c1d2e4b5a6978d0c1b2a3f4e5d6' } },
       want: /^kgate\.config\.json: key 'keyVariables\.full' must name an environment variable \(upper-case letters, digits and _\), not hold a key$/,
@@ -73,16 +97,16 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
       given: { severity: { 'auth-required': 'info' } },
       want: /key 'severity\.auth-required' must be one of fail, warn, off/,
     },
-    { given: { timeoutMs: 50 }, want: /key 'timeoutMs' must be >= 100/ },
+    { given: { timeoutMs: 50 }, want: /key 'timeoutMs' must be from 100 to 600000 milliseconds, got 50/ },
     { given: { timeoutMs: 1.5 }, want: /key 'timeoutMs' must be integer/ },
-    { given: { maxRps: 0 }, want: /key 'maxRps' must be > 0/ },
+    { given: { maxRps: 0 }, want: /key 'maxRps' must be more than 0 and at most 10000 requests per second, got 0$/ },
     {
       given: { maxRpsByPath: { '/academic/v1.0/histogram': 1 } },
       want: /key 'maxRpsByPath\.\/academic\/v1\.0\/histogram': the name must be a path of the spec \(\/academic\/v1\.0\/interpret, /,
     },
     {
       given: { maxRpsByPath: { '/academic/v1.0/evaluate': 0 } },
-      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/evaluate' must be > 0/,
+      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/evaluate' must be more than 0 .* requests per second/,
     },
     { given: { maxRpsByPath: 1 }, want: /key 'maxRpsByPath' must be object/ },
     { given: { baseline: '' }, want: /key 'baseline' must NOT have fewer than 1 characters/ },

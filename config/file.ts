@@ -8,6 +8,8 @@ import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
 const load = createRequire(import.meta.url);
 
 import { NetworkConfigError, parseProxyUrl } from '../http/network.ts';
+import { DurationError, parseDuration } from './duration.ts';
+import { didYouMean, nearMisses } from './near-miss.ts';
 
 /** The files kgate looks for in the working directory when no --config is given, in this order. */
 export const CONFIG_FILES = ['kgate.config.json', 'kgate.config.yaml', 'kgate.config.yml'] as const;
@@ -55,7 +57,7 @@ export interface KgateConfig {
   baseline?: string;
   /** Warnings fail the gate. */
   strict?: boolean;
-  /** The whole run's time limit, in seconds. */
+  /** The whole run's time limit, in seconds (the file may say it with a unit, `20m`; it is read as seconds). */
   maxDuration?: number;
   /** At most this many requests in the whole run. */
   maxRequests?: number;
@@ -63,6 +65,8 @@ export interface KgateConfig {
   ledger?: string;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
   latencyBudgetMs?: Record<string, number>;
+  /** Bounds on the deployment's envelope (reporting/envelope.ts): a bound broken fails the gate. */
+  envelope?: { urlLimitMin?: number; p95MsMax?: Record<string, number>; p99MsMax?: Record<string, number> };
   /** The forward proxy of every request (replaces HTTPS_PROXY, HTTP_PROXY, ALL_PROXY). */
   proxy?: string;
   /** Hosts reached without the proxy (replaces NO_PROXY). */
@@ -73,14 +77,38 @@ export interface KgateConfig {
   clientCert?: string;
   /** The client certificate's key (PEM), absolute. */
   clientKey?: string;
+  /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/identity.ts). */
+  headers?: Record<string, string> | string[];
+}
+
+/** What a ConfigError is about: the file, the key (dotted: `keyVariables.full`), the rule broken, a near miss. */
+export interface ConfigErrorDetails {
+  file?: string;
+  key?: string;
+  /** The rule after the key (`must be >= 100 (milliseconds)`, `is not a key of the configuration file`). */
+  rule?: string;
+  /** The key most likely meant (`maxRps` for `maxRPS`). */
+  suggestion?: string;
+  /** The environment variable at fault, when the value came from one. */
+  variable?: string;
 }
 
 /** A configuration file that cannot be used: the message names the file, the key and the rule. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  readonly details: ConfigErrorDetails;
+  constructor(message: string, details: ConfigErrorDetails = {}) {
+    super(message);
+    this.details = details;
+  }
 }
 
-type SchemaNode = { properties?: Record<string, unknown>; 'x-kgate-rule'?: string; $ref?: string };
+type SchemaNode = {
+  properties?: Record<string, unknown>;
+  'x-kgate-rule'?: string;
+  'x-kgate-unit'?: string;
+  $ref?: string;
+};
 
 let schema: { $defs: Record<string, SchemaNode> } & SchemaNode;
 let validate: ReturnType<Ajv2020['compile']> | undefined;
@@ -89,9 +117,11 @@ function compiled(): NonNullable<typeof validate> {
   if (validate) return validate;
   schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'));
   const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-  const ajv = new Ajv({ allErrors: false, strict: true, verbose: true });
+  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true });
   // The rule each pattern stands for, in words: the message a person reads instead of a regex.
   ajv.addKeyword('x-kgate-rule');
+  // The unit of a number (milliseconds, seconds, requests per second): every message about it names it.
+  ajv.addKeyword('x-kgate-unit');
   validate = ajv.compile(schema);
   return validate;
 }
@@ -106,18 +136,34 @@ function keyOf(error: ErrorObject): string {
     .join('.');
 }
 
+/** The keywords of a number's range. */
+const RANGE_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
+
 /** The rule an error breaks, in words. */
 function ruleOf(error: ErrorObject): string {
   const parent = error.parentSchema as SchemaNode | undefined;
   const rule =
     parent?.['x-kgate-rule'] ??
     (parent?.$ref ? schema.$defs[parent.$ref.split('/').pop()!]?.['x-kgate-rule'] : undefined);
-  if (error.keyword === 'pattern' && rule) return rule;
+  if ((error.keyword === 'pattern' || error.keyword === 'type') && rule) return rule;
   if (error.keyword === 'enum') {
     const allowed = (error.params.allowedValues as string[]).join(', ');
     return rule ? `${rule} (${allowed})` : `must be one of ${allowed}`;
   }
   if (error.keyword === 'uniqueItems') return 'must not list an item twice';
+  const unit = parent?.['x-kgate-unit'];
+  if (RANGE_KEYWORDS.includes(error.keyword)) {
+    const bounds = parent as { minimum?: number; maximum?: number; exclusiveMinimum?: number };
+    const low = bounds.minimum ?? bounds.exclusiveMinimum;
+    const range =
+      low === undefined || bounds.maximum === undefined
+        ? (error.message ?? 'is out of range')
+        : bounds.exclusiveMinimum !== undefined
+          ? `must be more than ${low} and at most ${bounds.maximum}`
+          : `must be from ${low} to ${bounds.maximum}`;
+    return `${range}${unit ? ` ${unit}` : ''}`;
+  }
+  if (error.keyword === 'type' && unit) return `${error.message ?? 'has the wrong type'}: a number of ${unit}`;
   return error.message ?? 'is invalid';
 }
 
@@ -130,23 +176,59 @@ export function parseConfig(value: unknown, source: string): KgateConfig {
     if (error.keyword === 'additionalProperties') {
       const unknown = String(error.params.additionalProperty);
       const known = Object.keys((error.parentSchema as SchemaNode).properties ?? {}).filter((k) => k !== '$schema');
-      throw new ConfigError(
-        `${source}: unknown key '${key ? `${key}.` : ''}${unknown}' (known keys: ${known.join(', ')})`,
-      );
+      const dotted = `${key ? `${key}.` : ''}${unknown}`;
+      const near = nearMisses(unknown, known);
+      const hint =
+        near.length > 0 ? didYouMean(unknown, known, key ? `${key}.` : '') : `known keys: ${known.join(', ')}`;
+      throw new ConfigError(`${source}: unknown key '${dotted}' (${hint})`, {
+        file: source,
+        key: dotted,
+        rule: 'is not a key of the configuration file',
+        ...(near[0] ? { suggestion: `${key ? `${key}.` : ''}${near[0]}` } : {}),
+      });
     }
     // A property name that breaks `propertyNames` (a severity for an unknown check id).
     const name = (error as ErrorObject & { propertyName?: string }).propertyName;
-    if (name !== undefined) throw new ConfigError(`${source}: key '${key}.${name}': the name ${ruleOf(error)}`);
-    throw new ConfigError(`${source}: key '${key || '(root)'}' ${ruleOf(error)}`);
+    if (name !== undefined) {
+      const rule = `the name ${ruleOf(error)}`;
+      throw new ConfigError(`${source}: key '${key}.${name}': ${rule}`, { file: source, key: `${key}.${name}`, rule });
+    }
+    const rule = ruleOf(error);
+    // Numbers out of range are repeated; a string never is (a key put where its variable's name belongs).
+    const got = RANGE_KEYWORDS.includes(error.keyword) ? `, got ${JSON.stringify(error.data)}` : '';
+    throw new ConfigError(`${source}: key '${key || '(root)'}' ${rule}${got}`, {
+      file: source,
+      key: key || '(root)',
+      rule,
+    });
   }
   const config = value as KgateConfig & { $schema?: string };
+  if (typeof config.maxDuration === 'string') {
+    try {
+      config.maxDuration = parseDuration(config.maxDuration, { minMs: 1_000, maxMs: 86_400_000, bare: 's' }) / 1000;
+    } catch (error) {
+      if (!(error instanceof DurationError)) throw error;
+      const rule =
+        'must be a duration with a unit, ms, s, m or h (such as 20m; a bare number is seconds), from 1s to 24h';
+      throw new ConfigError(`${source}: key 'maxDuration' ${rule}, got '${config.maxDuration}' (${error.message})`, {
+        file: source,
+        key: 'maxDuration',
+        rule,
+      });
+    }
+  }
   if (config.baseUrl !== undefined) config.baseUrl = checkedBaseUrl(config.baseUrl, source);
   if (config.againstUrl !== undefined) config.againstUrl = checkedBaseUrl(config.againstUrl, source, 'againstUrl');
   if (config.proxy !== undefined) {
     try {
       parseProxyUrl(config.proxy, `${source}: key 'proxy'`);
     } catch (error) {
-      if (error instanceof NetworkConfigError) throw new ConfigError(error.message);
+      if (error instanceof NetworkConfigError)
+        throw new ConfigError(error.message, {
+          file: source,
+          key: 'proxy',
+          rule: error.message.split("key 'proxy' ")[1],
+        });
       throw error;
     }
   }
@@ -159,12 +241,13 @@ function checkedBaseUrl(raw: string, source: string, key = 'baseUrl'): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(
-      `${source}: key '${key}' must be an absolute http(s) URL such as https://api.example.org/prefix`,
-    );
+    const rule = 'must be an absolute http(s) URL such as https://api.example.org/prefix';
+    throw new ConfigError(`${source}: key '${key}' ${rule}`, { file: source, key, rule });
   }
-  if (url.search || url.hash)
-    throw new ConfigError(`${source}: key '${key}' must be a base URL without query or fragment`);
+  if (url.search || url.hash) {
+    const rule = 'must be a base URL without query or fragment';
+    throw new ConfigError(`${source}: key '${key}' ${rule}`, { file: source, key, rule });
+  }
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -181,7 +264,10 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${found}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`);
+    throw new ConfigError(`${found}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`, {
+      file: found,
+      rule: 'must be a readable file',
+    });
   }
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   let value: unknown;
@@ -189,7 +275,10 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
     value = yaml ? (load('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
     const first = (error as Error).message.split('\n')[0];
-    throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`);
+    throw new ConfigError(`${found}: not ${yaml ? 'YAML' : 'JSON'} (${first})`, {
+      file: found,
+      rule: `must be ${yaml ? 'YAML' : 'JSON'}`,
+    });
   }
   const config = parseConfig(value ?? {}, found);
   for (const key of ['baseline', 'ledger', 'caFile', 'clientCert', 'clientKey'] as const) {
@@ -208,8 +297,11 @@ export function parseApiList(raw: string, source: string): ApiName[] {
   if (names.length === 1 && names[0] === 'none') return [];
   const unknown = names.filter((name) => !(APIS as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
+    const near = unknown[0] ? didYouMean(unknown[0], APIS) : '';
+    const rule = `takes a comma-separated list of ${APIS.join(', ')}, or none`;
     throw new ConfigError(
-      `${source}: '${unknown[0] ?? raw}' is not an API (a comma-separated list of ${APIS.join(', ')}, or none)`,
+      `${source}: '${unknown[0] ?? raw}' is not an API (${near ? `${near} ` : ''}a comma-separated list of ${APIS.join(', ')}, or none)`,
+      /^[A-Z][A-Z0-9_]*$/.test(source) ? { variable: source, rule } : { rule },
     );
   }
   return names as ApiName[];

@@ -39,3 +39,16 @@ test('redactSecrets masks the value of a query parameter named like a key, token
   for (const { given, want } of cases) assert.equal(redactSecrets(given), want, given);
   assert.equal(maskUrl('https://u:p@h/x?sig=1'), 'https://u:***@h/x?sig=***');
 });
+
+test('registerSecret leaves out what would break the JSON reports: JSON literals and short numbers', () => {
+  for (const secret of ['true', 'null', '1234', '12.5']) registerSecret(secret);
+  registerSecret('98765432101');
+  assert.equal(
+    redactSecrets('{"a":true,"b":null,"c":1234,"d":12.5,"e":98765432101}'),
+    '{"a":true,"b":null,"c":1234,"d":12.5,"e":***}',
+  );
+  assert.equal(
+    redactSecrets("-H 'Authorization: Bearer abc' -H 'Cookie: s=1; t=2'"),
+    "-H 'Authorization: Bearer ***' -H 'Cookie: ***'",
+  );
+});

@@ -1,16 +1,22 @@
 // The one masking function every output of kgate passes through (the terminal, every report file,
-// every page): the registered keys, any subscription-key header value, a proxy's credentials, and
-// the credentials a URL may carry (a password, a query value named like a key, token or signature)
-// become `***`.
+// every page): the registered secrets (keys, secret header values, passwords), any subscription-key,
+// Authorization or Cookie header value, a proxy's credentials, and the credentials a URL may carry
+// (a password, a query value named like a key, token or signature) become `***`.
 
 /** Placeholder printed wherever a subscription key would appear. */
 export const MASK = '***';
 
 const registered = new Set<string>();
 
-/** Remembers a secret (a subscription key) so that redactSecrets removes it from any text. */
+/**
+ * Remembers a secret (a subscription key, a header value, a password) so that redactSecrets removes
+ * it from any text. Values shorter than 4 characters, a JSON literal (`true`) and a number of fewer
+ * than 8 digits (`1234`) are not searched for in text (they would mask unrelated words and break the
+ * JSON reports): they are masked only where kgate prints them itself (curl lines, the header
+ * patterns below).
+ */
 export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) registered.add(secret);
+  if (secret && secret.length >= 4 && !/^(?:true|false|null|-?\d{1,7}(?:\.\d*)?)$/.test(secret)) registered.add(secret);
 }
 
 /** Query parameter names whose values are credentials. */
@@ -26,7 +32,11 @@ const QUERY_VALUE = /([?&][^=&\s'"<>#]*=)([^&\s'"<>#]*)/g;
 export function redactSecrets(text: string): string {
   let out = text
     .replace(/(Ocp-Apim-Subscription-Key["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, `$1${MASK}`)
-    .replace(/(Proxy-Authorization["']?\s*[:=]\s*["']?(?:Basic\s+)?)[^"'\s,}]+/gi, `$1${MASK}`)
+    .replace(
+      /((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Basic|Bearer|Digest|Negotiate|Token|ApiKey|SharedKey)\s+)?)[^"'\s,}]+/gi,
+      `$1${MASK}`,
+    )
+    .replace(/(\bCookie["']?\s*[:=]\s*["']?)[^"'\n}]+/gi, `$1${MASK}`)
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/'"]*:)(?!\*\*\*@)[^\s@/'"]+@/gi, `$1${MASK}@`);
   if (out.includes('=')) {
     out = out.replace(QUERY_VALUE, (whole, name: string, value: string) =>

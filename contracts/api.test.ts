@@ -14,7 +14,6 @@ import {
   isJsonMediaType,
   op,
   ResponseUnusable,
-  retryWaitMs,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
   TWIN_PROBE_AFTER_MS,
@@ -92,11 +91,23 @@ after(() => {
   rmSync(breakerDir, { recursive: true, force: true });
 });
 
+/**
+ * The deadline of requests that are answered: far above what a loaded machine takes to answer them
+ * (so no latency finding or timeout comes of a busy moment), under the 7 s past which a request
+ * unanswered for 2 s makes kgate probe the target.
+ */
+const ANSWERED_MS = 6_000;
+/**
+ * The deadline of clients that meet a hang: each hang costs one, and what they ask besides is
+ * still answered well within it on a loaded machine.
+ */
+const HANG_MS = 2_000;
+
 function api(prefix: string, extra: Partial<ApiSettings> = {}): Api {
   return new Api({
     baseUrl: `${base}${prefix}`,
     keys: { full: 'test-key-0001' },
-    timeoutMs: 300,
+    timeoutMs: ANSWERED_MS,
     maxBytes: 100_000,
     disabledChecks: new Set(),
     ...extra,
@@ -112,7 +123,7 @@ test('the request fixture records what is wrong with a response on its operation
     { given: '/hang-one', want: { check: 'responds-within-timeout', usable: false } },
   ];
   for (const { given, want } of cases) {
-    const client = api(given);
+    const client = api(given, given === '/hang-one' ? { timeoutMs: HANG_MS } : {});
     const operation = given === '/hang-one' ? op('hotEvents') : op('urlPreview');
     const call = client.call(operation, { params: { q: 'https://example.org/', date: '2024-01-01' } });
     if (want.usable) assert.equal((await call).request.method, 'GET', `${given}: the response is handed to the check`);
@@ -193,19 +204,23 @@ test('a 429 on an ordinary request is retried after the stated wait', async () =
 });
 
 test('a target that stops answering is given up on after one timeout and a failed probe', async () => {
-  const client = api('/hang', { breakerDir });
+  const client = api('/hang', { breakerDir, timeoutMs: HANG_MS });
   await assert.rejects(
     client.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }),
     ResponseUnusable,
     'the first request times out',
   );
+  const sent = client.requestCount;
   const started = performance.now();
   await assert.rejects(
     client.call(op('relatedEvents'), { params: { wikipediaid: 'X' } }),
     (error: unknown) => error instanceof TargetBroken && /stopped answering/.test(error.message),
     'the probe found the whole target silent: later requests are not sent',
   );
-  assert.ok(performance.now() - started < 100, 'a skipped request costs no deadline');
+  assert.equal(client.requestCount, sent, 'a skipped request is not sent');
+  assert.equal(arrivals.get('GET /hang/eventknowledge/v1.0/relatedevents'), undefined, 'nothing reached the target');
+  // Half the deadline: a margin a loaded machine keeps, far from the deadline a sent request would cost.
+  assert.ok(performance.now() - started < HANG_MS / 2, 'a skipped request costs no deadline');
 });
 
 test('with a long deadline, a silent target is given up on after the probe, not after the deadline', async () => {
@@ -217,12 +232,13 @@ test('with a long deadline, a silent target is given up on after the probe, not 
     'the request ends when the probe finds the target silent',
   );
   const seconds = (performance.now() - started) / 1000;
-  assert.ok(seconds < 10, `ended after ${seconds.toFixed(1)} s, not after the 30 s deadline`);
+  // The probe answers within 2 + 5 s; 20 s leaves a loaded machine its margin and stays far from 30.
+  assert.ok(seconds < 20, `ended after ${seconds.toFixed(1)} s, not after the 30 s deadline`);
 });
 
 test('one operation that hangs breaks only that operation', async () => {
   const dir = join(breakerDir, 'one');
-  const client = api('/hang-one', { breakerDir: dir });
+  const client = api('/hang-one', { breakerDir: dir, timeoutMs: HANG_MS });
   await assert.rejects(client.call(op('hotEvents'), { params: { date: '2024-01-01' } }), ResponseUnusable, 'times out');
   await assert.rejects(
     client.call(op('hotEvents'), { params: { date: '2024-01-01' } }),
@@ -250,9 +266,11 @@ test('a request waiting on an operation that timed out elsewhere stops waiting w
     `the second is given up: ${String(b.status === 'rejected' && b.reason)}`,
   );
   assert.deepEqual(second.findings, [], 'the request given up on is not a finding of its own');
+  // One poll of the breaker after the first's 300 ms on a quiet machine; half the 20 s deadline
+  // is the margin a loaded one keeps.
   assert.ok(
-    waited < 300 + 6 * BREAKER_POLL_MS,
-    `the second stopped after ${Math.round(waited)} ms, not its 20 s deadline`,
+    waited < 10_000,
+    `the second stopped after ${Math.round(waited)} ms (polling every ${BREAKER_POLL_MS} ms), not after its 20 s deadline`,
   );
 });
 
@@ -260,8 +278,13 @@ test('what the search for test data learns about an operation reaches every work
   for (const first of ['discovery', 'worker'] as const) {
     const dir = join(breakerDir, `learns-${first}`);
     // Each in a worker of its own: one Api per process, sharing only the run folder.
-    const discovery = api('/hang-one', { breakerDir: dir, judge: false, readsSlowOperations: true });
-    const worker = api('/hang-one', { breakerDir: dir });
+    const discovery = api('/hang-one', {
+      breakerDir: dir,
+      judge: false,
+      readsSlowOperations: true,
+      timeoutMs: HANG_MS,
+    });
+    const worker = api('/hang-one', { breakerDir: dir, timeoutMs: HANG_MS });
     const [meets, learns] = first === 'discovery' ? [discovery, worker] : [worker, discovery];
     await assert.rejects(meets.call(op('hotEvents'), { params: { date: '2024-01-01' } }), ResponseUnusable);
     const before = arrivals.get('GET /hang-one/eventknowledge/v1.0/hotevents');
@@ -277,14 +300,16 @@ test('what the search for test data learns about an operation reaches every work
 });
 
 test('a hang on one method of a path is tried at once on the other: both meet it within one deadline', async () => {
-  const timeoutMs = 1_000;
+  const timeoutMs = 3_000;
   const client = api('/hang-path', { breakerDir: join(breakerDir, 'twin'), timeoutMs });
   const started = performance.now();
   await assert.rejects(client.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }), ResponseUnusable);
   const waited = performance.now() - started;
+  // Side by side they take one deadline and the twin's delay (4.5 s); one after the other, two whole
+  // deadlines at least (6 s), which no machine shortens: the margin is a loaded machine's.
   assert.ok(
-    waited < timeoutMs + Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2) + 250,
-    `GET and POST timed out side by side in ${Math.round(waited)} ms, not one deadline after the other`,
+    waited < 2 * timeoutMs,
+    `GET and POST timed out side by side in ${Math.round(waited)} ms (the twin after ${Math.min(TWIN_PROBE_AFTER_MS, timeoutMs / 2)} ms), not one deadline after the other`,
   );
   assert.deepEqual(
     client.findings.map((finding) => `${finding.check} ${finding.operation}`).sort(),
@@ -311,31 +336,40 @@ test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of the
     given: Partial<ApiSettings> & { prefix: string };
     want: { findings: number; level?: string; givenUp: boolean };
   }[] = [
-    // 1.6 s answers with a 2 s deadline: over three quarters of it.
-    { given: { prefix: '/slow-long', timeoutMs: 2_000 }, want: { findings: 1, level: 'warn', givenUp: true } },
+    // Answers the server holds back 1.6 s and 250 ms: past budgets below that on any machine, and
+    // well within the deadline on a loaded one. The default budget, three quarters of the
+    // deadline, is asserted below.
+    {
+      given: { prefix: '/slow-long', latencyBudgetMs: { '/urlpreview/v7.0/search': 1_000 } },
+      want: { findings: 1, level: 'warn', givenUp: true },
+    },
     {
       given: {
         prefix: '/slow-short',
-        timeoutMs: 2_000,
         latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
         severity: { 'latency-within-budget': 'fail' },
       },
       want: { findings: 1, level: 'fail', givenUp: true },
     },
     {
-      given: { prefix: '/slow-short', timeoutMs: 2_000, latencyBudgetMs: { '/urlpreview/v7.0/search': 1_000 } },
+      given: { prefix: '/slow-short', latencyBudgetMs: { '/urlpreview/v7.0/search': 5_000 } },
       want: { findings: 0, givenUp: false },
     },
     {
       given: {
         prefix: '/slow-short',
-        timeoutMs: 2_000,
         latencyBudgetMs: { '/urlpreview/v7.0/search': 100 },
         disabledChecks: new Set(['latency-within-budget']),
       },
       want: { findings: 0, givenUp: false },
     },
   ];
+  assert.equal(api('').latencyBudgetOf(op('urlPreview'), 2_000), 1_500, 'by default, three quarters of the deadline');
+  assert.equal(
+    api('', { latencyBudgetMs: { '/urlpreview/v7.0/search': 700 } }).latencyBudgetOf(op('urlPreview'), 2_000),
+    700,
+    "the configuration file's budget for the path",
+  );
   for (const [index, { given, want }] of cases.entries()) {
     const { prefix, ...settings } = given;
     const client = api(prefix, { breakerDir: join(breakerDir, `slow-${index}`), ...settings });
@@ -365,8 +399,14 @@ test('latency-within-budget names a slow answer, and SLOW_OPERATION_LIMIT of the
 });
 
 test('a slow path is given up on both methods: the other method after one slow answer of its own', async () => {
-  const client = api('/slow-path', { breakerDir: join(breakerDir, 'slow-path'), timeoutMs: 2_000 });
-  // The first GET is slow past half the deadline: the same input goes to POST once, slow too.
+  // Answers held back 1.6 s: past the budget on any machine, and 1.4 s within the deadline.
+  const client = api('/slow-path', {
+    breakerDir: join(breakerDir, 'slow-path'),
+    timeoutMs: 3_000,
+    latencyBudgetMs: { '/academic/v1.0/evaluate': 1_000 },
+  });
+  // The first GET is slow past half the deadline (the server's timer runs after the client's in
+  // this one process): the same input goes to POST once, slow too.
   for (let i = 0; i < SLOW_OPERATION_LIMIT; i++) await client.call(op('evaluateGet'), { params: { expr: 'Y>2000' } });
   assert.equal(arrivals.get('POST /slow-path/academic/v1.0/evaluate'), 1, 'POST was asked once, by the probe');
   await assert.rejects(
@@ -397,7 +437,8 @@ test('no request is sent after the run deadline, and one in flight is cut short 
   const soon = api('/hang', { deadlineAt: Date.now() + 200, timeoutMs: 20_000 });
   const started = performance.now();
   await assert.rejects(soon.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), DeadlineReached);
-  assert.ok(performance.now() - started < 2_000, 'cut at the run deadline, not the request deadline');
+  // 200 ms on a quiet machine; half the request's deadline is a loaded machine's margin.
+  assert.ok(performance.now() - started < 10_000, 'cut at the run deadline, not the request deadline');
   assert.deepEqual(soon.findings, [], 'not a finding about the target');
 });
 
@@ -409,15 +450,4 @@ test('isJsonMediaType accepts JSON media types only', () => {
     { given: undefined, want: false },
   ];
   for (const { given, want } of cases) assert.equal(isJsonMediaType(given), want);
-});
-
-test('retryWaitMs prefers Retry-After, then the seconds in the message, and caps the wait', () => {
-  const cases: { given: { headers: Record<string, string>; text: string }; want: number }[] = [
-    { given: { headers: { 'retry-after': '2' }, text: '' }, want: 2_000 },
-    { given: { headers: {}, text: 'Try again in 3 seconds.' }, want: 3_000 },
-    { given: { headers: {}, text: 'slow down' }, want: 1_000 },
-    { given: { headers: { 'retry-after': '600' }, text: '' }, want: 5_000 },
-    { given: { headers: { 'retry-after': '0' }, text: '' }, want: 200 },
-  ];
-  for (const { given, want } of cases) assert.equal(retryWaitMs(given), want);
 });

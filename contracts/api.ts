@@ -10,7 +10,16 @@ import {
   recordPassed,
   recordRefusal,
 } from '../http/front-limits.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
 import { RequestBudgetSpent, type RequestPace } from '../http/pacing.ts';
+import {
+  AdaptivePace,
+  describeSignal,
+  SLOWEST_INTERVAL_MS,
+  statedWaitMs,
+  type ThrottleSignal,
+  throttleSignal,
+} from '../http/throttle.ts';
 import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
 import { classifyRequest, judgedByAnswer } from './coverage/classify.ts';
@@ -20,6 +29,7 @@ import {
   type Failure,
   NOT_RUN_DEADLINE,
   NOT_RUN_GIVEN_UP,
+  NOT_RUN_THROTTLED,
   type SentRequest,
   type Severity,
   show,
@@ -64,8 +74,14 @@ export interface CallOptions {
    * document is then accepted if it is a 4xx (the interface documents no error for many cases).
    */
   intent?: 'ok' | 'error';
-  /** Retry a 429 after the stated wait (bounded); default: only for the full key; off for the rate-limit tests. */
+  /**
+   * False for the rate-limit tests: a throttling answer (429 or 503, see http/throttle.ts) is handed
+   * back as it is, for the check to judge the signal. Otherwise (the default, for every key) it is
+   * retried under the path's adaptive pace until it gets through or proves persistent.
+   */
   retryRateLimited?: boolean;
+  /** Not held to the run's --max-rps / --max-rps-by-path: the rate-limit tests' bursts, which exist to exceed a rate. */
+  unpaced?: boolean;
   /** Overrides the run's per-request deadline. */
   timeoutMs?: number;
 }
@@ -85,6 +101,8 @@ export interface ApiResponse {
   excerpt: string;
   /** The coverage items this answer judged (contracts/coverage), when the request was built from its parameters. */
   items?: string[];
+  /** Set when the answer signals throttling (429, or 503 as front servers use it). */
+  throttled?: ThrottleSignal;
 }
 
 /** The settings the request fixture works with. */
@@ -112,6 +130,8 @@ export interface ApiSettings {
   judge?: boolean;
   /** --max-rps: every request (probes and retries too) waits for its slot, shared by all workers. */
   pace?: RequestPace;
+  /** The adaptive pace of throttled paths, shared by every process of the run (default: one of this process's). */
+  throttle?: AdaptivePace;
   /** --max-duration: when the run must end (epoch ms); no request is sent after it, none outlives it. */
   deadlineAt?: number;
   /** latency-within-budget: per path of the spec, the longest an answer may take (default: LATENCY_SHARE of the deadline). */
@@ -202,7 +222,29 @@ export class DeadlineReached extends Error {
   override name = 'DeadlineReached';
 }
 
-export { NOT_RUN_DEADLINE, NOT_RUN_GIVEN_UP };
+export { NOT_RUN_DEADLINE, NOT_RUN_GIVEN_UP, NOT_RUN_THROTTLED };
+
+/**
+ * A request not sent, or given up, because the target throttled its path throughout: every retry
+ * was throttled again and nothing to the path got through. Its test is reported as not run.
+ */
+export class Throttled extends Error {
+  override name = 'Throttled';
+}
+
+/** The failure of a test whose requests the target throttled throughout: it fails the gate (nothing was judged) and catches nothing. */
+export function notRunThrottled(check: string, operation: string, reason: string, level: Severity = 'fail'): Failure {
+  return {
+    check,
+    operation,
+    title: NOT_RUN_THROTTLED,
+    received: `${reason}, so this test did not judge it`,
+    documented:
+      'every selected test judges its operation; kgate slows down and retries what a target throttles (Retry-After first, else a pace per path that backs off), and a path throttled at every pace cannot be judged',
+    origin: 'not-run',
+    ...(level === 'warn' ? { level } : {}),
+  };
+}
 
 /**
  * A response the request fixture could not use: no complete answer (timeout, reset, oversized)
@@ -297,9 +339,20 @@ const PROBE_OPERATIONS = ['hotEvents', 'urlPreview'].map((id) => getOperation(id
 /** Key sent for the `wrong` role: well-formed, never valid. */
 export const WRONG_KEY = '00000000000000000000000000000000';
 const SUBSCRIPTION_HEADER = 'Ocp-Apim-Subscription-Key';
-/** At most this many retries of a 429 on an ordinary request, each waiting at most MAX_RETRY_WAIT_MS. */
-const MAX_RATE_LIMIT_RETRIES = 3;
-const MAX_RETRY_WAIT_MS = 5_000;
+/**
+ * A throttled request is sent again at most this many times, each after the wait its answer asked
+ * for or the path's adaptive pace (which doubles with each throttled answer, so the last retries go
+ * at its slowest); still throttled after that, it is persistent (see http/throttle.ts).
+ */
+export const MAX_THROTTLE_RETRIES = 6;
+/** A stated wait longer than this is not waited for: the answer is persistent at once. */
+export const MAX_THROTTLE_WAIT_MS = 30_000;
+/** The adaptive pace of a process whose Api has none of its run's (compare, tests). */
+const PROCESS_THROTTLE = new AdaptivePace();
+/** Answers that got through, by throttle key, in this process (evidence that a path serves, see throttledCall). */
+const ACCEPTED = new Map<string, number>();
+/** Deferred judging of throttled answers, run when one proves persistent (see Api.call). */
+const DEFERRED = new WeakMap<ApiResponse, () => ApiResponse>();
 
 /**
  * The request fixture: builds, sends and judges every request of the suite. Each response is
@@ -340,6 +393,8 @@ export class Api {
   readonly refusedItems = new Set<string>();
   /** The generative phase's: for each cell its generated answers judged, the items of the first case that did. */
   readonly judgedBy: Record<string, string[]> = {};
+  /** What the answers said of the envelope: versions, servers, caches, throttling (http/observations.ts). */
+  readonly observed: Observations = noObservations();
 
   constructor(readonly settings: ApiSettings) {}
 
@@ -351,19 +406,102 @@ export class Api {
 
   /** Sends one request of `op` and judges the response by the fixture checks (see the class comment). */
   async call(op: Operation, options: CallOptions = {}): Promise<ApiResponse> {
-    // A 429 to a request with the full key is the rate limit talking: wait and ask again. To a
-    // request with no, a wrong, an unsubscribed or an exhausted key it is the answer being judged.
-    const retry = options.retryRateLimited ?? (options.key ?? 'full') === 'full';
+    const response = await this.throttledCall(op, options);
+    if (this.settings.judge !== false && !response.throttled) this.coverage(op, options, response);
+    if (this.settings.judge !== false && (!response.throttled || isJsonMediaType(response.contentType)))
+      this.validate(op, response, options.intent ?? 'ok');
+    if (!response.throttled) this.judgeProperties(op, options, response);
+    this.sent.push(response);
+    return response;
+  }
+
+  /** The adaptive pace of throttled paths (the run's, shared by its processes). */
+  private get throttle(): AdaptivePace {
+    return this.settings.throttle ?? PROCESS_THROTTLE;
+  }
+
+  /** The target's own key in the adaptive pace: its throttled count is the paths throttled throughout. */
+  private get targetKey(): string {
+    return `${this.breakerScope} *`;
+  }
+
+  /** A path's key in the adaptive pace: the breaker's scope and the path (a sweep's faults each their own). */
+  private throttleKey(op: Operation): string {
+    return `${this.breakerScope} ${op.path}`;
+  }
+
+  /**
+   * Sends a request, and again while the answer signals throttling (http/throttle.ts): the path's
+   * adaptive pace slows down (the wait the answer asked for first), and the request goes again
+   * when its turn comes. A throttled answer is never judged by the fixture: it is not the
+   * interface's answer to the request. Still throttled after MAX_THROTTLE_RETRIES (or asking for a
+   * wait over MAX_THROTTLE_WAIT_MS, or on a path stuck at its slowest pace), it is persistent: a
+   * 503 that nothing got past at any pace, or a 429 while answers of the path got through before (a
+   * lockout, a key the target refuses so), is the answer, judged as such; a 429 on a path that let
+   * nothing through is Throttled (not run). http/README.md says why.
+   */
+  private async throttledCall(op: Operation, options: CallOptions): Promise<ApiResponse> {
+    const key = this.throttleKey(op);
+    const giveBack = options.retryRateLimited === false;
     for (let attempt = 0; ; attempt++) {
+      const state = this.throttle.state(key);
+      if (!giveBack && state?.throttledOut)
+        throw new Throttled(`${NOT_RUN_THROTTLED}: ${throttledReason(labelOf(op), state.signal, state.throttled)}`);
       const response = await this.once(op, options);
-      if (response.status !== 429 || !retry || attempt >= MAX_RATE_LIMIT_RETRIES) {
-        if (this.settings.judge !== false) this.coverage(op, options, response);
-        if (this.settings.judge !== false) this.validate(op, response, options.intent ?? 'ok');
-        this.judgeProperties(op, options, response);
-        this.sent.push(response);
+      const signal = response.throttled;
+      if (!signal) {
+        this.throttle.accepted(key);
+        this.throttle.accepted(this.targetKey);
+        ACCEPTED.set(key, (ACCEPTED.get(key) ?? 0) + 1);
         return response;
       }
-      await new Promise((resolve) => setTimeout(resolve, retryWaitMs(response)));
+      // The rate-limit tests' bursts are throttled on purpose: the check judges what they met.
+      if (giveBack) return response;
+      observeThrottle(this.observed, op.path, response.operation, signal);
+      const wait = statedWaitMs(signal);
+      const patient = wait === undefined || wait <= MAX_THROTTLE_WAIT_MS;
+      // A wait longer than kgate waits holds no one back: this request is persistent at once.
+      const after = this.throttle.throttled(key, { ...signal }, patient ? wait : undefined, {
+        path: op.path,
+        acceptedBefore: ACCEPTED.get(key) ?? 0,
+      });
+      const judged = DEFERRED.get(response)!;
+      const persistent = () => {
+        this.observed.throttled[op.path]!.persistent = true;
+        return judged();
+      };
+      // A path whose throttling proved persistent: its throttled answers are answers, judged at once.
+      if (after.persistent) return persistent();
+      const gotThrough = after.accepted + after.acceptedBefore > 0;
+      // A target that throttled two paths throughout and let nothing through anywhere throttles
+      // everything: a third path's second throttled answer is as persistent as six.
+      const wide = this.throttle.state(this.targetKey);
+      const hopeless = !gotThrough && wide !== undefined && wide.throttled >= 2 && wide.accepted === 0;
+      // The path is stuck when, whoever sent them, more answers than a request's retries came back
+      // throttled in a row while its pace slowed to near its slowest: concurrent requests then
+      // decide together instead of each waiting out retries of its own behind the others.
+      const slowest = after.intervalMs >= SLOWEST_INTERVAL_MS / 2;
+      const stuck = slowest && (after.sinceAccepted ?? 0) > MAX_THROTTLE_RETRIES;
+      if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient && !stuck) continue;
+      // At the path's slowest pace, still throttled: a 503 nothing ever got past is a server
+      // failing; a 429 where answers got through before is a lockout, or a key refused so.
+      if (signal.status === 503) {
+        if (!gotThrough && (slowest || !patient)) {
+          this.throttle.mark(key, 'persistent');
+          return persistent();
+        }
+        return judged();
+      }
+      if (gotThrough) {
+        if (slowest && patient) {
+          this.throttle.mark(key, 'persistent');
+          return persistent();
+        }
+        return judged();
+      }
+      this.throttle.mark(key, 'throttledOut');
+      this.throttle.throttled(this.targetKey, signal, undefined, { path: '*' });
+      throw new Throttled(`${NOT_RUN_THROTTLED}: ${throttledReason(labelOf(op), signal, after.throttled)}`);
     }
   }
 
@@ -506,6 +644,12 @@ export class Api {
     const state = this.breakerState(op);
     if (state && !(state.slowness && this.settings.readsSlowOperations))
       throw new TargetBroken(`not judged: kgate gave up on ${state.reason}`);
+  }
+
+  /** Why `op`'s path counts as throttled throughout in this run (see throttledCall), or undefined. */
+  throttledOutOn(op: Operation): string | undefined {
+    const state = this.throttle.state(this.throttleKey(op));
+    return state?.throttledOut ? throttledReason(labelOf(op), state.signal, state.throttled) : undefined;
   }
 
   /**
@@ -684,7 +828,14 @@ export class Api {
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
-    await this.paced(op.path);
+    const paced = options.unpaced ? undefined : this.settings.pace;
+    if (paced) await this.paced(op.path);
+    // A throttled path's adaptive pace (the rate-limit tests' bursts go as they must: unpaced).
+    if (
+      options.retryRateLimited !== false &&
+      !(await this.throttle.wait(this.throttleKey(op), this.settings.deadlineAt))
+    )
+      throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration while its path was throttled`);
     this.checkDeadline();
     this.checkBreaker(op);
     // No request outlives the run: its deadline is cut to the time the run has left.
@@ -737,8 +888,8 @@ export class Api {
         timeoutMs,
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
-        onSent: this.settings.pace && (() => this.settings.pace!.sent(op.path)),
-        beforeRetry: this.settings.pace && ((signal) => this.settings.pace!.wait(op.path, signal)),
+        onSent: paced && (() => paced.sent(op.path)),
+        beforeRetry: paced && ((signal) => paced.wait(op.path, signal)),
         onStray: (detail) => {
           // Bounded: a target that sends stray bytes after every answer needs only a few reports.
           if (LATE_STRAY.length < 100)
@@ -779,6 +930,41 @@ export class Api {
       recordRefusal(this.front, refusal);
       throw new FrontServerRefused(refusal, operation);
     }
+    observeAnswer(this.observed, raw, { method: request.method, sent: raw.sent });
+    const signal = throttleSignal(raw);
+    if (signal) {
+      // Throttling is not the interface's answer to the request: nothing judges it here. The caller
+      // retries it, hands it to the rate-limit check, or judges it once it proved persistent.
+      const text = raw.body.toString('utf8');
+      const throttled: ApiResponse = {
+        operation,
+        status: raw.status,
+        headers: raw.headers,
+        contentType: raw.headers['content-type'],
+        text,
+        json: parseQuietly(text),
+        elapsedMs: raw.elapsedMs,
+        request,
+        curl,
+        excerpt: excerpt(text),
+        throttled: signal,
+      };
+      DEFERRED.set(throttled, () => this.judgeAnswer(op, raw, request, curl, ownTimeoutMs));
+      return throttled;
+    }
+    return this.judgeAnswer(op, raw, request, curl, ownTimeoutMs);
+  }
+
+  /** Judges an answer by the fixture checks (latency, size, content type, JSON) and makes it the response. */
+  private judgeAnswer(
+    op: Operation,
+    raw: Awaited<ReturnType<typeof sendHttp>>,
+    request: SentRequest,
+    curl: string,
+    ownTimeoutMs: number,
+  ): ApiResponse {
+    const operation = labelOf(op);
+    const judged = this.settings.judge !== false;
     recordPassed(this.front, raw.sent);
     const budget = this.latencyBudgetOf(op, ownTimeoutMs);
     if (raw.elapsedMs > budget && !this.settings.disabledChecks.has('latency-within-budget')) {
@@ -922,19 +1108,25 @@ function describeLines(lines: string[]): string {
   return [...new Set(lines)].join(', ');
 }
 
+/** A body parsed as JSON, or undefined. */
+function parseQuietly(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a path counts as throttled throughout: `GET /x: 7 answers were 503 text/html without Retry-After...`. */
+function throttledReason(operation: string, signal: ThrottleSignal | undefined, count: number): string {
+  return `the target throttled ${operation} throughout: ${count} answer(s) ${signal ? describeSignal(signal) : 'throttled'}, at every pace kgate slowed to, and nothing to it got through`;
+}
+
 /** True for `application/json` and `application/<x>+json`, with any parameters. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
-}
-
-/** How long to wait before retrying a 429: Retry-After, else the seconds in the message, capped. */
-export function retryWaitMs(response: Pick<ApiResponse, 'headers' | 'text'>): number {
-  const header = Number(response.headers['retry-after']);
-  const fromMessage = /(\d+(?:\.\d+)?)\s*seconds?/i.exec(response.text);
-  const seconds = Number.isFinite(header) && header >= 0 ? header : fromMessage ? Number(fromMessage[1]) : 1;
-  return Math.min(Math.max(seconds * 1000, 200), MAX_RETRY_WAIT_MS);
 }
 
 function transportFailure(error: TransportError, operation: string, curl: string): Failure {

@@ -1,5 +1,6 @@
 import { MASK } from '../config/redact.ts';
 import { currentNetwork } from '../http/client.ts';
+import { curlHeaderArgs, withoutCredentials } from '../http/headers.ts';
 import { curlNetworkArgs } from '../http/network.ts';
 
 /** How much a failed check weighs: `fail` breaks the gate, `warn` only under `--strict`. */
@@ -8,6 +9,9 @@ export const NOT_RUN_DEADLINE = 'not run: deadline';
 
 /** The title of the finding of a test whose own operation kgate gave up on (a hang, broken answers, or slowness). */
 export const NOT_RUN_GIVEN_UP = 'not run: given up';
+
+/** The title of the finding of a test whose requests the target throttled at every pace (see http/throttle.ts). */
+export const NOT_RUN_THROTTLED = 'not run: throttled';
 
 export type Severity = 'fail' | 'warn';
 
@@ -125,15 +129,18 @@ const CURL_BODY_LIMIT = 200;
 /**
  * Builds a curl command that reproduces a request, with the subscription key replaced by `***`,
  * along the route kgate took: the proxy (its password masked too) or --noproxy, the CA file and
- * the client certificate.
+ * the client certificate; with the headers every request carried (the User-Agent, the user's,
+ * secret values as `***`) and the base URL's credentials as `-u 'user:***'`.
  */
 export function curlLine(request: SentRequest): string {
-  const parts = ['curl -sS', ...curlNetworkArgs(new URL(request.url), currentNetwork())];
+  const url = new URL(request.url);
+  const parts = ['curl -sS', ...curlNetworkArgs(url, currentNetwork())];
   if (request.method !== 'GET') parts.push(`-X ${request.method}`);
   for (const [name, value] of Object.entries(request.headers)) {
     const shown = name.toLowerCase() === 'ocp-apim-subscription-key' ? MASK : value;
     parts.push(`-H ${shellQuote(`${name}: ${shown}`)}`);
   }
+  parts.push(...curlHeaderArgs(url, request.headers));
   if (request.body !== undefined) {
     const body =
       request.body.length > CURL_BODY_LIMIT
@@ -141,7 +148,7 @@ export function curlLine(request: SentRequest): string {
         : request.body;
     parts.push(`--data-raw ${shellQuote(body)}`);
   }
-  parts.push(shellQuote(request.url));
+  parts.push(shellQuote(withoutCredentials(request.url)));
   return parts.join(' ');
 }
 

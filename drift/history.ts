@@ -2,8 +2,15 @@ import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFile
 import { redactSecrets } from '../config/redact.ts';
 import { wrapList } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
+import {
+  type Envelope,
+  type EnvelopeChange,
+  envelopeChanges,
+  LATENCY_NOISE,
+  latencySpread,
+} from '../reporting/envelope.ts';
 import { causeOfFinding, type DriftFinding } from './findings.ts';
-import type { LiveResult } from './live.ts';
+import { envelopeOfLive, type LiveResult } from './live.ts';
 import type { FindingKind } from './walk.ts';
 
 /** Version of the history format; the header line carries it. */
@@ -60,6 +67,8 @@ export interface HistoryRun {
   findings: number;
   /** Operations that answered at least once: a finding of another operation was not checked by this run. */
   answered: string[];
+  /** What the run measured of the deployment's envelope (absent in lines of older runs). */
+  envelope?: Envelope;
 }
 
 /** One finding seen by one run, with its totals over the history up to and including that run. */
@@ -242,6 +251,7 @@ export function runLines(
     requests: result.cases.filter((item) => item.status !== undefined).length,
     findings: result.findings.length,
     answered,
+    ...(envelopeOfLive(result as LiveResult) ? { envelope: envelopeOfLive(result as LiveResult) } : {}),
   };
   const previous = new Map<string, HistoryFinding>();
   for (const finding of history?.findings ?? []) {
@@ -546,6 +556,20 @@ export interface HistoryReport {
   changeCounts: Record<HistoryState, number>;
   /** Lines skipped when the file was read (named by number). */
   problems: Array<Pick<HistoryProblem, 'line' | 'reason'>>;
+  /** How the envelope changed at the last run, against the run before it (drift of the deployment, not a failure). */
+  envelopeChanges?: EnvelopeChange[];
+}
+
+/**
+ * How the deployment's envelope changed at the last run of a history against the run before it:
+ * limits, servers and protocol as they differ, a p95 only when it moved beyond compare's noise rule
+ * (10 % and 5 ms) and beyond 3 x the largest move between earlier consecutive runs.
+ */
+export function historyEnvelopeChanges(runs: readonly HistoryRun[]): EnvelopeChange[] {
+  const series = runs.map((run) => run.envelope).filter((envelope): envelope is Envelope => envelope !== undefined);
+  if (series.length < 2) return [];
+  const [before, after] = [series.at(-2)!, series.at(-1)!];
+  return envelopeChanges(before, after, { ...LATENCY_NOISE, spread: latencySpread(series.slice(0, -1)) });
 }
 
 /**
@@ -585,6 +609,7 @@ export function historyReport(
     changes,
     changeCounts: stateCounts(changes),
     problems: problems.map(({ line, reason }) => ({ line, reason })),
+    envelopeChanges: historyEnvelopeChanges(history.runs),
   };
 }
 

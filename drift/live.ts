@@ -1,8 +1,13 @@
 import { MASK } from '../config/redact.ts';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
+import { type OperationTimings, recordTiming } from '../contracts/timings.ts';
 import { currentNetwork, sendHttp, TransportError } from '../http/client.ts';
-import { frontRefusal } from '../http/front-limits.ts';
+import { type FrontLimits, frontRefusal, noFrontLimits, recordPassed, recordRefusal } from '../http/front-limits.ts';
+import { curlHeaderArgs, withoutCredentials } from '../http/headers.ts';
 import { curlNetworkArgs } from '../http/network.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { statedWaitMs, throttleSignal } from '../http/throttle.ts';
+import { buildEnvelope, type Envelope } from '../reporting/envelope.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
 import { compareExchange } from './compare.ts';
 import { applyBaseline, type Baseline, causeCounts, type DriftFinding, FindingSet, groupByCause } from './findings.ts';
@@ -24,6 +29,8 @@ export interface LiveOptions {
   onProgress?(done: number, total: number, requests: number): void;
   /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
   network?: string;
+  /** The target as envelope.json names it (default the base URL; the embedded server by name). */
+  envelopeTarget?: string;
 }
 
 /** How one battery request went. */
@@ -46,6 +53,8 @@ export interface CaseOutcome {
 /** The result of one `kgate drift live` run. */
 export interface LiveResult {
   kind: 'drift-live';
+  /** The run's verdict, as its exit code says it: fail when a change is new to the baseline (set by the command). */
+  verdict?: 'pass' | 'fail';
   baseUrl: string;
   /** The route the requests took (proxy masked, CA file, client certificate), when not direct. */
   network?: string;
@@ -72,12 +81,26 @@ export interface LiveResult {
   };
 }
 
+/** What a drift run measured of the envelope (envelope.json), kept out of its JSON form. */
+export function envelopeOfLive(result: LiveResult): Envelope | undefined {
+  return (result as LiveResult & { envelope?: Envelope }).envelope;
+}
+
+/** What the live battery saw of the envelope while it ran. */
+interface Seen {
+  timings: OperationTimings;
+  front: FrontLimits;
+  observed: Observations;
+}
+
 /** The target did not answer at all (connection refused, unknown host): exit code 2. */
 export class UnreachableError extends Error {
   override name = 'UnreachableError';
 }
 
 const CONSECUTIVE_FAILURES_TO_STOP = 3;
+/** A throttled battery request is asked again at most this many times. */
+const MAX_THROTTLE_RETRIES = 3;
 
 /**
  * Sends the live battery to a target and compares every response with the spec. Requests run one
@@ -94,6 +117,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const cases: CaseOutcome[] = [];
   let failuresInARow = 0;
   let sent = 0;
+  const seen: Seen = { timings: {}, front: noFrontLimits(), observed: noObservations() };
 
   for (const [index, item] of battery.entries()) {
     options.onProgress?.(index, battery.length, sent);
@@ -120,7 +144,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     const key =
       request.key === 'full' ? options.keys.full : request.key === 'exhausted' ? options.keys.exhausted : undefined;
     sent += 1;
-    const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000);
+    const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000, seen);
     const durationMs = Date.now() - begin;
     if ('front' in answer) {
       // A server in front of the deployment refused a request beyond what the interface promises
@@ -185,7 +209,7 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
   const resolved = options.baseline ? applyBaseline(list, options.baseline) : [];
   const known = list.filter((finding) => finding.known).length;
   const changes = groupByCause(list);
-  return {
+  const result: LiveResult = {
     kind: 'drift-live',
     baseUrl: options.baseUrl,
     ...(options.network ? { network: options.network } : {}),
@@ -204,6 +228,18 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
       skipped: cases.filter((item) => item.skipped).length,
     },
   };
+  const envelope = buildEnvelope({
+    command: 'drift live',
+    target: options.envelopeTarget ?? options.baseUrl,
+    timings: seen.timings,
+    latencyHow:
+      "kgate's own client, the live battery's requests one at a time, from sending to the last byte of the answer or the transport failure; percentiles and the max from histograms with buckets 2 % apart",
+    front: seen.front,
+    observed: seen.observed,
+    measuredAt: new Date(started),
+  });
+  Object.defineProperty(result, 'envelope', { value: envelope, enumerable: false });
+  return result;
 }
 
 function buildUrl(baseUrl: string, request: BatteryRequest): string {
@@ -213,10 +249,13 @@ function buildUrl(baseUrl: string, request: BatteryRequest): string {
 
 function curlLine(url: string, request: BatteryRequest): string {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const own: Record<string, string> = request.key !== 'none' ? { 'Ocp-Apim-Subscription-Key': MASK } : {};
+  if (request.form) own['Content-Type'] = 'application/x-www-form-urlencoded';
   const parts = ['curl', '-sS', ...curlNetworkArgs(new URL(url), currentNetwork())];
   if (request.key !== 'none') parts.push('-H', quote(`Ocp-Apim-Subscription-Key: ${MASK}`));
+  parts.push(...curlHeaderArgs(new URL(url), own));
   if (request.form) parts.push('--data', quote(new URLSearchParams(request.form).toString()));
-  parts.push(quote(url));
+  parts.push(quote(withoutCredentials(url)));
   return parts.join(' ');
 }
 
@@ -231,7 +270,9 @@ async function send(
   key: string | undefined,
   timeoutMs: number,
   maxBytes: number,
+  seen: Seen,
 ): Promise<Answer> {
+  const started = performance.now();
   const headers: Record<string, string> = {};
   if (key) headers['Ocp-Apim-Subscription-Key'] = key;
   let body: string | undefined;
@@ -242,15 +283,33 @@ async function send(
   // The conformance suite's client: one deadline for the whole exchange, a size cap, no decoding
   // of compressed bodies, and a nesting limit checked before anything parses the body.
   try {
-    const response = await sendHttp({
-      method: request.operation.method.toUpperCase() as 'GET' | 'POST',
-      url,
-      headers,
-      body,
-      timeoutMs,
-      maxBytes,
-    });
+    const exchange = () =>
+      sendHttp({
+        method: request.operation.method.toUpperCase() as 'GET' | 'POST',
+        url,
+        headers,
+        body,
+        timeoutMs,
+        maxBytes,
+      });
+    let response = await exchange();
+    // Throttling however signalled (a 429, a front server's 503) is not an answer to judge: waited
+    // out as it asks (at most 10 s, else a second) and asked again, at most 3 times.
+    for (let attempt = 0; attempt < MAX_THROTTLE_RETRIES; attempt++) {
+      const throttled = throttleSignal(response);
+      if (!throttled) break;
+      observeThrottle(seen.observed, request.operation.path, request.operation.label, throttled);
+      recordTiming(seen.timings, request.operation.label, response.elapsedMs);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, statedWaitMs(throttled) || 1000)));
+      response = await exchange();
+    }
+    recordTiming(seen.timings, request.operation.label, response.elapsedMs);
     const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
+    if (refusal) recordRefusal(seen.front, refusal);
+    else {
+      recordPassed(seen.front, response.sent);
+      observeAnswer(seen.observed, response, { method: request.operation.method.toUpperCase(), sent: response.sent });
+    }
     if (refusal)
       return {
         front: `not judged: a server in front of the deployment refused the ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} with ${refusal.status} ${refusal.contentType} (its size limit, beyond what the interface promises)`,
@@ -260,6 +319,7 @@ async function send(
     return { status: response.status, headers: response.headers, text: response.body.toString('utf8') };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
+    recordTiming(seen.timings, request.operation.label, performance.now() - started);
     // No route (the proxy or TLS in the way) is as final as no server: one line, exit 2.
     const unreachable =
       error.route !== undefined || /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(error.message);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
@@ -8,15 +7,6 @@ import { type HistoryReport, placeText } from './history.ts';
 import { renderHistoryHtml, renderHistoryMarkdown } from './history-report.ts';
 import type { LiveResult } from './live.ts';
 import { FINDING_KINDS } from './walk.ts';
-
-/** A run id that sorts by time: `20261122T041500Z-3f9a`. */
-export function newRunId(now = new Date()): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
-}
 
 /**
  * Writes `drift.json` and `drift.md` of a live run into `dir` (created if needed), and with a

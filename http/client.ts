@@ -11,6 +11,7 @@
 // tunnel for https ones), with the run's CA and client certificate for TLS.
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { addedHeadersFor, fieldValueProblem, isHeaderName } from './headers.ts';
 import {
   describeTlsError,
   hostOf,
@@ -39,6 +40,10 @@ export interface RawResponse {
   stray?: string;
   /** Size of the request as sent: its request line and headers, and its body. */
   sent: { headBytes: number; bodyBytes: number };
+  /** The HTTP version of the answer's status line (`1.1`, `1.0`). */
+  version?: string;
+  /** The TLS version of the connection (`TLSv1.3`), for https. */
+  tls?: string;
 }
 
 /** Why a request could not complete: each maps to one named transport check. */
@@ -432,13 +437,14 @@ function serialize(
   url: URL,
   route: Route,
   request: HttpRequest,
+  headers: [string, string][],
 ): { bytes: Buffer; headBytes: number; bodyBytes: number } {
   const absolute = route.proxy !== undefined && !route.tunnel;
   const target = absolute ? `${url.origin}${url.pathname}${url.search}` : `${url.pathname}${url.search}`;
   const lines = [`${request.method} ${target} HTTP/1.1`, `Host: ${url.host}`];
   const authorization = absolute ? proxyAuthorization(route.proxy!) : undefined;
   if (authorization) lines.push(`Proxy-Authorization: ${authorization}`);
-  for (const [name, value] of Object.entries(request.headers)) lines.push(`${name}: ${value}`);
+  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   if (body !== undefined) lines.push(`Content-Length: ${body.length}`);
   // No Accept-Encoding: kgate never inflates a body, so a compressed one stays the bytes it is.
@@ -514,7 +520,15 @@ function attempt(
       // Two answers on a reused connection: the first may be a stray one the previous exchange left
       // behind, read for this request. Neither is trusted: the request goes again on a fresh connection.
       if (stray && reused) resolve({ status: 0, headers: {}, body: Buffer.alloc(0), elapsedMs: 0, ambiguous: stray });
-      else resolve({ ...result.response, elapsedMs: performance.now() - started, ...(stray ? { stray } : {}) });
+      else {
+        const tls = (current.socket as TLSSocket).getProtocol?.();
+        resolve({
+          ...result.response,
+          elapsedMs: performance.now() - started,
+          ...(stray ? { stray } : {}),
+          ...(tls ? { tls } : {}),
+        });
+      }
     };
     const onData = (chunk: Buffer) => handle(parser!.push(chunk));
     const onEnd = () => handle(parser!.end());
@@ -566,13 +580,17 @@ function attempt(
 export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
   const url = new URL(request.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url.protocol}`);
-  for (const [name, value] of Object.entries(request.headers)) {
-    // As node:http refuses them: a line break in a header would write a header of its own choosing.
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
+  // The process's added headers (headers.ts: the user's, the User-Agent, a URL's Basic credentials)
+  // come first, the request's own after them.
+  const headers: [string, string][] = [...addedHeadersFor(url, request.headers), ...Object.entries(request.headers)];
+  for (const [name, value] of headers) {
+    // A line break in a header would write a header of its own choosing: the CLI refuses such
+    // values first, naming where they came from; this is the last line of defence.
+    if (!isHeaderName(name) || fieldValueProblem(value) !== undefined)
       throw new TypeError(`invalid header ${JSON.stringify(name)}`);
   }
   const route = routeOf(url);
-  const { bytes: wire, headBytes, bodyBytes } = serialize(url, route, request);
+  const { bytes: wire, headBytes, bodyBytes } = serialize(url, route, request, headers);
   const sent = { headBytes, bodyBytes };
   // Each attempt has the whole deadline: a retry only follows a connection lost before any byte of
   // an answer (at once, never after a wait), and may first wait for its slot under a pace.

@@ -219,11 +219,17 @@ export class RunPace implements RequestPace {
     this.cap = maxRequests !== undefined ? new RequestCap(join(dir, REQUEST_COUNT_FILE), maxRequests) : undefined;
   }
 
-  async wait(path: string, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return;
+  /**
+   * Waits for the path's slot, then for the run's; resolves to the time the last of them was
+   * claimed (epoch milliseconds), undefined once `signal` is aborted. With a request budget, the
+   * request first claims one of the run's count (RequestBudgetSpent when none is left).
+   */
+  async wait(path: string, signal?: AbortSignal): Promise<number | undefined> {
+    if (signal?.aborted) return undefined;
     this.cap?.claimOne();
-    await this.paths.get(path)?.wait(signal);
-    await this.whole?.wait(signal);
+    const own = await this.paths.get(path)?.wait(signal);
+    if (signal?.aborted) return undefined;
+    return this.whole ? this.whole.wait(signal) : own;
   }
 
   sent(path: string): void {

@@ -16,6 +16,8 @@ export interface ParsedResponse {
   /** Lower-case header names; repeated headers joined with ', '. */
   headers: Record<string, string>;
   body: Buffer;
+  /** The HTTP version of the status line: `1.1`, or `1.0` for an HTTP/1.0 answer. */
+  version?: string;
 }
 
 /** What the parser makes of the bytes so far. */
@@ -159,7 +161,7 @@ export class ResponseParser {
     const head = this.head!;
     return {
       state: 'done',
-      response: { status: head.status, headers: head.headers, body: Buffer.concat(this.chunks) },
+      response: { status: head.status, headers: head.headers, body: Buffer.concat(this.chunks), version: head.version },
       rest,
       reusable,
     };

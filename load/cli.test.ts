@@ -49,12 +49,28 @@ describe('kgate load options', () => {
     { given: [], want: /missing scenario name/ },
     { given: ['nightly'], want: /unknown scenario 'nightly'/ },
     { given: ['smoke', 'extra'], want: /unexpected argument 'extra'/ },
-    { given: ['smoke', '--rate', 'fast'], want: /option --rate takes arrivals per second/ },
-    { given: ['smoke', '--rate', '0'], want: /option --rate/ },
-    { given: ['smoke', '--duration', '10x'], want: /option --duration takes a duration/ },
-    { given: ['smoke', '--connections', '0'], want: /option --connections takes a whole number/ },
-    { given: ['smoke', '--validate-share', '150'], want: /option --validate-share takes a percentage from 0 to 100/ },
-    { given: ['smoke', '--base-url', 'ftp://127.0.0.1'], want: /option --base-url takes an http or https URL/ },
+    {
+      given: ['smoke', '--rate', 'fast'],
+      want: /option --rate takes a number of arrivals per second .*, got 'fast' \(not a number\)/,
+    },
+    { given: ['smoke', '--rate', '0'], want: /option --rate takes .*, got '0' \(out of range\)/ },
+    {
+      given: ['smoke', '--duration', '10x'],
+      want: /option --duration takes a duration with a unit, .*a bare number is seconds/,
+    },
+    {
+      given: ['smoke', '--duration', '100000'],
+      want: /option --duration takes .*, got '100000' \(a bare number, read as 100000 seconds: above 24h\)/,
+    },
+    { given: ['smoke', '--connections', '0'], want: /option --connections takes a whole number of connections/ },
+    {
+      given: ['smoke', '--validate-share', '150'],
+      want: /option --validate-share takes a percentage of responses from 0 to 100/,
+    },
+    {
+      given: ['smoke', '--base-url', 'ftp://127.0.0.1'],
+      want: /option --base-url takes an absolute http or https URL/,
+    },
     { given: ['smoke', '--bogus'], want: /unknown option --bogus/ },
   ];
   for (const { given, want } of errors) {
@@ -105,14 +121,14 @@ describe('kgate probe options', () => {
     { given: ['rate-limit'], want: /option --operation is required/ },
     {
       given: ['rate-limit', '--operation', 'evaluateGet'],
-      want: /option --operation takes answerSearch or urlPreview/,
+      want: /option --operation takes one of answerSearch, urlPreview, got 'evaluateGet'/,
     },
     {
       given: ['rate-limit', '--operation', 'urlPreview', '--max-rate', '1'],
-      want: /option --max-rate takes a whole number from 10/,
+      want: /option --max-rate takes a whole number of requests per second from 10/,
     },
     { given: ['rate-limit', '--operation', 'urlPreview', '--max-duration', '1h'], want: /option --max-duration/ },
-    { given: ['body-limit', '--max-requests', '50'], want: /option --max-requests applies to rate-limit only/ },
+    { given: ['body-limit', '--max-requests', '50'], want: /option --max-requests belongs to kgate probe rate-limit/ },
   ];
   for (const { given, want } of errors) {
     test(`kgate probe ${given.join(' ')} is refused: ${want.source}`, () => {
@@ -167,10 +183,15 @@ describe('kgate load end to end', () => {
     );
     assert.doesNotMatch(run.stdout + run.stderr, new RegExp(reference.keys.full), 'the key is never printed');
     const summary = JSON.parse(run.stdout) as {
+      command: string;
+      verdict: string;
       passed: boolean;
+      reportDir: string;
       result: { sent: number; validation: { checked: number } };
       reports: { htmlPath: string; summaryPath: string };
     };
+    assert.deepEqual([summary.command, summary.verdict], ['load', summary.passed ? 'pass' : 'fail']);
+    assert.equal(summary.reports.htmlPath, join(reportDir, 'report.html'), '--report-dir is the run folder itself');
     assert.equal(summary.result.sent, 10);
     assert.equal(summary.result.validation.checked, 10);
     assert.equal(run.code, summary.passed ? 0 : 1, run.stderr);

@@ -128,7 +128,8 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     assert.equal(code, 0, `exit code 0: ${stderr.slice(-2000)}`);
     assert.deepEqual(result.problems, []);
     assert.ok(
-      result.thresholdRps !== null && Math.abs(result.thresholdRps - RATE_LIMIT) <= RATE_LIMIT * 0.1,
+      // Within 10 % on a quiet machine (npm run bench -- probes); 20 % is a loaded machine's margin.
+      result.thresholdRps !== null && Math.abs(result.thresholdRps - RATE_LIMIT) <= RATE_LIMIT * 0.2,
       `found ${result.thresholdRps}/s, limit ${RATE_LIMIT}/s`,
     );
     assert.equal(result.invalid429.count, 0, "every 429 is the interface's own");

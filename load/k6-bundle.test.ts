@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readEnv } from '../config/env.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
+import { kgateVersion } from '../reporting/run-meta.ts';
 import { missingBinaries, startNginx } from '../scripts/real-servers.ts';
+import { startRecordingFront } from '../scripts/recording-front.ts';
 import { ROOT, runProcess } from '../scripts/run-process.ts';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS } from './k6-bundle.ts';
 
@@ -88,6 +90,7 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
     name: string,
     key?: string,
     baseUrl = server.url,
+    extra: Record<string, string> = {},
   ): Promise<{ code: number | null; crossed: string[]; all: string[]; output: string }> {
     const script = join(dir, `${name}.js`);
     const summary = join(dir, `${name}-${key ? 'key' : 'nokey'}-${Date.now()}-summary.json`);
@@ -95,7 +98,7 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
     // A short, light version of the scenario: 3 s at 20/s peak, every answer checked.
     const vars = { BASE_URL: baseUrl, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_SHARE: '1' };
     const args = ['run', '--quiet', '--no-color', '--summary-export', summary, script];
-    for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}) }))
+    for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}), ...extra }))
       args.splice(1, 0, '-e', `${variable}=${value}`);
     const { code, stdout, stderr } = await runProcess(K6!, args, { env: { PATH: process.env.PATH, HOME: dir } });
     const metrics = (
@@ -148,6 +151,58 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
       );
     } finally {
       await front.stop();
+    }
+  });
+
+  test("smoke.js sends KGATE_HEADERS, kgate's User-Agent and BASE_URL's credentials as Basic on every request", async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    const front = await startRecordingFront(server.url);
+    try {
+      const withCredentials = front.url.replace('http://', 'http://k6-user:k6-Pa55@');
+      const { code, crossed, output } = await runK6('smoke', server.keys.full, withCredentials, {
+        KGATE_HEADERS: JSON.stringify({ 'X-Tenant': 'acme', 'X-Api-Token': 'Bearer tok-k6' }),
+      });
+      assert.equal(code, 0, `k6 exit code: ${output}`);
+      assert.deepEqual(crossed, [], 'no threshold crossed');
+      assert.ok(front.seen.length >= 20, `${front.seen.length} requests reached the front`);
+      const basic = `Basic ${Buffer.from('k6-user:k6-Pa55').toString('base64')}`;
+      const wrong = front.seen.filter(
+        (request) =>
+          request.headers.authorization !== basic ||
+          request.headers['x-tenant'] !== 'acme' ||
+          request.headers['x-api-token'] !== 'Bearer tok-k6' ||
+          request.headers['user-agent'] !== `kgate/${kgateVersion()} (k6)` ||
+          request.headers['ocp-apim-subscription-key'] !== server.keys.full,
+      );
+      assert.deepEqual(
+        wrong.slice(0, 2).map((request) => request.headers),
+        [],
+        'every request (setup included) carried them',
+      );
+      // A value with a line break stops the script before any request is sent.
+      front.clear();
+      const refused = await runProcess(
+        K6,
+        [
+          'run',
+          '--quiet',
+          '--no-color',
+          '-e',
+          `BASE_URL=${front.url}`,
+          '-e',
+          'KGATE_HEADERS={"X-Tenant":"a\\r\\nInjected: 1"}',
+          join(dir, 'smoke.js'),
+        ],
+        { env: { PATH: process.env.PATH, HOME: dir } },
+      );
+      assert.notEqual(refused.code, 0, 'the script stops');
+      assert.match(
+        refused.stdout + refused.stderr,
+        /KGATE_HEADERS: the value of X-Tenant must be a string of visible characters/,
+      );
+      assert.equal(front.seen.length, 0, 'nothing was sent');
+    } finally {
+      await front.close();
     }
   });
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MODULE_EXT, sourcesRoot } from '../config/runtime.ts';
+import { kgateVersion } from '../reporting/run-meta.ts';
 import { SCENARIOS } from './scenarios.ts';
 
 /** The scenarios `kgate k6 bundle` can bundle (the k6 scripts of load/k6/). */
@@ -23,6 +24,7 @@ export function bundleBanner(name: string): string {
     '// bundled from load/k6/ and load/scenarios.ts by `kgate k6 bundle`.',
     `// Run: k6 run -e BASE_URL=https://host/prefix -e KGATE_KEY=... ${name}.js`,
     '// Overrides: -e RATE=<peak/s> -e DURATION_S=<s> -e CONNECTIONS=<VUs> -e VALIDATE_SHARE=<0..1>',
+    `// Headers of every request: -e KGATE_HEADERS='{"Authorization":"Bearer ..."}'; BASE_URL=https://user:password@host sends Basic.`,
   ].join('\n');
 }
 
@@ -47,6 +49,8 @@ export async function bundleScenario(name: string): Promise<string> {
     platform: 'neutral',
     target: K6_TARGET,
     external: ['k6', 'k6/*'],
+    // The User-Agent names the kgate that bundled the script (load/k6/lib.ts).
+    define: { KGATE_VERSION: JSON.stringify(kgateVersion()) },
     banner: { js: bundleBanner(name) },
     legalComments: 'none',
     charset: 'utf8',

@@ -4,11 +4,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
+import { getOperation } from '../openapi/spec.ts';
 import { barChart, lineChart } from '../page/charts.ts';
 import { type Cell, mark, table } from '../page/components.ts';
 import { html } from '../page/html.ts';
 import { type ReportPage, renderPage } from '../page/page.ts';
-import type { LoadResult } from './runner.ts';
+import { buildEnvelope, type Envelope, envelopeSection, writeEnvelope } from '../reporting/envelope.ts';
+import { type LoadResult, observedOfLoad } from './runner.ts';
 import type { RateStage, Thresholds } from './scenarios.ts';
 import { formatShare, type ThresholdResult } from './thresholds.ts';
 
@@ -35,20 +37,41 @@ export interface LoadSummary {
   result: LoadResult;
 }
 
-/** A run id that sorts by time: `<scenario>-<UTC timestamp>`. */
-export function newRunId(scenario: string, now = new Date()): string {
-  return `${scenario}-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}Z`;
-}
-
-/** Writes summary.json and report.html under `<dir>/<runId>/` and returns both paths. */
-export function writeLoadReports(summary: LoadSummary, dir: string): { summaryPath: string; htmlPath: string } {
-  const runDir = join(dir, summary.runId);
+/** Writes summary.json and report.html into the run's folder `runDir` (created if needed) and returns both paths. */
+export function writeLoadReports(summary: LoadSummary, runDir: string): { summaryPath: string; htmlPath: string } {
   mkdirSync(runDir, { recursive: true });
   const summaryPath = join(runDir, 'summary.json');
   const htmlPath = join(runDir, 'report.html');
   writeFileSync(summaryPath, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
-  writeFileSync(htmlPath, redactSecrets(renderPage(loadPage(summary))));
+  const envelope = loadEnvelope(summary);
+  writeEnvelope(runDir, envelope);
+  const page = loadPage(summary);
+  page.sections.push(envelopeSection(envelope));
+  writeFileSync(htmlPath, redactSecrets(renderPage(page)));
   return { summaryPath, htmlPath };
+}
+
+/** The envelope a load run measured: latency per operation under the load, and what the validated share's answers said. */
+export function loadEnvelope(summary: LoadSummary): Envelope {
+  const result = summary.result;
+  return buildEnvelope({
+    command: 'load',
+    target: summary.target.embedded ? 'embedded reference server' : summary.target.baseUrl,
+    latency: Object.entries(result.operations)
+      .filter(([, figures]) => figures.count > 0)
+      .map(([operationId, figures]) => ({
+        operation: getOperation(operationId)?.label ?? operationId,
+        samples: figures.count,
+        p50Ms: figures.latencyMs.p50,
+        p95Ms: figures.latencyMs.p95,
+        p99Ms: figures.latencyMs.p99,
+        maxMs: figures.latencyMs.max,
+      }))
+      .sort((a, b) => a.operation.localeCompare(b.operation)),
+    latencyHow: `under the ${summary.scenario} scenario's load (${result.model} model: timed from the ${result.model === 'open' ? 'intended send time of each arrival, so waiting for a connection counts' : 'actual send'} to the answer), every request of the run; HDR histograms, exact to a microsecond`,
+    ...(observedOfLoad(result) ? { observed: observedOfLoad(result) } : {}),
+    measuredAt: new Date(result.startedAt),
+  });
 }
 
 /** Colours of the chart series (each also named in its legend). */

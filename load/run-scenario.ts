@@ -1,5 +1,7 @@
+import { basename } from 'node:path';
+import { createRunDir, isRunId, kindFolder, newRunId } from '../reporting/run-dir.ts';
 import { preflight } from './preflight.ts';
-import { type LoadSummary, newRunId, writeLoadReports } from './report.ts';
+import { type LoadSummary, writeLoadReports } from './report.ts';
 import { type ResponseValidator, runLoad, type SecondSnapshot } from './runner.ts';
 import { peakRate, plannedArrivals, type Scenario, scenarioDurationS } from './scenarios.ts';
 import { evaluateThresholds } from './thresholds.ts';
@@ -13,7 +15,7 @@ export interface ScenarioRunOptions {
   maxRateDurationS?: number;
   validate?: ResponseValidator;
   onSecond?: (snapshot: SecondSnapshot) => void;
-  /** Where run directories go (default reports/load); null writes no report. */
+  /** This run's report folder, exactly (created if needed); undefined: a new run folder under reports/load/; null: no report. */
   reportDir?: string | null;
   timeoutS?: number;
 }
@@ -59,8 +61,9 @@ export async function runScenario(
     valid: result.validation.valid,
   });
   const closed = options.maxRateDurationS !== undefined;
+  const runDir = options.reportDir === null ? undefined : (options.reportDir ?? createRunDir(kindFolder('load')));
   const summary: LoadSummary = {
-    runId: newRunId(scenario.name),
+    runId: runDir && isRunId(basename(runDir)) ? basename(runDir) : newRunId(),
     scenario: scenario.name,
     question: scenario.question,
     target: { baseUrl: options.baseUrl, embedded: options.embedded },
@@ -79,8 +82,8 @@ export async function runScenario(
     passed: verdicts.every((v) => v.status !== 'fail'),
     result,
   };
-  if (options.reportDir === null) return { summary };
-  return { summary, paths: writeLoadReports(summary, options.reportDir ?? 'reports/load') };
+  if (runDir === undefined) return { summary };
+  return { summary, paths: writeLoadReports(summary, runDir) };
 }
 
 function round(value: number): number {

@@ -2,6 +2,10 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { beyondJsonLimits } from '../contracts/json-bounds.ts';
 import { currentNetwork, TransportError } from '../http/client.ts';
+import { addedHeadersFor, withoutCredentials } from '../http/headers.ts';
+import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { throttleSignal } from '../http/throttle.ts';
+import { getOperation } from '../openapi/spec.ts';
 import { ArrivalSchedule } from './arrivals.ts';
 import { LatencyHistogram, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
@@ -72,6 +76,11 @@ export interface OperationFigures {
   count: number;
   failed: number;
   latencyMs: LatencySummary;
+}
+
+/** What the validated share's answers said of the envelope (kept out of the result's JSON form). */
+export function observedOfLoad(result: LoadResult): Observations | undefined {
+  return (result as LoadResult & { observed?: Observations }).observed;
 }
 
 /** Everything one run measured. */
@@ -158,6 +167,7 @@ export async function runLoad(
   // Counted in a flat array per second (no string keys on the hot path), folded into `statuses`.
   const secondStatusCounts = new Uint32Array(600);
   const validation = { share: plan.validateShare, checked: 0, valid: 0, invalid: 0, samples: [] as InvalidSample[] };
+  const observed = noObservations();
   const counters = { sent: 0, completed: 0, transportErrors: 0, timeouts: 0, non2xx: 0, retries: 0 };
   const secondCounters = { sent: 0, completed: 0, failed: 0 };
   const timeline: SecondSnapshot[] = [];
@@ -165,7 +175,10 @@ export async function runLoad(
   let nextRequestIndex = 0;
   let finished = false;
 
-  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl));
+  // autocannon sends what each request lists: the headers the shared client adds to every request
+  // (the User-Agent, the user's, the base URL's Basic credentials) are listed with the key.
+  const added = Object.fromEntries(addedHeadersFor(new URL(plan.baseUrl), {}));
+  const requests = expandMix(plan.mix, plan.key, plan.pathParams ?? {}, basePath(plan.baseUrl), added);
   const origin = originOf(plan.baseUrl);
   // Sampled at random: a fixed stride would alias with the period of the request list and
   // validate the same operation every time.
@@ -264,6 +277,11 @@ export async function runLoad(
           // After the end (the closed model's duration, the outer bound) the books are closed.
           if (finished) return;
           if (response.retried) counters.retries++;
+          // What the validated share's answers say of the envelope (versions, servers, throttling).
+          observeAnswer(observed, response, { method: request.method ?? 'GET', sent: response.sent });
+          const throttled = throttleSignal(response);
+          const op = getOperation(request.operationId);
+          if (throttled && op) observeThrottle(observed, op.path, op.label, throttled);
           onAnswer(state, request.operationId, response.status, () =>
             checkResponse(request.operationId, response.status, response.body, response.headers['content-type']),
           );
@@ -398,7 +416,7 @@ export async function runLoad(
     {
       ...(tls?.cert ? { tlsOptions: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
       // autocannon sends each request's path as it is: the base URL's own path is in every one of them.
-      url: origin,
+      url: withoutCredentials(origin),
       connections: plan.connections,
       pipelining: 1,
       duration: durationS,
@@ -462,19 +480,21 @@ export async function runLoad(
   };
   overall.destroy();
   second.destroy();
+  Object.defineProperty(result, 'observed', { value: observed, enumerable: false });
   return result;
 }
 
 /**
  * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
  * weighted round robin so each connection cycles through a well-spread sequence. Each path starts
- * with `prefix`, the path of the base URL.
+ * with `prefix`, the path of the base URL; each request carries the `added` headers, then the key.
  */
 export function expandMix(
   mix: MixRequest[],
   key: string | undefined,
   pathParams: Record<string, string>,
   prefix = '',
+  added: Record<string, string> = {},
 ): (autocannon.Request & { operationId: string })[] {
   const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
   if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
@@ -490,7 +510,7 @@ export function expandMix(
     }
     current[best]! -= length;
     const entry = mix[best]!;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...added };
     if (key) headers['Ocp-Apim-Subscription-Key'] = key;
     const body = requestBody(entry);
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { compileCacheFolder, NATIVE } from '../config/compile-cache.cjs';
 import { registerSecret } from '../config/redact.ts';
 import { CHILD_EXEC_ARGV, MODULE_EXT } from '../config/runtime.ts';
 import { type RawResponse, sendHttp } from '../http/client.ts';
@@ -26,12 +27,19 @@ export function refusalReason(baseUrl: string, allowRemote: boolean): string | u
 }
 
 const EMBEDDED_SCRIPT = fileURLToPath(new URL(`./embedded-server${MODULE_EXT}`, import.meta.url));
+const COMPILE_CACHE_PRELOAD = fileURLToPath(new URL('../config/compile-cache-preload.cjs', import.meta.url));
 
 /** Starts the reference server in a child process and resolves once it listens. */
 export async function startEmbeddedTarget(options: { rateLimit?: number; bodyLimit?: number } = {}): Promise<Target> {
+  // On Node 22 and later it keeps its compiled code between runs, as the CLI does (config/compile-cache.cjs).
+  const compileCache = NATIVE ? compileCacheFolder() : undefined;
   const child = fork(EMBEDDED_SCRIPT, [], {
-    execArgv: [...CHILD_EXEC_ARGV],
-    env: { ...process.env, KGATE_EMBEDDED_OPTIONS: JSON.stringify(options) },
+    execArgv: [...(compileCache ? ['--require', COMPILE_CACHE_PRELOAD] : []), ...CHILD_EXEC_ARGV],
+    env: {
+      ...process.env,
+      ...(compileCache ? { KGATE_COMPILE_CACHE: compileCache } : {}),
+      KGATE_EMBEDDED_OPTIONS: JSON.stringify(options),
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {

@@ -171,3 +171,68 @@ test('an input-triggered fault gets a second project without the generative test
     'a fault only the fixed battery triggers: one project, the fixed battery alone, its rate-limit test kept (no twin)',
   );
 });
+
+test('a fault of one promise is caught only when no other check sees it, on any operation', () => {
+  const only: CatalogueFault = {
+    ...fault,
+    name: 'calchistogram-last-attribute-dropped',
+    operations: ['calchistogramGet', 'calchistogramPost'],
+  };
+  const own = finding({ check: 'attributes-are-honoured', operation: CALCHISTOGRAM, origin: 'check' });
+  const cases: {
+    given: { failures: Failure[]; matrix: TargetSummary['matrix'] };
+    want: { caught: boolean; others: string[] };
+  }[] = [
+    {
+      given: { failures: [own], matrix: { [CALCHISTOGRAM]: { 'attributes-are-honoured': 'fail' } } },
+      want: { caught: true, others: [] },
+    },
+    {
+      // Another check of the same operation sees it too: not the promise's alone.
+      given: {
+        failures: [own, finding({ check: 'paging-is-consistent', operation: CALCHISTOGRAM, origin: 'check' })],
+        matrix: { [CALCHISTOGRAM]: { 'attributes-are-honoured': 'fail', 'paging-is-consistent': 'fail' } },
+      },
+      want: { caught: false, others: ['paging-is-consistent'] },
+    },
+    {
+      // A cross-operation reader that fails is allowed for other faults, not for a fault of one promise.
+      given: {
+        failures: [own],
+        matrix: {
+          [CALCHISTOGRAM]: { 'attributes-are-honoured': 'fail' },
+          [INTERPRET]: { 'interpretations-are-evaluable': 'fail' },
+        },
+      },
+      want: { caught: false, others: ['interpretations-are-evaluable'] },
+    },
+  ];
+  for (const { given, want } of cases) {
+    const verdict = judge({
+      fault: only,
+      summary: summary(given.failures, given.matrix),
+      clean: [],
+      records: [],
+      cleanRun,
+    });
+    assert.deepEqual({ caught: verdict.caught, others: verdict.others }, want, JSON.stringify(given.matrix));
+  }
+});
+
+test('a legitimate variation passes only with no failure, no warning and no error of kgate', () => {
+  const variation: CatalogueFault = { ...fault, name: 'json-number-forms', deviation: 'legitimate', operations: [] };
+  const warned = { ...summary([]), warnings: [finding({ level: 'warn' })] };
+  const cases: { given: TargetSummary | undefined; want: boolean }[] = [
+    { given: summary([]), want: true },
+    { given: summary([finding({})]), want: false },
+    { given: warned, want: false },
+    { given: summary([finding({ origin: 'error' })]), want: false },
+    { given: undefined, want: false },
+  ];
+  for (const { given, want } of cases) {
+    const verdict = judge({ fault: variation, summary: given, clean: [], records: [], cleanRun });
+    assert.equal(verdict.caught, want, JSON.stringify(given?.failures ?? 'no run'));
+  }
+  const [target] = sweepTargets('http://x', variation, [record({})]);
+  assert.equal(target?.baseUrl, 'http://x/variations/json-number-forms', 'served under /variations');
+});

@@ -22,8 +22,10 @@ export interface CatalogueFault {
   name: string;
   group: string;
   operations: string[];
-  deviation: 'forbidden' | 'drift' | 'hostile' | 'real' | 'release';
+  deviation: 'forbidden' | 'drift' | 'hostile' | 'real' | 'release' | 'legitimate';
   description: string;
+  /** A legitimate variation: the clause of a standard or of the interface that allows it. */
+  allowedBy?: string;
 }
 
 /** How the suite fared against one fault. */
@@ -43,6 +45,13 @@ export interface FaultVerdict {
   caught: boolean;
   /** Failed cells outside the fault's operations and their cross-operation readers (forbidden faults). */
   cascade: MatrixCell[];
+  /**
+   * A fault that breaks one promise only (`only` in the table): the checks other than its own that
+   * failed a cell or proved it anyway. It must be none: only the property of that promise sees it.
+   */
+  others: string[];
+  /** A legitimate variation: the warnings the run raised about it (it must raise none). */
+  warnings?: Failure[];
   /** Findings of kgate's own errors (exceptions, test timeouts) against this fault. */
   errors: Failure[];
   /** Tests run against the fault. */
@@ -61,6 +70,8 @@ export interface SweepResult {
   /** The suite against the clean server: must pass with no warnings and no skips. */
   clean?: TargetSummary;
   faults: FaultVerdict[];
+  /** The legitimate variations (`GET {url}/variations`): each must pass, with no warning. */
+  variations: FaultVerdict[];
   caught: number;
   total: number;
   /** Catalogue faults the table has no entry for. */
@@ -118,13 +129,13 @@ export function selectTests(fault: CatalogueFault, clean: TestRecord[]): string[
     .map(testTitle);
 }
 
-/** Builds the Playwright project of one fault. */
+/** Builds the Playwright project of one fault, or of one legitimate variation (served under /variations). */
 export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget {
   const tests = selectTests(fault, clean);
   const hangs = fault.deviation === 'hostile' || FAULT_TABLE[fault.name]?.catches.includes('responds-within-timeout');
   return {
     name: fault.name,
-    baseUrl: `${baseUrl}/faults/${fault.name}`,
+    baseUrl: `${baseUrl}/${fault.deviation === 'legitimate' ? 'variations' : 'faults'}/${fault.name}`,
     tests,
     timeoutMs: hangs ? HOSTILE_TIMEOUT_MS : undefined,
     rateLimit: tests.some((title) => title.endsWith(' rate-limit-signalled')),
@@ -201,8 +212,17 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
       .map(([check]) => ({ operation, check })),
   );
   const cascade = fault.deviation === 'forbidden' ? failedCells.filter((cell) => !allowed(cell)) : [];
+  const others = entry?.only
+    ? [
+        ...new Set([
+          ...failedCells.map((cell) => cell.check).filter((check) => !expected.includes(check)),
+          ...tripped.filter((check) => !expected.includes(check)),
+        ]),
+      ].sort()
+    : [];
   const errors = findings.filter((finding) => finding.origin === 'error');
   const passes = summary !== undefined && summary.verdict === 'pass';
+  const warnings = fault.deviation === 'legitimate' ? (summary?.warnings ?? []) : undefined;
   const fixed = entry?.generative
     ? {
         verdict: fixedBattery?.verdict ?? ('no result' as const),
@@ -215,9 +235,14 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
     summary !== undefined &&
     errors.length === 0 &&
     (fixed === undefined || fixed.verdict === 'pass') &&
-    (fault.deviation === 'drift' || fault.deviation === 'real' || fault.deviation === 'release'
-      ? passes
-      : expected.length > 0 && expected.every((id) => tripped.includes(id)) && cascade.length === 0);
+    (fault.deviation === 'legitimate'
+      ? passes && warnings!.length === 0
+      : fault.deviation === 'drift' || fault.deviation === 'real' || fault.deviation === 'release'
+        ? passes
+        : expected.length > 0 &&
+          expected.every((id) => tripped.includes(id)) &&
+          cascade.length === 0 &&
+          others.length === 0);
   return {
     fault: fault.name,
     group: fault.group,
@@ -226,6 +251,8 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
     tripped,
     caught,
     cascade,
+    others,
+    ...(warnings ? { warnings } : {}),
     errors,
     tests: records.length,
     timeRatio: timeRatio(clean, records, cleanRun),
@@ -273,16 +300,16 @@ export function revealingOf(fault: CatalogueFault, records: readonly TestRecord[
   return out;
 }
 
-/** Reads the fault catalogue of a running reference server. */
-export async function readCatalogue(url: string): Promise<CatalogueFault[]> {
+/** Reads the fault catalogue of a running reference server (or, with `variations`, its catalogue of legitimate variations). */
+export async function readCatalogue(url: string, path: 'faults' | 'variations' = 'faults'): Promise<CatalogueFault[]> {
   const response = await sendHttp({
     method: 'GET',
-    url: `${url}/faults`,
+    url: `${url}/${path}`,
     headers: {},
     timeoutMs: 10_000,
     maxBytes: 4_000_000,
   });
-  if (response.status !== 200) throw new Error(`GET ${url}/faults answered ${response.status}`);
+  if (response.status !== 200) throw new Error(`GET ${url}/${path} answered ${response.status}`);
   return JSON.parse(response.body.toString('utf8')) as CatalogueFault[];
 }
 
@@ -326,6 +353,9 @@ export async function runSweep(
     const catalogue = (await readCatalogue(server.url)).filter(
       (fault) => !settings.only || settings.only.includes(fault.name),
     );
+    const variations = (await readCatalogue(server.url, 'variations')).filter(
+      (variation) => !settings.only || settings.only.includes(variation.name),
+    );
     const options = (dir: string, targets: SweepTarget[]): ConformOptions => {
       mkdirSync(dir, { recursive: true });
       const sweepFile = join(dir, 'sweep-targets.json');
@@ -358,13 +388,13 @@ export async function runSweep(
     };
     const cleanRun = await run(join(reportDir, 'clean'), [{ name: 'clean', baseUrl: server.url, rateLimit: true }]);
     const clean = cleanRun.records;
-    const faultRun = await run(
-      join(reportDir, 'faults'),
-      catalogue.flatMap((fault) => sweepTargets(server.url, fault, clean)),
-    );
+    const faultRun = await run(join(reportDir, 'faults'), [
+      ...catalogue.flatMap((fault) => sweepTargets(server.url, fault, clean)),
+      ...variations.map((variation) => sweepTarget(server.url, variation, clean)),
+    ]);
     const byTarget = new Map(faultRun.summary!.targets.map((target) => [target.target, target]));
     const cleanTiming = { durationMs: cleanRun.summary!.durationMs, workers: cleanRun.summary!.workers ?? 1 };
-    const faults = catalogue.map((fault) =>
+    const judged = (fault: CatalogueFault) =>
       judge({
         fault,
         summary: byTarget.get(fault.name),
@@ -372,8 +402,9 @@ export async function runSweep(
         clean,
         records: faultRun.records.filter((record) => record.project === fault.name),
         cleanRun: cleanTiming,
-      }),
-    );
+      });
+    const faults = catalogue.map(judged);
+    const judgedVariations = variations.map(judged);
     const properlyTripped = new Set(
       faults
         .filter((verdict) => ['forbidden', 'hostile'].includes(verdict.deviation))
@@ -390,7 +421,7 @@ export async function runSweep(
         revealing[item] = [...(revealing[item] ?? []), fault.name];
     }
     const { unknown, mismatches } = compareTable(catalogue);
-    const worst = faults.reduce(
+    const worst = [...faults, ...judgedVariations].reduce(
       (found, verdict) =>
         verdict.timeRatio > found.ratio ? { fault: verdict.fault, ratio: verdict.timeRatio } : found,
       { fault: 'clean', ratio: 1 },
@@ -398,6 +429,7 @@ export async function runSweep(
     return {
       clean: cleanRun.summary!.targets.find((target) => target.target === 'clean'),
       faults,
+      variations: judgedVariations,
       caught: faults.filter((verdict) => verdict.caught).length,
       total: faults.length,
       unknownFaults: unknown,
@@ -415,28 +447,33 @@ export async function runSweep(
 
 /** Renders the sweep as a table: one line per fault, then the score. */
 export function renderSweep(result: SweepResult): string {
-  const lines = result.faults.map((verdict) => {
-    const mark = verdict.caught ? 'caught' : 'MISSED';
-    const want = ['drift', 'real', 'release'].includes(verdict.deviation)
+  const lines = [...result.faults, ...result.variations].map((verdict) => {
+    const legitimate = verdict.deviation === 'legitimate';
+    const mark = verdict.caught ? (legitimate ? 'passes' : 'caught') : legitimate ? 'FAILS' : 'MISSED';
+    const want = ['drift', 'real', 'release', 'legitimate'].includes(verdict.deviation)
       ? 'conform passes'
       : verdict.expected.join(', ');
     const cascade = verdict.cascade.length
       ? `; CASCADE ${verdict.cascade.map((cell) => `${cell.check} on ${cell.operation}`).join(', ')}`
       : '';
     const errors = verdict.errors.length ? `; KGATE ERRORS ${verdict.errors.length}` : '';
+    const others = verdict.others.length ? `; ALSO SEEN BY ${verdict.others.join(', ')}` : '';
+    const warned = verdict.warnings?.length
+      ? `; WARNINGS ${verdict.warnings.map((warning) => `${warning.check} on ${warning.operation}`).join(', ')}`
+      : '';
     const fixed = verdict.fixedBattery
       ? verdict.fixedBattery.verdict === 'pass'
         ? '; fixed battery alone misses it'
         : `; FIXED BATTERY ALONE ${verdict.fixedBattery.verdict.toUpperCase()} (${verdict.fixedBattery.failed.join(', ')})`
       : '';
-    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} ${String(verdict.tests).padStart(3)} tests x${verdict.timeRatio.toFixed(2)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}${cascade}${errors}${fixed}`;
+    return `${mark.padEnd(7)} ${verdict.deviation.padEnd(9)} ${verdict.fault.padEnd(44)} ${String(verdict.tests).padStart(3)} tests x${verdict.timeRatio.toFixed(2)} want ${want}; tripped ${verdict.tripped.join(', ') || 'nothing'}${cascade}${others}${warned}${errors}${fixed}`;
   });
   if (result.clean)
     lines.unshift(
       `clean   ${result.clean.verdict === 'pass' ? 'passes' : 'FAILS'} (${result.clean.counts.passed} passed, ${result.clean.counts.failed} failed, ${result.clean.counts.warned} warnings, ${result.clean.counts.skipped} skipped; ${result.clean.tests.total} tests)`,
     );
   lines.push(
-    `score: ${result.caught} / ${result.total} faults caught in ${(result.durationMs / 1000).toFixed(1)} s; worst run time against a fault x${result.worstTimeRatio.ratio.toFixed(2)} of a clean run (${result.worstTimeRatio.fault})`,
+    `score: ${result.caught} / ${result.total} faults caught, ${result.variations.filter((verdict) => verdict.caught).length} / ${result.variations.length} legitimate variations passed, in ${(result.durationMs / 1000).toFixed(1)} s; worst run time against a fault x${result.worstTimeRatio.ratio.toFixed(2)} of a clean run (${result.worstTimeRatio.fault})`,
   );
   return lines.join('\n');
 }

@@ -21,6 +21,11 @@ export interface FaultEntry {
    * judges it with `--generate 0`, so the property judging that answer must catch it alone.
    */
   fixedBattery?: true;
+  /**
+   * The fault breaks one promise, and only the checks it names may see it: the sweep requires every
+   * failed cell, on every operation, to be one of theirs (a fault of a promise PROMISES.md traces).
+   */
+  only?: true;
 }
 
 const INTERPRET = ['interpretGet', 'interpretPost'];
@@ -92,6 +97,7 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'answersearch-400-wrong-parameter': { catches: ['missing-parameter-rejected'], touches: ['answerSearch'] },
   'answersearch-401-academic-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'rate-limit-disabled': { catches: ['rate-limit-signalled'], touches: ['answerSearch', 'urlPreview'] },
+  'answersearch-503-unavailable': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-429-no-seconds': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-429-wrong-shape': { catches: ['response-matches-spec'], touches: ['answerSearch'] },
   'answersearch-ranking-dangling-index': { catches: ['ranking-references-resolve'], touches: ['answerSearch'] },
@@ -215,6 +221,49 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
     catches: ['interpretation-output-matches-parse'],
     touches: INTERPRET,
     generative: true,
+  },
+  'calchistogram-count-ignored-after-first': { catches: ['paging-respects-size'], touches: CALCHISTOGRAM, only: true },
+  'calchistogram-offset-ignored-after-first': { catches: ['paging-is-consistent'], touches: CALCHISTOGRAM, only: true },
+  'calchistogram-composite-distinct-values-off-by-one': {
+    catches: ['histogram-agrees-with-evaluate'],
+    touches: CALCHISTOGRAM,
+    only: true,
+  },
+  'calchistogram-entry-prob-mean': { catches: ['histogram-agrees-with-evaluate'], touches: CALCHISTOGRAM, only: true },
+  'calchistogram-last-attribute-dropped': { catches: ['attributes-are-honoured'], touches: CALCHISTOGRAM, only: true },
+  'interpret-later-outputs-rejected-by-evaluate': {
+    catches: ['interpretations-are-evaluable'],
+    touches: INTERPRET,
+    only: true,
+  },
+  'interpret-parse-attr-unprefixed': {
+    catches: ['interpretation-output-matches-parse'],
+    touches: INTERPRET,
+    only: true,
+  },
+  'academic-default-model-not-latest': {
+    catches: ['model-defaults-to-latest'],
+    touches: [...EVALUATE, ...CALCHISTOGRAM],
+    only: true,
+  },
+  'hotevents-top-document-oldest': { catches: ['event-documents-agree'], touches: ['hotEvents'], only: true },
+  'hotevents-document-count-off-for-second': {
+    catches: ['event-documents-agree'],
+    touches: ['hotEvents'],
+    generative: true,
+    only: true,
+  },
+  'evaluate-offset-from-100-skips-one': {
+    catches: ['paging-is-consistent'],
+    touches: EVALUATE,
+    generative: true,
+    only: true,
+  },
+  'similarity-self-not-one-for-long-texts': {
+    catches: ['similarity-of-identical-is-one'],
+    touches: SIMILARITY,
+    generative: true,
+    only: true,
   },
   'auth-not-enforced-evaluate-post': { catches: ['auth-required'], touches: ['evaluatePost'] },
   'auth-not-enforced-similarity-get': { catches: ['auth-required'], touches: ['similarityGet'] },

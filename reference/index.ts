@@ -9,6 +9,7 @@ import type { Fault, ServerSettings } from './faults/types.ts';
 import { namedEntities } from './names.ts';
 import { createListener } from './server.ts';
 import { PreviewCorpus } from './url-preview.ts';
+import { createVariations, VARIATIONS, type Variation } from './variations/index.ts';
 
 /** Options of the reference server; every one has a default. */
 export interface ReferenceServerOptions {
@@ -106,6 +107,21 @@ export function listFaults(): Pick<Fault, 'name' | 'group' | 'operations' | 'dev
   }));
 }
 
+/** The catalogue of legitimate variations as served by `GET {url}/variations`. */
+export function listVariations(): Pick<
+  Variation,
+  'name' | 'group' | 'operations' | 'deviation' | 'description' | 'allowedBy'
+>[] {
+  return VARIATIONS.map(({ name, group, operations, deviation, description, allowedBy }) => ({
+    name,
+    group,
+    operations,
+    deviation,
+    description,
+    allowedBy,
+  }));
+}
+
 /** Settings of the clean server (faults override some of them). */
 export function cleanSettings(rateLimit: number, bodyLimit: number): ServerSettings {
   return {
@@ -137,6 +153,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const keys = new KeyTable(seed, options.configFile);
   // Each server gets its own catalogue: some faults keep state (lockouts, held connections).
   const faults = new Map<string, Fault>(createFaults().map((fault) => [fault.name, fault]));
+  const variations = new Map<string, Fault>(createVariations().map((variation) => [variation.name, variation]));
   let engine: ReturnType<typeof createAcademicEngine> | undefined;
   let events: EventCorpus | undefined;
   let listener: ReturnType<typeof createListener> | undefined;
@@ -157,6 +174,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       keys,
       settings: cleanSettings(rateLimit, bodyLimit),
       faults,
+      variations,
       profile: profile === 'clean' ? undefined : faults.get(PROFILE_FAULT[profile]),
       quiet: options.quiet ?? false,
     });

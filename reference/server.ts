@@ -46,6 +46,8 @@ export interface Pipeline {
   keys: KeyTable;
   settings: ServerSettings;
   faults: ReadonlyMap<string, Fault>;
+  /** The catalogue of legitimate variations (`../variations/`), served under `/variations/<name>` as faults are under `/faults/<name>`. */
+  variations?: ReadonlyMap<string, Fault>;
   /** A fault applied at the root URL (the server's profile); undefined for the clean server. */
   profile?: Fault;
   quiet: boolean;
@@ -59,18 +61,25 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
   const academicCache = new Map<string, string>();
   const queryCache = new Map<string, string>();
   const faultSettings = new Map<string, ServerSettings>();
-  for (const fault of pipeline.faults.values()) {
+  const variations = pipeline.variations ?? new Map<string, Fault>();
+  for (const fault of [...pipeline.faults.values(), ...variations.values()]) {
     faultSettings.set(fault.name, { ...pipeline.settings, ...fault.settings });
   }
-  const catalogue = JSON.stringify(
-    [...pipeline.faults.values()].map(({ name, group, operations, deviation, description }) => ({
-      name,
-      group,
-      operations,
-      deviation,
-      description,
-    })),
-  );
+  const listing = (catalogue: ReadonlyMap<string, Fault>) =>
+    JSON.stringify(
+      [...catalogue.values()].map(({ name, group, operations, deviation, description, ...rest }) => ({
+        name,
+        group,
+        operations,
+        deviation,
+        description,
+        ...('allowedBy' in rest ? { allowedBy: rest.allowedBy } : {}),
+      })),
+    );
+  const catalogues = {
+    faults: { entries: pipeline.faults, listing: listing(pipeline.faults) },
+    variations: { entries: variations, listing: listing(variations) },
+  };
 
   /** Runs the clean handler of an operation: the engine or corpus answer for already-decoded params. */
   function runHandler(route: Route, params: Record<string, string>, pathParams: Record<string, string>): HandlerResult {
@@ -137,16 +146,27 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
     if (hash >= 0) query = query.slice(0, hash);
     let fault = pipeline.profile;
     let settings = fault ? faultSettings.get(fault.name)! : pipeline.settings;
-    if (path === '/faults' || path === '/faults/' || path.startsWith('/faults/')) {
-      if (path === '/faults' || path === '/faults/') {
-        if (req.method === 'GET' || req.method === 'HEAD') return send(res, { status: 200, rawBody: catalogue });
+    const kind = path.startsWith('/faults') ? 'faults' : path.startsWith('/variations') ? 'variations' : undefined;
+    const prefix = `/${kind}`;
+    if (kind && (path === prefix || path === `${prefix}/` || path.startsWith(`${prefix}/`))) {
+      const catalogue = catalogues[kind];
+      if (path === prefix || path === `${prefix}/`) {
+        if (req.method === 'GET' || req.method === 'HEAD')
+          return send(res, { status: 200, rawBody: catalogue.listing });
         return send(res, { ...errorResult('none', 405, 'Method not allowed'), headers: { allow: 'GET' } });
       }
-      const slash = path.indexOf('/', 8);
-      const name = slash < 0 ? path.slice(8) : path.slice(8, slash);
-      fault = pipeline.faults.get(name);
+      const slash = path.indexOf('/', prefix.length + 1);
+      const name = slash < 0 ? path.slice(prefix.length + 1) : path.slice(prefix.length + 1, slash);
+      fault = catalogue.entries.get(name);
       if (!fault)
-        return send(res, errorResult('none', 404, `Unknown fault '${name.slice(0, 100)}' (GET /faults lists them)`));
+        return send(
+          res,
+          errorResult(
+            'none',
+            404,
+            `Unknown ${kind === 'faults' ? 'fault' : 'variation'} '${name.slice(0, 100)}' (GET ${prefix} lists them)`,
+          ),
+        );
       settings = faultSettings.get(name)!;
       path = slash < 0 ? '/' : path.slice(slash);
     }
@@ -390,18 +410,32 @@ async function finishEarly(req: IncomingMessage, res: ServerResponse, result: Ha
   send(res, result);
 }
 
-/** Writes an answer: JSON body serialized once, content type and length set. */
+/** Writes an answer: JSON body serialized once, content type and length (or chunked pieces) set. */
 export function send(res: ServerResponse, result: HandlerResult): void {
   if (res.headersSent || res.destroyed) return;
   const payload =
     result.rawBody !== undefined ? result.rawBody : result.body === undefined ? '' : JSON.stringify(result.body);
-  const headers: Record<string, string | number> = {
-    'content-type': result.contentType ?? JSON_TYPE,
-    'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
-  };
+  const headers: Record<string, string | number> = { 'content-type': result.contentType ?? JSON_TYPE };
+  if (!result.chunks)
+    headers['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   if (result.headers) for (const [name, value] of Object.entries(result.headers)) headers[name.toLowerCase()] = value;
-  res.writeHead(result.status, headers);
-  res.end(payload);
+  if (!result.headerCase && !result.chunks) {
+    res.writeHead(result.status, headers);
+    res.end(payload);
+    return;
+  }
+  const named = result.headerCase ?? ((name: string) => name);
+  res.writeHead(
+    result.status,
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [named(name), value])),
+  );
+  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const pieces = Math.max(1, result.chunks ?? 1);
+  const size = Math.max(1, Math.ceil(bytes.length / pieces));
+  // Node sends an answer without a Content-Length in chunks, one per write; the last piece ends it.
+  let at = 0;
+  for (; at + size < bytes.length; at += size) res.write(bytes.subarray(at, at + size));
+  res.end(bytes.subarray(at));
 }
 
 /** The group of an operation id, for callers outside the pipeline. */

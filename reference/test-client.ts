@@ -22,7 +22,11 @@ export function send(
     if (options.key !== undefined) headers['Ocp-Apim-Subscription-Key'] = options.key;
     if (options.body !== undefined) {
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
-      headers['content-length'] = String(Buffer.byteLength(options.body));
+      // A chunked body has no length: a request with both is malformed (RFC 9112, 6.3), which Node's
+      // own parser refuses with a 400 of its own before the server sees it (Node 24 resets the
+      // connection under the body still being sent).
+      if (headers['transfer-encoding'] === undefined)
+        headers['content-length'] = String(Buffer.byteLength(options.body));
     }
     const req = httpRequest(
       {

@@ -8,6 +8,7 @@ import { toleranceNote } from '../contracts/properties/tolerance.ts';
 import type { Cell as PageCell } from '../page/components.ts';
 import type { PageChanges, ReportPage } from '../page/page.ts';
 import { compareFailures, labelOf, type PreviousRun, pageFinding, siblingPage } from './report-page.ts';
+import { targetText } from './summary.ts';
 
 /** A finding of the run with how many cases showed it. */
 export type FuzzFinding = Failure & { seenIn: number };
@@ -18,6 +19,8 @@ export interface FuzzResult {
   verdict: 'pass' | 'fail';
   exitCode: 0 | 1;
   baseUrl: string;
+  /** True when the target was the embedded reference server kgate started itself, not a deployment. */
+  embedded?: boolean;
   seed: number;
   budget: number;
   cases: Record<Intent, number> & { total: number };
@@ -101,7 +104,9 @@ export function fuzzPage(
     tool: 'kgate fuzz',
     verdict: result.verdict,
     headline: `${failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}`,
-    target: maskUrl(result.baseUrl),
+    target: result.embedded
+      ? (targetText({ ...result, baseUrl: maskUrl(result.baseUrl) }) ?? '')
+      : maskUrl(result.baseUrl),
     durationMs: result.durationMs,
     // Test data discovery included, as in the table below and in summary.json.
     requests: result.requests,

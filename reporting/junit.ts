@@ -1,6 +1,6 @@
 import type { Check } from '../contracts/checks/registry.ts';
 import { type Failure, formatFailure } from '../contracts/failure.ts';
-import { missingShards, type RunSummary, type TargetSummary } from './summary.ts';
+import { appliesAt, missingShards, type RunSummary, type TargetSummary } from './summary.ts';
 
 /** Escapes text for an XML attribute or element. */
 export function xmlEscape(text: string): string {
@@ -53,8 +53,21 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
       const cells = ids.map((id) => target.matrix[operation]![id]);
       const name = run.targets.length > 1 ? `${target.target} ${operation}` : operation;
       const count = (cell: string) => cells.filter((c) => c === cell).length;
+      // Checks --checks left out are no test case (the counts stay the verdict's cells), but are
+      // named, apart from the checks that do not apply to the operation, which are not.
+      const left = checks.filter(
+        (check) =>
+          run.notSelected?.includes(check.id) &&
+          target.matrix[operation]![check.id] === undefined &&
+          appliesAt(check, operation),
+      );
       suites.push(
         `  <testsuite name="${xmlEscape(name)}" tests="${ids.length}" failures="${count('fail')}" skipped="${count('skip') + count('known')}" errors="0">`,
+        ...(left.length > 0
+          ? [
+              `    <properties><property name="not selected (--checks)" value="${xmlEscape(left.map((check) => check.id).join(', '))}"/></properties>`,
+            ]
+          : []),
         ...ids.map((id) => testcase(target, operation, id, name)),
         '  </testsuite>',
       );
@@ -78,6 +91,18 @@ export function renderJunit(run: RunSummary, checks: readonly Check[]): string {
       '  </testsuite>',
     );
     all.push(...shards.map((shard) => (missing.has(shard) ? 'fail' : 'pass')));
+  }
+  if (run.envelopeBreaches && run.envelopeBreaches.length > 0) {
+    // Bounds of the configuration file's envelope: one failed case each, as they fail the verdict.
+    suites.push(
+      `  <testsuite name="kgate envelope bounds" tests="${run.envelopeBreaches.length}" failures="${run.envelopeBreaches.length}" skipped="0" errors="0">`,
+      ...run.envelopeBreaches.map(
+        (breach) =>
+          `    <testcase classname="kgate envelope" name="${xmlEscape(breach.split(':')[0]!)}">\n      <failure message="${xmlEscape(breach)}">${xmlEscape(breach)}</failure>\n    </testcase>`,
+      ),
+      '  </testsuite>',
+    );
+    all.push(...run.envelopeBreaches.map(() => 'fail'));
   }
   const failures = all.filter((cell) => cell === 'fail').length;
   const skipped = all.filter((cell) => cell === 'skip' || cell === 'known').length;

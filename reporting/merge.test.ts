@@ -343,7 +343,10 @@ describe('kgate report merge: a sharded run against a fault', () => {
     { given: ['report', 'merge', '--shards'], want: /kgate report merge: unknown option --shards/ },
     { given: ['report', 'merge'], want: /takes the run folders of the shards \(DIR\.\.\.\); got none/ },
     { given: ['report', 'merge', '/nonexistent/run'], want: /no such folder '\/nonexistent\/run'/ },
-    { given: ['report', 'merge', '.', '--expect-shards', 'two'], want: /option --expect-shards takes a whole number/ },
+    {
+      given: ['report', 'merge', '.', '--expect-shards', 'two'],
+      want: /option --expect-shards takes a whole number of shards from 1 to 1000, got 'two' \(not a whole number\)/,
+    },
   ];
   for (const { given, want } of USAGE) {
     test(`kgate ${given.join(' ')} -> one line, exit 2`, async () => {

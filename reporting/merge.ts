@@ -2,10 +2,11 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import { CHECKS } from '../contracts/checks/index.ts';
 import type { Check } from '../contracts/checks/registry.ts';
+import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import { EMBEDDED_TARGET, RUN_FILE, type RunMeta } from './run-meta.ts';
 import { checksOfRun } from './severity.ts';
-import { missingShards, type RunSummary, SUMMARY_FILES, summarise, type TestRecord } from './summary.ts';
+import { missingShards, notSelectedOf, type RunSummary, SUMMARY_FILES, summarise, type TestRecord } from './summary.ts';
 
 /** Folders that cannot be merged (not run folders, runs of different things, a shard twice): exit 2. */
 export class MergeError extends Error {
@@ -198,12 +199,15 @@ export function mergeRuns(
   );
   const failed =
     targets.some((target) => target.verdict === 'fail') || (shards?.missing.length ?? 0) > 0 || records.length === 0;
+  const notSelected = notSelectedOf(selection?.checks, checks, targets);
   const summaries = ordered.map((folder) => folder.summary);
   const maxRps = summaries.find((summary) => summary.maxRps)?.maxRps;
   const run: RunSummary = {
     verdict: failed ? 'fail' : 'pass',
     exitCode: failed ? 1 : 0,
     baseUrl: first?.meta.target === EMBEDDED_TARGET ? EMBEDDED_TARGET : (summaries[0]?.baseUrl ?? first?.meta.target),
+    ...(first?.meta.target === EMBEDDED_TARGET ? { embedded: true } : {}),
+    ...(notSelected ? { notSelected } : {}),
     strict: selection?.strict ?? false,
     // The shards ran side by side: the merged run took as long as the slowest.
     durationMs: Math.max(0, ...summaries.map((summary) => summary.durationMs ?? 0)),
@@ -212,6 +216,7 @@ export function mergeRuns(
     requests: summaries.reduce((sum, summary) => sum + (summary.requests ?? 0), 0),
     ...(maxRps ? { maxRps } : {}),
     ...(shards ? { shards } : {}),
+    tolerance: TOLERANCE_STATEMENT,
     targets,
   };
   const startedAt = ordered.map((folder) => folder.meta.startedAt).sort()[0] ?? new Date().toISOString();

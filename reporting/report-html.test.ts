@@ -158,7 +158,7 @@ describe('report.html and the report files of a run', () => {
       await failed.locator('a').click();
       assert.equal(new URL(page.url()).hash, `#${await finding.getAttribute('id')}`, 'the cell links to its failure');
       await finding.locator('button.copy').click();
-      await finding.locator('button.copy', { hasText: /Copied|Selected/ }).waitFor({ timeout: 5_000 });
+      await finding.locator('button.copy', { hasText: /Copied|Selected/ }).waitFor({ timeout: 30_000 });
       const changes = (await page.locator('#changes').textContent()) ?? '';
       assert.match(changes, /1 new, 0 fixed/, 'compared with the clean run before it');
       assert.ok(changes.includes('response-matches-spec'), changes);

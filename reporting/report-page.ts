@@ -11,6 +11,7 @@ import type { Cell as PageCell, Finding as PageFinding } from '../page/component
 import { shortLabel } from '../page/html.ts';
 import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
+import { isRunId, runIdTime } from './run-dir.ts';
 import {
   type CoverageSummary,
   coverageHeadline,
@@ -18,10 +19,8 @@ import {
   runHeadline,
   SUMMARY_FILES,
   type TargetSummary,
+  targetText,
 } from './summary.ts';
-
-/** A run folder name of kgate (`20261123-051233-042-4f2a`, or drift's `20261122T041500Z-3f9a`): they sort by time. */
-const RUN_FOLDER = /^\d{8}[-T]\d{6}/;
 
 /** A finished run found beside this one: its folder and what its summary file holds. */
 export interface PreviousRun<T> {
@@ -36,7 +35,8 @@ export interface PreviousRun<T> {
  */
 export function previousRun<T>(dir: string, file: string): PreviousRun<T> | undefined {
   const name = basename(dir);
-  if (!RUN_FOLDER.test(name)) return undefined;
+  if (!isRunId(name)) return undefined;
+  const at = (id: string) => runIdTime(id)!.getTime();
   const root = dirname(dir);
   let names: string[];
   try {
@@ -44,7 +44,9 @@ export function previousRun<T>(dir: string, file: string): PreviousRun<T> | unde
   } catch {
     return undefined;
   }
-  const earlier = names.filter((other) => RUN_FOLDER.test(other) && other < name).sort();
+  const earlier = names
+    .filter((other) => isRunId(other) && (at(other) < at(name) || (at(other) === at(name) && other < name)))
+    .sort((a, b) => at(a) - at(b) || a.localeCompare(b));
   for (const other of earlier.reverse()) {
     const path = join(root, other, file);
     if (!existsSync(path)) continue;
@@ -247,7 +249,7 @@ export function conformancePage(
     tool: 'kgate conformance',
     verdict: run.verdict,
     headline: runHeadline(run),
-    target: run.baseUrl ? maskUrl(run.baseUrl) : undefined,
+    target: run.baseUrl || run.embedded ? maskUrl(targetText(run)!) : undefined,
     startedAt: run.startedAt,
     durationMs: run.durationMs,
     requests: run.requests,
@@ -273,7 +275,7 @@ export function conformancePage(
         .filter((check) => shown.has(check.id))
         .map((check) => ({ id: check.id, ...(check.severity === 'warn' ? { note: 'warn' } : {}) })),
       cells: matrix,
-      legend: `Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.${unselected > 0 ? ` ${unselected} operation(s) of the spec were not selected in this run and have no column.` : ''}`,
+      legend: `Counts are cells: one defect shows as one failed cell per operation it breaks, however many tests saw it. A cell links to its finding, its skip reason or what its check verifies.${unselected > 0 ? ` ${unselected} operation(s) of the spec were not selected in this run and have no column.` : ''}${run.notSelected ? ` Not selected in this run (left out by --checks, so not judged; not the same as does not apply), and so without a row: ${run.notSelected.join(', ')}.` : ''}`,
     },
     sections,
     operations: target.operations,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -5,15 +6,46 @@ import { join, resolve } from 'node:path';
 export const KEPT_RUNS = 20;
 /** Name of the link (or, where links are impossible, the file) naming the newest run folder. */
 export const LATEST = 'latest';
-const RUN_ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
+/** The folder every command writes its run folders under, one folder per kind of run. */
+export const REPORTS_DIR = 'reports';
 
-/** A sortable, unique run id: `20261123-051233-042-4f2a` (UTC date, time, milliseconds, random). */
+/** The kinds of run, each the name of its folder under reports/ (`reports/load/<run-id>/`). */
+export const RUN_KINDS = ['conformance', 'fuzz', 'drift', 'compare', 'load', 'merge', 'probe'] as const;
+/** One kind of run. */
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** A run id: `20261128T103942Z-f719` (UTC date and time, 4 random hex digits). */
+const RUN_ID = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-[0-9a-f]{4}$/;
+/** The run ids before there was one naming: `20261128-103524-766-0683` (conform, fuzz, compare). */
+const OLD_RUN_ID = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-\d{3}-[0-9a-f]{4}$/;
+/** The load run folders before there was one naming: `smoke-20261128T103819Z`. */
+const OLD_LOAD_ID = /^[a-z][a-z0-9-]*-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+/** A sortable, unique run id, the name of every run folder: `20261128T103942Z-f719` (UTC time, 4 random hex). */
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace('.', '-').slice(0, 19);
-  const random = Math.floor(Math.random() * 0x10000)
-    .toString(16)
-    .padStart(4, '0');
-  return `${stamp}-${random}`;
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Whether a folder name is a run id (the one naming, or an older one). */
+export function isRunId(name: string): boolean {
+  return RUN_ID.test(name) || OLD_RUN_ID.test(name) || OLD_LOAD_ID.test(name);
+}
+
+/** When the run named `name` started (its id's UTC time, to the second), or undefined for a name that is not a run id. */
+export function runIdTime(name: string): Date | undefined {
+  const match = RUN_ID.exec(name) ?? OLD_RUN_ID.exec(name) ?? OLD_LOAD_ID.exec(name);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s] = match.map(Number) as number[];
+  return new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
+}
+
+/** The base folder of a kind's run folders: `reports/load`. */
+export function kindFolder(kind: RunKind): string {
+  return join(REPORTS_DIR, kind);
 }
 
 /**
@@ -24,13 +56,22 @@ export function newRunId(now = new Date()): string {
 export function createRunDir(base: string, now = new Date()): string {
   const root = resolve(base);
   mkdirSync(root, { recursive: true });
-  const id = newRunId(now);
+  let id = newRunId(now);
+  // Two runs started in the same second draw their random part again until the names differ.
+  for (let tries = 0; ; tries++) {
+    try {
+      mkdirSync(join(root, id));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 100) throw error;
+      id = newRunId(now);
+    }
+  }
   const dir = join(root, id);
-  mkdirSync(dir);
   pointLatest(root, id);
   const runs = readdirSync(root)
-    .filter((name) => RUN_ID.test(name))
-    .sort();
+    .filter(isRunId)
+    .sort((a, b) => (runIdTime(a)?.getTime() ?? 0) - (runIdTime(b)?.getTime() ?? 0) || a.localeCompare(b));
   for (const old of runs.slice(0, Math.max(0, runs.length - KEPT_RUNS))) {
     if (old !== id) rmSync(join(root, old), { recursive: true, force: true });
   }

@@ -7,13 +7,19 @@ import { join } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import type { Check } from '../contracts/checks/registry.ts';
 import { REPORT_HTML, renderPage } from '../page/page.ts';
+import { ENVELOPE_FILE, type Envelope, envelopeSection, runEnvelope, writeEnvelope } from './envelope.ts';
 import { renderJunit } from './junit.ts';
 import { conformancePage, type PreviousRun, previousRun } from './report-page.ts';
 import { RUN_FILE, type RunMeta } from './run-meta.ts';
 import { type RunSummary, renderSummary, SUMMARY_FILES, type TestRecord } from './summary.ts';
 
 /** Every file a conformance run writes into its report folder (Playwright's own reports are not among them). */
-export const RUN_REPORT_FILES = { ...SUMMARY_FILES, html: REPORT_HTML, meta: RUN_FILE } as const;
+export const RUN_REPORT_FILES = {
+  ...SUMMARY_FILES,
+  html: REPORT_HTML,
+  meta: RUN_FILE,
+  envelope: ENVELOPE_FILE,
+} as const;
 
 /** What writeRunReports wrote. */
 export interface WrittenReports {
@@ -39,6 +45,8 @@ export function writeRunReports(
     records?: readonly TestRecord[];
     meta?: RunMeta;
     previous?: PreviousRun<RunSummary> | null;
+    /** The run's envelope (default: measured from the records, when given; none for a sweep, whose run has no previous). */
+    envelope?: Envelope | null;
   } = {},
 ): WrittenReports {
   const dir = options.dir ?? run.reportDir;
@@ -54,7 +62,22 @@ export function writeRunReports(
   writeFileSync(paths.junit, redactSecrets(renderJunit(run, checks)));
   if (options.records) writeFileSync(paths.tests, `${redactSecrets(JSON.stringify(options.records))}\n`);
   if (options.meta) writeFileSync(paths.meta, `${redactSecrets(JSON.stringify(options.meta, null, 2))}\n`);
-  writeFileSync(paths.html, redactSecrets(renderPage(conformancePage(run, checks, previous))));
+  const envelope =
+    options.envelope === null
+      ? undefined
+      : (options.envelope ??
+        (options.records
+          ? runEnvelope(run, options.records, dir, options.meta?.target ?? run.baseUrl ?? '')
+          : undefined));
+  if (envelope) writeEnvelope(dir, envelope);
+  const page = conformancePage(run, checks, previous);
+  if (envelope) {
+    // The envelope's section goes before the notes.
+    const notes = page.sections.findIndex((section) => section.id === 'notes');
+    page.sections.splice(notes < 0 ? page.sections.length : notes, 0, envelopeSection(envelope));
+    page.files = [...(page.files ?? []), ENVELOPE_FILE];
+  }
+  writeFileSync(paths.html, redactSecrets(renderPage(page)));
   writeFileSync(paths.json, `${redactSecrets(JSON.stringify(run, null, 2))}\n`);
   return { markdown, paths };
 }

@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import type { Check } from '../contracts/checks/registry.ts';
 import type { Failure } from '../contracts/failure.ts';
 import { shortLabel } from '../page/html.ts';
-import { NO_ANSWER_READ, renderMatrix, renderSummary, summarise, type TestRecord } from './summary.ts';
+import {
+  NO_ANSWER_READ,
+  notSelectedOf,
+  renderMatrix,
+  renderSummary,
+  summarise,
+  type TestRecord,
+  targetText,
+} from './summary.ts';
 
 const CHECKS: Check[] = [
   {
@@ -307,6 +315,40 @@ test('renderMatrix draws checks as rows and operations as columns', () => {
     '| `histogram-ordered-by-count` (warn) | warn |',
   ].join('\n');
   assert.equal(renderMatrix(given, CHECKS), want);
+});
+
+test('a check --checks left out reads "not selected" where it applies, "does not apply" (·) where it does not', () => {
+  const onlyEvaluate: Check = { ...CHECKS[2]!, id: 'paging-is-consistent', appliesTo: (op) => op.label === OP };
+  const checks = [CHECKS[0]!, onlyEvaluate];
+  const matrix = { [OP]: { 'response-matches-spec': 'pass' }, [OTHER]: { 'response-matches-spec': 'pass' } } as const;
+  const targets = summarise([record({ check: 'response-matches-spec' })], [OP, OTHER], checks);
+  assert.deepEqual(notSelectedOf(['response-matches-spec'], checks, targets), ['paging-is-consistent']);
+  assert.equal(notSelectedOf(undefined, checks, targets), undefined, 'no --checks: nothing left out');
+  assert.equal(
+    renderMatrix(matrix, checks, ['paging-is-consistent']),
+    [
+      '| check | evaluate GET | interpret GET |',
+      '|---|:-:|:-:|',
+      '| `response-matches-spec` | pass | pass |',
+      '| `paging-is-consistent` (not selected) | not selected | · |',
+    ].join('\n'),
+  );
+});
+
+test('targetText names the embedded reference server as such', () => {
+  const cases = [
+    { given: { baseUrl: 'https://api.example.org/api' }, want: 'https://api.example.org/api' },
+    {
+      given: { baseUrl: 'http://127.0.0.1:4000', embedded: true },
+      want: "the embedded reference server at http://127.0.0.1:4000 (kgate's own stand-in, not a deployment)",
+    },
+    {
+      given: { baseUrl: 'embedded reference server', embedded: true },
+      want: "the embedded reference server (kgate's own stand-in, not a deployment)",
+    },
+    { given: {}, want: undefined },
+  ];
+  for (const { given, want } of cases) assert.equal(targetText(given), want, JSON.stringify(given));
 });
 
 test('shortLabel names operations compactly', () => {

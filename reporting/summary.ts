@@ -1,8 +1,13 @@
 import type { Check } from '../contracts/checks/registry.ts';
 import { type Failure, findingKey, formatFailureFolded } from '../contracts/failure.ts';
 import { INVARIANT_CHECKS } from '../contracts/properties/index.ts';
+import type { ToleranceStatement } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationStat, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { nameCache } from '../http/infrastructure.ts';
+import { mergeObservations, noObservations, type Observations } from '../http/observations.ts';
+import { describeSignal, signalledBy } from '../http/throttle.ts';
+import { OPERATIONS } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
 import {
@@ -55,6 +60,8 @@ export interface TestRecord {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through. */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling. */
+    observed?: Observations;
   };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
@@ -163,6 +170,13 @@ export interface RunSummary {
   verdict: 'pass' | 'fail';
   exitCode: 0 | 1;
   baseUrl?: string;
+  /** True when the target was the embedded reference server kgate started itself, not a deployment. */
+  embedded?: boolean;
+  /**
+   * Check ids the run's --checks left out (no cell of theirs was judged): their cells read "not
+   * selected", never "does not apply" (which is a check that has no meaning for an operation).
+   */
+  notSelected?: string[];
   strict: boolean;
   /** When the run started (ISO 8601, UTC). */
   startedAt?: string;
@@ -181,6 +195,10 @@ export interface RunSummary {
   shards?: ShardsSummary;
   /** What the run judged of the coverage model, and with a ledger, what the runs before it did. */
   coverage?: CoverageSummary;
+  /** Bounds of the configuration file's `envelope` this run's measurements break: each fails the run. */
+  envelopeBreaches?: string[];
+  /** How the run compared numbers a target computes (a tolerance learned on an operation is under its notes). */
+  tolerance?: ToleranceStatement;
   targets: TargetSummary[];
 }
 
@@ -360,7 +378,12 @@ function summariseTarget(
         check: record.check,
         reason: `${record.skipReason ?? 'skipped'}${INVARIANT_CHECKS.has(record.check) ? NO_ANSWER_READ : ''}`,
       })),
-    notes: [...new Set(records.flatMap((record) => record.notes)), ...retryNote(records), ...frontNote(records)],
+    notes: [
+      ...new Set(records.flatMap((record) => record.notes)),
+      ...retryNote(records),
+      ...frontNote(records),
+      ...throttleNotes(records),
+    ],
     tripped: [
       ...new Set(
         [...failures, ...known, ...warnings]
@@ -408,16 +431,58 @@ const SYMBOL: Record<Cell, string> = {
   'n/a': '·',
 };
 
-/** Renders the check x operation matrix as a Markdown table (checks as rows: 13 operations fit across). */
-export function renderMatrix(matrix: TargetSummary['matrix'], checks: readonly Check[]): string {
+/** What a cell of a check the run's --checks left out says, where the check applies to the operation. */
+export const NOT_SELECTED = 'not selected';
+
+/** Whether a check applies to an operation (by its label): where it does not, its cell reads "does not apply". */
+export function appliesAt(check: Pick<Check, 'appliesTo'>, operation: string): boolean {
+  const op = OPERATIONS.find((candidate) => candidate.label === operation);
+  return op !== undefined && check.appliesTo(op);
+}
+
+/**
+ * The checks of `checks` that a run's --checks (`selected`) left out: none of their cells was
+ * judged (the fixture's checks judge every answer, so they count as selected wherever they did).
+ */
+export function notSelectedOf(
+  selected: readonly string[] | undefined,
+  checks: readonly Check[],
+  targets: readonly TargetSummary[],
+): string[] | undefined {
+  if (!selected) return undefined;
+  const judged = new Set(targets.flatMap((target) => Object.values(target.matrix).flatMap((row) => Object.keys(row))));
+  const left = checks.filter((check) => !selected.includes(check.id) && !judged.has(check.id)).map((check) => check.id);
+  return left.length > 0 ? left : undefined;
+}
+
+/**
+ * Renders the check x operation matrix as a Markdown table (checks as rows: 13 operations fit
+ * across); a check the run's --checks left out reads "not selected" where it applies.
+ */
+export function renderMatrix(
+  matrix: TargetSummary['matrix'],
+  checks: readonly Check[],
+  notSelected: readonly string[] = [],
+): string {
   const operations = Object.keys(matrix);
   const header = `| check | ${operations.map(shortLabel).join(' | ')} |`;
   const rule = `|---|${operations.map(() => ':-:').join('|')}|`;
-  const rows = checks.map(
-    (check) =>
-      `| \`${check.id}\`${check.severity === 'warn' ? ' (warn)' : ''} | ${operations.map((op) => SYMBOL[matrix[op]![check.id] ?? 'n/a']).join(' | ')} |`,
-  );
+  const rows = checks.map((check) => {
+    const left = notSelected.includes(check.id);
+    const cell = (op: string) =>
+      left && matrix[op]![check.id] === undefined && appliesAt(check, op)
+        ? NOT_SELECTED
+        : SYMBOL[matrix[op]![check.id] ?? 'n/a'];
+    return `| \`${check.id}\`${check.severity === 'warn' ? ' (warn)' : ''}${left ? ' (not selected)' : ''} | ${operations.map(cell).join(' | ')} |`;
+  });
   return [header, rule, ...rows].join('\n');
+}
+
+/** The target as the reports name it: its base URL, or the embedded reference server (not a deployment). */
+export function targetText(run: Pick<RunSummary, 'baseUrl' | 'embedded'>): string | undefined {
+  if (!run.embedded) return run.baseUrl;
+  const url = run.baseUrl && /^https?:\/\//.test(run.baseUrl) ? ` at ${run.baseUrl}` : '';
+  return `the embedded reference server${url} (kgate's own stand-in, not a deployment)`;
 }
 
 /** How a long curl line of a failure shows in the summaries: folded into a file of the run's report folder. */
@@ -468,7 +533,8 @@ function splitNotRun(failures: readonly Failure[]): { own: Failure[]; notRun: Fa
 }
 
 function notRunHeading(notRun: readonly Failure[]): string {
-  return `Not run: given up (${notRun.length} cells, each failing the gate)`;
+  const titles = [...new Set(notRun.map((failure) => failure.title.replace(/^not run: /, '')))].sort();
+  return `Not run: ${titles.join(', ') || 'given up'} (${notRun.length} cells, each failing the gate)`;
 }
 
 /** Tests not run grouped by cause, then by operation: `  evaluate GET: paging-is-consistent, ...`. */
@@ -568,7 +634,10 @@ export function renderTerminalSummary(run: RunSummary): string {
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
   const lines: string[] = [`kgate conformance: ${verdict} (${runHeadline(run)})`];
-  if (run.baseUrl) lines.push(`  target:    ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`);
+  const named = targetText(run);
+  if (named) lines.push(`  target:    ${named}${run.strict ? ' (strict: warnings fail)' : ''}`);
+  if (run.notSelected)
+    lines.push(`  not selected (--checks): ${run.notSelected.length} check(s), ${run.notSelected.join(', ')}`);
   if (run.shard)
     lines.push(
       `  shard:     ${run.shard.current} of ${run.shard.total}; the counts are this shard's (kgate report merge makes one verdict of the shards)`,
@@ -581,6 +650,8 @@ export function renderTerminalSummary(run: RunSummary): string {
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
   if (run.coverage) lines.push(`  coverage:  ${coverageHeadline(run.coverage)}`);
+  for (const breach of run.envelopeBreaches ?? []) lines.push(`  envelope:  bound broken, ${breach}`);
+  if (run.tolerance) lines.push(`  numbers:   ${run.tolerance.text}`);
   for (const target of run.targets) {
     const several = run.targets.length > 1;
     const indent = several ? '    ' : '  ';
@@ -646,7 +717,8 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
   lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
-  if (run.baseUrl) lines.push(`Target: ${run.baseUrl}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
+  const named = targetText(run);
+  if (named) lines.push(`Target: ${named}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');
   if (run.shard)
     lines.push(
@@ -662,13 +734,20 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   }
   if (run.requests)
     lines.push(`Requests sent: ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`, '');
+  if (run.envelopeBreaches && run.envelopeBreaches.length > 0)
+    lines.push(
+      "**Envelope bounds broken** (the configuration file's `envelope`; envelope.json has the figures):",
+      ...run.envelopeBreaches.map((breach) => `- ${breach}`),
+      '',
+    );
+  if (run.tolerance) lines.push(`Numbers compared: ${run.tolerance.text}`, '');
   for (const target of run.targets) {
     if (run.targets.length > 1) lines.push(`## ${target.target}: ${target.verdict.toUpperCase()}`, '');
     lines.push(`${countsLine(target)} (operation x check cells; ${target.tests.total} tests) in ${seconds} s.`, '');
     if (run.targets.length === 1) {
-      lines.push(renderMatrix(target.matrix, checks), '');
+      lines.push(renderMatrix(target.matrix, checks, run.notSelected), '');
       lines.push(
-        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply. What each check verifies: report.html.`,
+        `pass / **FAIL** /${target.baseline ? ' known (a failure the baseline accepts) /' : ''} warn (fails under --strict) / skip / · does not apply${run.notSelected ? ` / ${NOT_SELECTED} (left out by --checks)` : ''}. What each check verifies: report.html.`,
         '',
       );
     }
@@ -745,6 +824,32 @@ export function frontNote(records: readonly TestRecord[]): string[] {
   const all = noFrontLimits();
   for (const record of records) mergeFrontLimits(all, record.requests?.front);
   return frontLimitNotes(all);
+}
+
+/** The paths the interface rate-limits (interface 8): a throttle signal there is rate-limit-signalled's to judge. */
+const RATE_LIMITED_PATHS = ['/answersearch/v7.0/search', '/urlpreview/v7.0/search'];
+
+/**
+ * The notes on what the answers said of the deployment's infrastructure: each path the run met
+ * throttled (retried, never judged; rate-limit-signalled judges the signal), and a cache in front.
+ */
+export function throttleNotes(records: readonly TestRecord[]): string[] {
+  const all = noObservations();
+  for (const record of records) mergeObservations(all, record.requests?.observed);
+  const notes = Object.values(all.throttled)
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((seen) =>
+      seen.persistent
+        ? seen.signal.status === 503
+          ? `${seen.operations.join(', ')} answered ${describeSignal(seen.signal)} at every pace kgate slowed to, and nothing got through: a server failing, not throttling, so its 503s were judged as its answers (${seen.count} retried first)`
+          : `${seen.operations.join(', ')} kept answering ${describeSignal(seen.signal)} at the slowest pace kgate slowed to, after answers of it had got through: persistent, not a limit that lets requests through, so its 429s were judged as its answers (${seen.count} retried first)`
+        : `${seen.operations.join(', ')} throttled: ${seen.count} answer(s) ${describeSignal(seen.signal)} from ${signalledBy(seen.signal)}; each was sent again after the wait it asked for or a slower pace on its path, and only the answers that got through were judged (envelope.json says the rate that got through)${!seen.signal.conforms && RATE_LIMITED_PATHS.includes(seen.path) ? "; not the interface's 429 with the seconds to wait, which rate-limit-signalled judges (with --with-rate-limit against a deployment)" : ''}`,
+    );
+  if (all.cacheHits > 0 && all.cacheExample)
+    notes.push(
+      `a cache in front of the interface (${nameCache(all.cacheExample)}) served ${all.cacheHits} of the answers the run judged from its cache`,
+    );
+  return notes;
 }
 
 /**

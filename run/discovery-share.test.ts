@@ -90,9 +90,11 @@ test('a worker whose finder leaves nothing finds the item itself after waiting a
   // A finder that claimed the item and stopped (its process ended) before writing it.
   assert.equal(SharedDiscovery.of(runDir, run, `scope ${url}`).claim('papers'), true);
   const started = Date.now();
-  assert.deepEqual(await worker(run, 250).titles(), ['a title', 'another title']);
+  // A deadline of 1 s: the request the worker then sends itself is answered well within it on a
+  // loaded machine.
+  assert.deepEqual(await worker(run, 1_000).titles(), ['a title', 'another title']);
   const waited = Date.now() - started;
-  assert.ok(waited >= 1_000, `waited ${waited} ms: four deadlines of 250 ms`);
+  assert.ok(waited >= 4_000, `waited ${waited} ms: four deadlines of 1 s`);
   assert.equal(requests.get('/academic/v1.0/evaluate'), 1);
 });
 

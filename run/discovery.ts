@@ -1,4 +1,12 @@
-import { type Api, type ApiResponse, type CallOptions, op, ResponseUnusable, TargetBroken } from '../contracts/api.ts';
+import {
+  type Api,
+  type ApiResponse,
+  type CallOptions,
+  op,
+  ResponseUnusable,
+  TargetBroken,
+  Throttled,
+} from '../contracts/api.ts';
 import { excerpt, type Failure } from '../contracts/failure.ts';
 import { field, objects } from '../contracts/json.ts';
 import { DataUnavailable, type DiscoveredEvent, type DiscoveredPaper, type TestData } from '../contracts/test-data.ts';
@@ -165,7 +173,8 @@ export class Discovery implements TestData {
           { ...error.finding, origin: 'fixture' },
         ]);
       }
-      if (error instanceof TargetBroken) throw new DataUnavailable(error.message.replace(/^not (run|judged): /, ''));
+      if (error instanceof TargetBroken || error instanceof Throttled)
+        throw new DataUnavailable(error.message.replace(/^not (run|judged)(: throttled)?: /, ''));
       throw error;
     }
   }

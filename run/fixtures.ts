@@ -12,10 +12,12 @@ import {
   FrontServerRefused,
   notRunDeadline,
   notRunGivenUp,
+  notRunThrottled,
   type Operation,
   ResponseUnusable,
   requestsSent,
   TargetBroken,
+  Throttled,
 } from '../contracts/api.ts';
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from '../contracts/checks/index.ts';
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from '../contracts/checks/registry.ts';
@@ -26,12 +28,15 @@ import { DataUnavailable } from '../contracts/test-data.ts';
 import { mergeTimings, type OperationTimings } from '../contracts/timings.ts';
 import { closeIdleSockets, configureNetwork } from '../http/client.ts';
 import { type FrontLimits, hasFrontLimits } from '../http/front-limits.ts';
+import { configureHeaders } from '../http/headers.ts';
 import { networkSettings, proxySecrets } from '../http/network.ts';
+import { hasObservations, type Observations } from '../http/observations.ts';
 import { sharedRunPace } from '../http/pacing.ts';
+import { AdaptivePace } from '../http/throttle.ts';
 import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions } from './options.ts';
+import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders, scratchOf } from './options.ts';
 import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, targetsOf } from './plan.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
@@ -104,6 +109,8 @@ export interface TestOutcome {
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
     front?: FrontLimits;
+    /** What the answers said of the envelope: versions, servers, caches, throttling (http/observations.ts). */
+    observed?: Observations;
   };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
@@ -152,6 +159,8 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
       for (const proxy of [network.proxy?.https, network.proxy?.http])
         for (const secret of proxy ? proxySecrets(proxy) : []) registerSecret(secret);
       configureNetwork(network);
+      // The headers of every request (the User-Agent, the user's), as the CLI resolved them.
+      configureHeaders(runHeaders(env));
       const discoveries = new Map<string, Discovery>();
       const discoveryApis: Api[] = [];
       await use({
@@ -162,9 +171,11 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           timeoutMs: options.timeoutMs,
           maxBytes: options.maxBytes,
           disabledChecks: new Set(options.excludeChecks ?? []),
-          breakerDir: options.reportDir,
+          // The breaker's files and the shared test data live in the run's scratch folder, not its reports.
+          breakerDir: scratchOf(options),
           strict: options.strict,
-          pace: sharedRunPace(options.reportDir, options.maxRps, options.maxRpsByPath, options.maxRequests),
+          pace: sharedRunPace(scratchOf(options), options.maxRps, options.maxRpsByPath, options.maxRequests),
+          throttle: new AdaptivePace(scratchOf(options)),
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
           severity: options.severity,
@@ -344,7 +355,7 @@ export async function runCheck(
       // A burst would make other tests' answers 429: it waits for every other test of the operations
       // the rate-limit tests burst to end (the interface rate-limits only those).
       const waitMs = Math.max(10_000, testInfo.timeout - OTHERS_WAIT_MARGIN_MS);
-      if (!(await afterOthers(kgate.options.reportDir, waitMs)))
+      if (!(await afterOthers(scratchOf(kgate.options), waitMs)))
         notes.push(
           `${check.id} on ${op.label} started after waiting ${Math.round(waitMs / 1000)} s for the other tests, before all had ended`,
         );
@@ -378,6 +389,9 @@ export async function runCheck(
       unanswered = true;
     } else if (error instanceof FrontServerRefused) {
       skipped = error.message;
+    } else if (error instanceof Throttled) {
+      skipped = error.message;
+      unanswered = true;
     } else {
       own.push(harnessError(check.id, op.label, error));
     }
@@ -387,9 +401,18 @@ export async function runCheck(
   // A test skipped for another operation (one it reads) stays skipped with the reason.
   // A carrier's own check was not selected: it has no cell to fail.
   const givenUp = unanswered && !carrier ? api.givenUpOn(op) : undefined;
-  if (givenUp !== undefined) {
+  // Throttled throughout, its own path or the one its data comes from: nothing could be judged, and that fails.
+  const throttledOut =
+    unanswered && !carrier && givenUp === undefined
+      ? (api.throttledOutOn(op) ?? (skipped ? THROTTLED_DATA.exec(skipped)?.[1] : undefined))
+      : undefined;
+  if (givenUp !== undefined || throttledOut !== undefined) {
     const level = severityOf(check, kgate.options.severity) === 'warn' && !strict ? 'warn' : 'fail';
-    own.push(notRunGivenUp(check.id, op.label, givenUp, level));
+    own.push(
+      givenUp !== undefined
+        ? notRunGivenUp(check.id, op.label, givenUp, level)
+        : notRunThrottled(check.id, op.label, throttledOut!, level),
+    );
     skipped = undefined;
   }
   // A target may echo the key in a body (an error message naming it): redact before anything is reported.
@@ -411,6 +434,7 @@ export async function runCheck(
       : {}),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
     ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
+    ...(hasObservations(api.observed) ? { observed: api.observed } : {}),
   };
   const timings = mergeTimings(mergeTimings({}, api.timings), kgate.takeDiscoveryTimings());
   const outcome: TestOutcome = {
@@ -458,6 +482,9 @@ async function judgedAlready(check: Check, op: Operation, api: Api, kgate: Kgate
   const judged = kgate.shared.get(judgedKeyOf(api.settings)) as Promise<Set<string>> | undefined;
   return (await judged)?.has(`${check.id} ${op.label}`) === true;
 }
+/** A skip for want of test data, or of another operation's answer, that a path throttled throughout kept from coming: its cause. */
+const THROTTLED_DATA =
+  /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;
 
 /** Of a rate-limit test's time limit, what waiting for the other tests leaves it for its own burst. */
 const OTHERS_WAIT_MARGIN_MS = 20_000;
@@ -466,8 +493,8 @@ const OTHERS_WAIT_MARGIN_MS = 20_000;
  * Resolves true once the reporter has written OTHERS_ENDED_FILE (every other test of the operations
  * the rate-limit tests burst has ended), false after `ms` without it (a run whose reporter is not kgate's).
  */
-async function afterOthers(reportDir: string, ms: number): Promise<boolean> {
-  const file = join(reportDir, OTHERS_ENDED_FILE);
+async function afterOthers(scratchDir: string, ms: number): Promise<boolean> {
+  const file = join(scratchDir, OTHERS_ENDED_FILE);
   const until = Date.now() + ms;
   while (!existsSync(file)) {
     if (Date.now() >= until) return false;

@@ -1,7 +1,8 @@
 // `kgate fuzz`: generated requests against a target, bounded by a case budget and a duration,
 // with the findings shrunk, de-duplicated and written under the run's report folder.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { Api, requestsSent } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
@@ -14,12 +15,16 @@ import type { ValuePools } from '../contracts/generative/values.ts';
 import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
+import { mergeObservations, noObservations } from '../http/observations.ts';
+import { AdaptivePace, throttleStates } from '../http/throttle.ts';
 import type { OperationId } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
 import { shortLabel } from '../page/html.ts';
 import { REPORT_HTML, renderPage } from '../page/page.ts';
+import { buildEnvelope, envelopeSection, writeEnvelope } from '../reporting/envelope.ts';
 import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-page.ts';
 import { previousRun } from '../reporting/report-page.ts';
+import { targetText } from '../reporting/summary.ts';
 import { Discovery } from './discovery.ts';
 
 /** Cases sent when --budget is not given. */
@@ -44,6 +49,8 @@ export const DEFAULT_FUZZ_REPORT_DIR = 'reports/fuzz';
 /** One `kgate fuzz` run. */
 export interface FuzzSettings {
   baseUrl: string;
+  /** The target is the embedded reference server kgate started itself, not a deployment. */
+  embedded?: boolean;
   key?: string;
   operations: readonly OperationId[];
   budget: number;
@@ -78,8 +85,21 @@ export function* fuzzCases(
   }
 }
 
-/** Runs the generated requests and writes summary.md, summary.json and report.html into the report folder. */
+/**
+ * Runs the generated requests and writes summary.md, summary.json and report.html into the report
+ * folder; what the run needs only while it runs (the breaker's files) lives in a folder of the OS's
+ * temp folder, removed at the end.
+ */
 export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
+  const scratchDir = mkdtempSync(join(tmpdir(), `kgate-fuzz-${basename(resolve(settings.reportDir))}-`));
+  try {
+    return await fuzzIn(settings, scratchDir);
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzResult> {
   const started = performance.now();
   mkdirSync(settings.reportDir, { recursive: true });
   const apiSettings = {
@@ -88,7 +108,8 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     timeoutMs: settings.timeoutMs,
     maxBytes: settings.maxBytes,
     disabledChecks: new Set<string>(),
-    breakerDir: settings.reportDir,
+    breakerDir: scratchDir,
+    throttle: new AdaptivePace(scratchDir),
   };
   // Every Api of the run, for the requests and latencies per operation of the report page.
   const apis = [new Api({ ...apiSettings, judge: false })];
@@ -134,6 +155,7 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     verdict: failed ? 'fail' : 'pass',
     exitCode: failed ? 1 : 0,
     baseUrl: settings.baseUrl,
+    ...(settings.embedded ? { embedded: true } : {}),
     seed: settings.seed,
     budget: settings.budget,
     cases: { ...run.cases, total },
@@ -160,6 +182,18 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
     previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
     CHECKS,
   );
+  const envelope = buildEnvelope({
+    command: 'fuzz',
+    target: settings.baseUrl,
+    timings,
+    front: apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits()),
+    observed: apis.reduce((all, api) => mergeObservations(all, api.observed), noObservations()),
+    throttleStates: throttleStates(scratchDir),
+    tolerances: run.tolerances,
+    notes: result.notes,
+  });
+  writeEnvelope(settings.reportDir, envelope);
+  page.sections.push(envelopeSection(envelope));
   writeFileSync(join(settings.reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
   return result;
 }
@@ -177,7 +211,7 @@ export function renderFuzz(result: FuzzResult): string {
   const lines = [
     `# kgate fuzz: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
     '',
-    `Target: ${result.baseUrl}`,
+    `Target: ${targetText(result) ?? result.baseUrl}`,
     '',
     `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
     '',

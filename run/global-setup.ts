@@ -3,7 +3,7 @@ import { registerSecret } from '../config/redact.ts';
 import { MODULE_EXT } from '../config/runtime.ts';
 import { clearTransportFailures } from '../contracts/api.ts';
 import { newDiscoveryRun } from './discovery-share.ts';
-import { readConformOptions } from './options.ts';
+import { readConformOptions, scratchOf } from './options.ts';
 
 /**
  * Playwright global setup: hands the workers the extra CA certificates the runner started without,
@@ -18,8 +18,8 @@ export default async function globalSetup(): Promise<(() => Promise<void>) | und
   // after this with the runner's environment, to load as they start.
   const extraCa = process.env[WORKER_EXTRA_CA_VARIABLE];
   if (extraCa) process.env.NODE_EXTRA_CA_CERTS = extraCa;
-  clearTransportFailures(options.reportDir);
-  process.env.KGATE_RUN_ID = newDiscoveryRun(options.reportDir);
+  clearTransportFailures(scratchOf(options));
+  process.env.KGATE_RUN_ID = newDiscoveryRun(scratchOf(options));
   if (readEnv().baseUrl || options.sweep) return undefined;
   // Workers re-read the config: the settings derived from "no base URL" are pinned before one is set.
   // Loaded only here: `kgate conform` starts the server itself, and the runner of its runs need not load it.

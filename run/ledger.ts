@@ -52,6 +52,13 @@ export interface Ledger {
 /** A ledger file that cannot be used: the message names the file and the rule. */
 export class LedgerError extends Error {
   override name = 'LedgerError';
+  /** The rule the file broke, in words. */
+  constructor(
+    message: string,
+    readonly rule: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -67,6 +74,7 @@ export function readLedger(file: string, target: string, specSha256: string): Le
   } catch (error) {
     throw new LedgerError(
       `ledger ${file} is not JSON (${(error as Error).message}): a ledger is the JSON file kgate conform --ledger writes; it is left as it is`,
+      'is JSON',
     );
   }
   const ledger = parsed as Partial<Ledger>;
@@ -80,14 +88,17 @@ export function readLedger(file: string, target: string, specSha256: string): Le
   )
     throw new LedgerError(
       `ledger ${file} is not a coverage ledger of this kgate (kgateCoverageLedger ${LEDGER_VERSION}, runs, items): it is left as it is`,
+      'is a coverage ledger of this kgate',
     );
   if (ledger.target !== target)
     throw new LedgerError(
       `ledger ${file} belongs to another target (${String(ledger.target)}), this run judges ${target}: one ledger per target; it is left as it is`,
+      'belongs to the target of the run',
     );
   if (ledger.specSha256 !== specSha256)
     throw new LedgerError(
       `ledger ${file} was kept for another version of the spec (its items differ): start a new ledger for this one; it is left as it is`,
+      'was kept for the spec of the run',
     );
   return ledger as Ledger;
 }

@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { readEnv } from '../config/env.ts';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { type HarnessEnv, readEnv } from '../config/env.ts';
+import { registerSecret } from '../config/redact.ts';
 import { fullRound } from '../contracts/generative/cases.ts';
+import { type AddedHeader, credentialSecrets, headerSecrets } from '../http/headers.ts';
 import { OPERATION_IDS } from '../openapi/spec.ts';
 
 /** One target of a fault sweep: a Playwright project of its own. */
@@ -63,6 +67,13 @@ export interface ConformOptions {
   excludeChecks?: string[];
   /** Folder this run's reports are written to (its own: concurrent runs never share one). */
   reportDir: string;
+  /**
+   * Folder of what the run needs only while it runs (the progress file, the signal the rate-limit
+   * tests wait for, the test data its workers share, the pace, the breaker's files, Playwright's
+   * output folder): under the OS temp folder, named for the run, removed when the run ends, so the
+   * report folder holds reports only. Absent (an older caller): the report folder.
+   */
+  scratchDir?: string;
   /** Worker processes. */
   workers?: number;
   /**
@@ -114,6 +125,8 @@ export interface ConformOptions {
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
   latencyBudgetMs?: Record<string, number>;
+  /** envelope of the configuration file: bounds on what the run measures (a bound broken fails the run). */
+  envelopeBounds?: { urlLimitMin?: number; p95MsMax?: Record<string, number>; p99MsMax?: Record<string, number> };
   /** The run's Playwright projects, workers and test time limit (set by runSuite). */
   plan?: PlaywrightPlan;
   /**
@@ -143,11 +156,11 @@ export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Where `kgate conform` writes its reports: one folder per run below it, and a `latest` link. */
 export const DEFAULT_REPORT_DIR = 'reports/conformance';
 
-/** File in the report folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
+/** File in the run's scratch folder where the reporter keeps tests done, of total, and requests sent, for the CLI's progress line. */
 export const PROGRESS_FILE = '.progress.json';
 
 /**
- * File the reporter writes in the report folder once every test of the operations the rate-limit
+ * File the reporter writes in the run's scratch folder once every test of the operations the rate-limit
  * tests burst, but those, has ended: what they wait for before they burst (see
  * PlaywrightPlan.rateLimitLast).
  */
@@ -173,6 +186,7 @@ export function readConformOptions(
     checks: given.checks,
     excludeChecks: given.excludeChecks,
     reportDir: given.reportDir ?? DEFAULT_REPORT_DIR,
+    scratchDir: given.scratchDir,
     workers: given.workers,
     quiet: given.quiet ?? false,
     sweep:
@@ -197,7 +211,34 @@ export function readConformOptions(
     maxRequests: given.maxRequests,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
+    envelopeBounds: given.envelopeBounds,
     plan: given.plan,
     network: given.network,
   };
+}
+
+/**
+ * The headers every request of the run carries (KGATE_REQUEST_HEADERS, set by `kgate conform`),
+ * with their secret values and the credentials of the base URL registered for masking; none for a
+ * run without them (a plain `npx playwright test`).
+ */
+export function runHeaders(env: HarnessEnv = readEnv()): AddedHeader[] {
+  const headers = env.requestHeaders ? (JSON.parse(env.requestHeaders) as AddedHeader[]) : [];
+  for (const header of headers) for (const secret of headerSecrets(header)) registerSecret(secret);
+  try {
+    if (env.baseUrl) for (const secret of credentialSecrets(new URL(env.baseUrl))) registerSecret(secret);
+  } catch {
+    // Not a URL: the run fails on it elsewhere, loudly.
+  }
+  return headers;
+}
+
+/** The folder of a run's scratch (ConformOptions.scratchDir): its own, else the report folder. */
+export function scratchOf(options: Pick<ConformOptions, 'scratchDir' | 'reportDir'>): string {
+  return options.scratchDir ?? options.reportDir;
+}
+
+/** A new scratch folder for the run whose reports go to `reportDir`: under the OS temp folder, named for the run. */
+export function newScratchDir(reportDir: string): string {
+  return mkdtempSync(join(tmpdir(), `kgate-run-${basename(resolve(reportDir))}-`));
 }

@@ -8,6 +8,7 @@ import { CHECKS } from '../contracts/checks/index.ts';
 import type { Check } from '../contracts/checks/registry.ts';
 import { RATE_LIMIT_TAG } from '../contracts/checks/registry.ts';
 import { excerpt, type Failure } from '../contracts/failure.ts';
+import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import {
   type ConformanceBaseline,
@@ -16,12 +17,14 @@ import {
   utcDay,
   writeBaseline,
 } from '../reporting/baseline.ts';
+import { envelopeBreaches, runEnvelope } from '../reporting/envelope.ts';
 import { runMeta, specSha256, targetName } from '../reporting/run-meta.ts';
 import { writeRunReports } from '../reporting/run-reports.ts';
 import { checksOfRun } from '../reporting/severity.ts';
 import {
   type BaselineContext,
   type CoverageSummary,
+  notSelectedOf,
   type RunSummary,
   renderTerminalSummary,
   summarise,
@@ -39,7 +42,14 @@ import {
   windowOf,
   writeLedger,
 } from './ledger.ts';
-import { type ConformOptions, OTHERS_ENDED_FILE, PROGRESS_FILE, readConformOptions } from './options.ts';
+import {
+  type ConformOptions,
+  OTHERS_ENDED_FILE,
+  PROGRESS_FILE,
+  readConformOptions,
+  runHeaders,
+  scratchOf,
+} from './options.ts';
 import { readRunPlan } from './plan.ts';
 
 /**
@@ -79,7 +89,7 @@ export default class ConformanceReporter implements Reporter {
       const tests = suite.allTests();
       this.limitedOperations = new Set(tests.filter((test) => test.tags.includes(RATE_LIMIT_TAG)).map(operationOf));
       this.othersLeft = tests.filter((test) => this.waitedFor(test)).length;
-      rmSync(join(this.options.reportDir, OTHERS_ENDED_FILE), { force: true });
+      rmSync(join(scratchOf(this.options), OTHERS_ENDED_FILE), { force: true });
       if (this.othersLeft === 0) othersEnded(this.options);
     }
   }
@@ -178,8 +188,23 @@ export default class ConformanceReporter implements Reporter {
     const operations = OPERATIONS.map((op) => op.label);
     const baseline = this.baseline(options, operations, checks);
     const targets = summarise(this.records, operations, checks, baseline);
+    // The envelope of what the run measured, and the configuration file's bounds on it: a broken bound fails the run.
+    const envelope = options.sweep
+      ? undefined
+      : runEnvelope(
+          { baseUrl: env.baseUrl, startedAt: new Date(this.started).toISOString(), targets },
+          this.records,
+          // The adaptive pace keeps its state with the run's other scratch, outside the report folder.
+          scratchOf(options),
+          options.embedded ? 'embedded reference server' : (env.baseUrl ?? ''),
+        );
+    const breaches = envelope ? envelopeBreaches(envelope, options.envelopeBounds) : [];
+    if (envelope && breaches.length > 0) envelope.breaches = breaches;
     const failed =
-      targets.some((target) => target.verdict === 'fail') || (result.status === 'failed' && this.records.length === 0);
+      targets.some((target) => target.verdict === 'fail') ||
+      (result.status === 'failed' && this.records.length === 0) ||
+      breaches.length > 0;
+    const notSelected = notSelectedOf(options.checks, checks, targets);
     const meta = options.sweep
       ? undefined
       : runMeta(options, {
@@ -195,6 +220,9 @@ export default class ConformanceReporter implements Reporter {
       verdict: failed ? 'fail' : 'pass',
       exitCode: failed ? 1 : 0,
       baseUrl: options.sweep ? undefined : env.baseUrl,
+      // The reports say when the target was kgate's own reference server, not a deployment.
+      ...(!options.sweep && options.embedded ? { embedded: true } : {}),
+      ...(notSelected ? { notSelected } : {}),
       strict: options.strict,
       startedAt: new Date(this.started).toISOString(),
       durationMs: Date.now() - this.started,
@@ -207,15 +235,19 @@ export default class ConformanceReporter implements Reporter {
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
       ...(coverage ? { coverage } : {}),
+      ...(breaches.length > 0 ? { envelopeBreaches: breaches } : {}),
+      tolerance: TOLERANCE_STATEMENT,
       targets,
     };
     const { markdown } = writeRunReports(run, checks, {
       dir: options.reportDir,
       records: this.records,
       ...(meta ? { meta } : {}),
-      // A sweep's folder holds one run of many targets: there is no previous run to compare with.
-      ...(options.sweep ? { previous: null } : {}),
+      // A sweep's folder holds one run of many targets: there is no previous run to compare with, nor one envelope.
+      ...(options.sweep ? { previous: null, envelope: null } : { envelope }),
     });
+    // What the run needed only while it ran goes with it (runSuite removes it too, should Playwright be stopped).
+    if (options.scratchDir) rmSync(options.scratchDir, { recursive: true, force: true });
     // A plain `npx playwright test` prints kgate's summary; kgate's CLI prints it itself.
     if (!options.quiet && this.records.length > 0) console.log(`\n${renderTerminalSummary(run)}`);
     if (env.githubStepSummary && !options.sweep && this.records.length > 0)
@@ -342,7 +374,7 @@ const PROGRESS_WRITE_MS = 1_000;
 function writeProgress(options: ConformOptions | undefined, done: number, total: number, requests: number): void {
   if (!options || options.sweep) return;
   try {
-    const dir = options.reportDir;
+    const dir = scratchOf(options);
     mkdirSync(dir, { recursive: true });
     // Written aside and renamed, so the CLI never reads half a file.
     const path = join(dir, PROGRESS_FILE);
@@ -364,13 +396,14 @@ function operationOf(test: TestCase): string {
  */
 function othersEnded(options: ConformOptions | undefined): void {
   if (!options) return;
-  mkdirSync(options.reportDir, { recursive: true });
-  writeFileSync(join(options.reportDir, OTHERS_ENDED_FILE), '');
+  mkdirSync(scratchOf(options), { recursive: true });
+  writeFileSync(join(scratchOf(options), OTHERS_ENDED_FILE), '');
 }
 
 /** Registers the run's keys (the global setup may have set them after this reporter started). */
 function registerKeys() {
   const env = readEnv();
   for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
+  runHeaders(env);
   return env;
 }

@@ -144,17 +144,17 @@ test('estimateRequests adds each test, and each item discovered once per run, at
 test('selectedTests selects what the Playwright projects select', () => {
   const options = (over: object) => ({ ...readConformOptions('{}', true), ...over });
   const cases: { given: { options: object; grep?: string }; want: { tests: number; projects: string[] } }[] = [
-    // 154 tests of the fixed battery and 39 of the generative phase (three checks on each of 13 operations).
-    { given: { options: {} }, want: { tests: 193, projects: ['conformance'] } },
-    { given: { options: { generate: 0 } }, want: { tests: 154, projects: ['conformance'] } },
-    { given: { options: { rateLimit: true } }, want: { tests: 195, projects: ['conformance'] } },
+    // 162 tests of the fixed battery and 39 of the generative phase (three checks on each of 13 operations).
+    { given: { options: {} }, want: { tests: 201, projects: ['conformance'] } },
+    { given: { options: { generate: 0 } }, want: { tests: 162, projects: ['conformance'] } },
+    { given: { options: { rateLimit: true } }, want: { tests: 203, projects: ['conformance'] } },
     {
       given: { options: { rateLimit: true, shard: { current: 2, total: 2 } } },
-      want: { tests: 195, projects: ['conformance', 'rate-limit'] },
+      want: { tests: 203, projects: ['conformance', 'rate-limit'] },
     },
     { given: { options: { checks: ['auth-required'] } }, want: { tests: 13, projects: ['conformance'] } },
-    { given: { options: { excludeChecks: ['auth-required'] } }, want: { tests: 180, projects: ['conformance'] } },
-    { given: { options: {}, grep: 'GET /academic/v1.0/evaluate' }, want: { tests: 17, projects: ['conformance'] } },
+    { given: { options: { excludeChecks: ['auth-required'] } }, want: { tests: 188, projects: ['conformance'] } },
+    { given: { options: {}, grep: 'GET /academic/v1.0/evaluate' }, want: { tests: 18, projects: ['conformance'] } },
     { given: { options: { checks: ['body-is-json'] } }, want: { tests: 13, projects: ['conformance'] } },
   ];
   for (const { given, want } of cases) {

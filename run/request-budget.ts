@@ -142,7 +142,8 @@ export function estimateRequests(
     if (generative) generativeSent.add(sent);
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);
-    byPath[path] = (byPath[path] ?? 0) + requests;
+    // The rate-limit tests' bursts go unpaced (they exist to exceed a rate): no pace waits for them.
+    if (!getCheck(test.check)?.tag) byPath[path] = (byPath[path] ?? 0) + requests;
     if (getCheck(test.check)?.tag) rateLimitRequests += measured?.requests ?? 0;
     const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
     users.set(test.project, byItem);
@@ -220,7 +221,14 @@ export function describeEstimate(
   const discovery = estimate.discovery.max === 0 ? 'none' : span(estimate.discovery);
   // The run lasts at least as long as the slowest of its paces needs for the requests it holds.
   const limits = [
-    ...(maxRps ? [{ rule: `at most ${maxRps} request(s)/s`, seconds: estimate.total.typical / maxRps }] : []),
+    ...(maxRps
+      ? [
+          {
+            rule: `at most ${maxRps} request(s)/s`,
+            seconds: (estimate.total.typical - estimate.rateLimitRequests) / maxRps,
+          },
+        ]
+      : []),
     ...Object.entries(maxRpsByPath).map(([path, rps]) => ({
       rule: `${path} at most ${rps}/s`,
       seconds: (estimate.byPath[path] ?? 0) / rps,
@@ -245,7 +253,7 @@ export function testTimeoutMs(
 ): number {
   const rates = [pace.maxRps, ...Object.values(pace.maxRpsByPath ?? {})].filter((rate): rate is number => !!rate);
   if (rates.length === 0) return 60_000;
-  // The rate-limit tests never run paced (the CLI refuses --with-rate-limit with --max-rps).
+  // The rate-limit tests' bursts go unpaced (--with-rate-limit beside a pace): no slot to wait for.
   const paced = Object.entries(table.tests).filter(([key]) => !getCheck(key.split(' ').pop()!)?.tag);
   const most = Math.max(0, ...paced.map(([, test]) => Math.max(test.requests, test.alone ?? 0)));
   return 60_000 + Math.ceil(((most + DISCOVERY_MAX_REQUESTS) * workers * 1000) / Math.min(...rates));

@@ -1,30 +1,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { compileCacheFolder } from '../config/compile-cache.cjs';
 import { readEnv, WORKER_EXTRA_CA_VARIABLE } from '../config/env.ts';
 import { CODE_ROOT, MODULE_EXT, type ModuleExt } from '../config/runtime.ts';
 import type { Keys } from '../contracts/api.ts';
+import type { AddedHeader } from '../http/headers.ts';
 import { RUN_REPORT_FILES } from '../reporting/run-reports.ts';
 import { type RunSummary, SUMMARY_FILES, type TestRecord } from '../reporting/summary.ts';
-import type { ConformOptions } from './options.ts';
+import { type ConformOptions, newScratchDir } from './options.ts';
 import { playwrightPlan } from './selection.ts';
 
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
-
-/**
- * Where Playwright's processes keep V8's compiled code of the packages between runs: the folder
- * KGATE_COMPILE_CACHE names, none if it says `off`, or `.cache/kgate` in the node_modules folder
- * Playwright is installed in (where other tools keep their caches).
- */
-function compileCacheFolder(setting = readEnv().compileCache): string | undefined {
-  if (setting === 'off') return undefined;
-  if (setting) return resolve(setting);
-  const nodeModules = dirname(
-    dirname(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json'))),
-  );
-  return join(nodeModules, '.cache', 'kgate');
-}
 
 /**
  * The code Playwright's processes run: the running code's own (the package's dist/, a clone's
@@ -48,6 +36,8 @@ export interface SuiteRun {
   playwrightArgs?: string[];
   /** The forward proxies of the run's route (secret: they may hold credentials) and what bypasses them; none: direct. */
   proxies?: { https?: string; http?: string; noProxy: string[] };
+  /** The headers of every request (the User-Agent, the user's; secret: they may hold credentials); none: none added. */
+  headers?: AddedHeader[];
   /** Called once Playwright's runner is started: the embedded server builds its corpora while it loads. */
   onSpawn?: () => void;
 }
@@ -86,7 +76,8 @@ function mayUseTls(run: SuiteRun): boolean {
 /**
  * What every Playwright process kgate starts runs with, whatever the run: no CA bundle (the global
  * setup hands it to the workers that need it), Playwright's HTML report server never opened,
- * compiled code imported without Playwright's transpiling loader, and the compile cache.
+ * compiled code imported without Playwright's transpiling loader, and the compile cache's folder
+ * (config/compile-cache.cjs: the runner and its workers keep their compiled code there).
  */
 function playwrightEnv(ext: ModuleExt, compileCache: string | undefined, from: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...from };
@@ -104,7 +95,7 @@ function playwrightEnv(ext: ModuleExt, compileCache: string | undefined, from: N
 /** Node's arguments for Playwright's runner on `code`, before the runner's own. */
 function playwrightNodeArgs(code: { root: string }, compileCache: string | undefined, profileDir?: string): string[] {
   return [
-    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache.cjs')] : []),
+    ...(compileCache ? ['--require', join(code.root, 'config', 'compile-cache-preload.cjs')] : []),
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     PLAYWRIGHT_CLI,
   ];
@@ -155,6 +146,7 @@ export function suiteEnv(
     KGATE_KEY: run.keys.full ?? '',
     KGATE_KEY_UNSUBSCRIBED: run.keys.unsubscribed ?? '',
     KGATE_KEY_EXHAUSTED: run.keys.exhausted ?? '',
+    KGATE_REQUEST_HEADERS: run.headers ? JSON.stringify(run.headers) : '',
     FORCE_COLOR: run.options.playwrightReporter && process.stderr.isTTY ? '1' : '0',
   });
   for (const name of PROXY_VARIABLES) delete env[name];
@@ -176,6 +168,18 @@ export async function runSuite(run: SuiteRun): Promise<SuiteResult> {
   const code = await suiteCode();
   // Reports an earlier run left in the folder must not answer for this one.
   for (const file of Object.values(RUN_REPORT_FILES)) rmSync(join(reportDir, file), { force: true });
+  // What the run needs only while it runs lives outside its report folder, and goes when it ends,
+  // however it ends (a failure, the deadline's stop).
+  const scratchDir = run.options.scratchDir ?? newScratchDir(reportDir);
+  try {
+    return await runIn({ ...run, options: { ...run.options, scratchDir } }, reportDir, code);
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** runSuite in the run's folders: Playwright's runner started, awaited, and its reports read. */
+async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext: ModuleExt }): Promise<SuiteResult> {
   const compileCache = compileCacheFolder();
   const env = suiteEnv(run, reportDir, code.ext, compileCache);
   // Workers are forked with the runner's own Node arguments, so they write profiles and keep

@@ -1,7 +1,7 @@
 // Where the CPU time of a `kgate conform` run goes: runs it with V8's CPU profiler on every process
 // (the CLI with --cpu-prof, Playwright's runner and its workers through KGATE_CPU_PROF_DIR), then
-// sums each process's samples by what they were doing. The figures in contracts/README.md ("Where
-// the time goes") come from this script.
+// sums each process's samples by what they were doing. The figures in run/README.md ("Where the
+// time goes") come from this script.
 // Usage: tsx scripts/cpu-profile.ts [--keep DIR] [kgate conform options...]
 //   e.g. tsx scripts/cpu-profile.ts                       the full gate on the embedded default
 //        tsx scripts/cpu-profile.ts --checks response-matches-spec --generate 0

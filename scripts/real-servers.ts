@@ -1,9 +1,9 @@
-// Debian's own nginx and squid, started on 127.0.0.1 for tests and benches, with certificates made
+// Debian's own nginx, squid and Varnish, started on 127.0.0.1 for tests and benches, with certificates made
 // at test time by openssl: the front servers and forward proxies real deployments sit behind, not
 // stand-ins of kgate's own. Every server gets a fresh temporary folder (configuration, pid, logs),
 // a port the system just handed out, and is stopped on stop() or, at the latest, when the process
 // exits. A missing binary skips the test where it runs by hand and fails it in CI (`CI` set):
-// `.ci/run` installs nginx-light, squid, openssl and apache2-utils.
+// `.ci/run` installs nginx-light, squid, varnish, openssl and apache2-utils.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   accessSync,
@@ -28,6 +28,7 @@ export const BINARIES = {
   openssl: 'openssl',
   htpasswd: 'htpasswd',
   basicNcsaAuth: '/usr/lib/squid/basic_ncsa_auth',
+  varnishd: '/usr/sbin/varnishd',
 } as const;
 
 /** The Debian packages that carry them (what `.ci/run` installs). */
@@ -37,6 +38,7 @@ export const PACKAGES: Record<keyof typeof BINARIES, string> = {
   openssl: 'openssl',
   htpasswd: 'apache2-utils',
   basicNcsaAuth: 'squid',
+  varnishd: 'varnish',
 };
 
 function found(binary: string): boolean {
@@ -291,6 +293,12 @@ export interface NginxOptions {
   keepaliveTimeout?: string;
   /** `gzip` of JSON answers (default on, as Debian's nginx.conf has it). */
   gzip?: boolean;
+  /**
+   * A rate limit (`limit_req`) on the locations under `path` (such as `/answersearch/`), per client
+   * address: `rate` (`5r/s`), `burst`, `nodelay`, and `status` (`limit_req_status`; nginx's own
+   * default is 503, with its HTML page).
+   */
+  limitReq?: { path: string; rate: string; burst?: number; nodelay?: boolean; status?: number };
 }
 
 /** A running nginx. */
@@ -341,6 +349,12 @@ export async function startNginx(options: NginxOptions): Promise<RealNginx> {
       ...(options.clientMaxBodySize ? [`  client_max_body_size ${options.clientMaxBodySize};`] : []),
       ...(options.keepaliveRequests !== undefined ? [`  keepalive_requests ${options.keepaliveRequests};`] : []),
       ...(options.keepaliveTimeout ? [`  keepalive_timeout ${options.keepaliveTimeout};`] : []),
+      ...(options.limitReq
+        ? [
+            `  limit_req_zone $binary_remote_addr zone=kgate:1m rate=${options.limitReq.rate};`,
+            ...(options.limitReq.status ? [`  limit_req_status ${options.limitReq.status};`] : []),
+          ]
+        : []),
       '  server {',
       `    listen 127.0.0.1:${port}${certificate ? ' ssl' : ''};`,
       '    server_name localhost 127.0.0.1;',
@@ -349,6 +363,16 @@ export async function startNginx(options: NginxOptions): Promise<RealNginx> {
         : []),
       ...(options.verifyClient && options.tls
         ? [`    ssl_client_certificate ${options.tls.ca};`, '    ssl_verify_client on;']
+        : []),
+      ...(options.limitReq
+        ? [
+            // The limited location: the same upstream path, under the limit.
+            `    location ${prefix}${options.limitReq.path.replace(/^\//, '')} {`,
+            `      limit_req zone=kgate${options.limitReq.burst !== undefined ? ` burst=${options.limitReq.burst}` : ''}${options.limitReq.nodelay ? ' nodelay' : ''};`,
+            `      proxy_pass http://${upstream.host}${options.limitReq.path};`,
+            '      proxy_set_header Host $host;',
+            '    }',
+          ]
         : []),
       `    location ${prefix} {`,
       `      proxy_pass http://${upstream.host}/;`,
@@ -491,4 +515,69 @@ function removeSharedMemory(service: string): void {
   for (const name of existsSync(shm) ? readdirSync(shm) : []) {
     if (name.startsWith(`${service}-`)) rmSync(join(shm, name), { force: true });
   }
+}
+
+/** How Varnish is set up in front of an upstream. */
+export interface VarnishOptions {
+  /** The server behind it, `http://127.0.0.1:<port>`. */
+  upstream: string;
+  /**
+   * `stock`: Debian's Varnish with its built-in VCL, which caches answers by URL and host alone;
+   * `keyed`: the same, with the subscription key added to the hash (`vcl_hash`), so each key has
+   * entries of its own.
+   */
+  vcl: 'stock' | 'keyed';
+}
+
+/** A running Varnish. */
+export interface RealVarnish extends RealServer {}
+
+/**
+ * Starts Debian's Varnish (`varnishd -F`, in the foreground, without a jail: the tests run as any
+ * user) as a cache in front of `options.upstream`, with its own working folder and a 32 MB cache.
+ */
+export async function startVarnish(options: VarnishOptions): Promise<RealVarnish> {
+  const missing = missingBinaries(['varnishd']);
+  if (missing) throw new Error(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-varnish-'));
+  const upstream = new URL(options.upstream);
+  const vcl = [
+    'vcl 4.1;',
+    `backend default { .host = "${upstream.hostname}"; .port = "${upstream.port}"; }`,
+    ...(options.vcl === 'keyed'
+      ? [
+          '# Each subscription key has entries of its own; the built-in vcl_hash then adds the URL and host.',
+          'sub vcl_hash { hash_data(req.http.Ocp-Apim-Subscription-Key); }',
+        ]
+      : []),
+  ];
+  writeFileSync(join(dir, 'default.vcl'), `${vcl.join('\n')}\n`);
+  for (let tries = 0; tries < 5; tries++) {
+    const port = await freePort();
+    const log = () => readOr(join(dir, 'varnish.log'));
+    const child = await spawnReady(
+      BINARIES.varnishd,
+      [
+        '-F',
+        '-j',
+        'none',
+        '-a',
+        `127.0.0.1:${port}`,
+        '-f',
+        join(dir, 'default.vcl'),
+        '-n',
+        join(dir, 'work'),
+        '-s',
+        'malloc,32m',
+        '-T',
+        'none',
+      ],
+      () => accepts(port),
+      log,
+    );
+    if (!child) continue;
+    return { url: `http://127.0.0.1:${port}`, port, dir, log, stop: stopper(child, dir, 'SIGTERM') };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error('varnish: no free port after 5 tries');
 }

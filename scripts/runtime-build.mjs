@@ -3,7 +3,7 @@
 // node_modules/.cache/kgate/runtime/ and made anew whenever a source changed (`bin/kgate.mjs`).
 // Compiled code loads without a transpiling loader: no tsx in the CLI, and Playwright's runner and
 // workers import the suite as plain ES modules, without Playwright's loader thread
-// (contracts/README.md, "Where the time went"). Plain JavaScript, because `bin/kgate.mjs` needs it
+// (run/README.md, "Compiled code"). Plain JavaScript, because `bin/kgate.mjs` needs it
 // before any TypeScript can load.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -46,15 +46,17 @@ export function devOnly(path) {
 }
 /**
  * Files read at run time through `new URL(..., import.meta.url)`, the generated validators module
- * (JavaScript already) and the hook Playwright's processes load with `--require`, copied to the
- * same place in the build.
+ * (JavaScript already) and the compile cache (JavaScript already: the CLI and the processes it
+ * starts load it before anything else), copied to the same place in the build.
  */
 export const RUNTIME_DATA = [
   'openapi/openapi.yaml',
   'openapi/generated/openapi.json',
   'openapi/generated/validators.js',
   'config/kgate.config.schema.json',
+  'reporting/envelope.schema.json',
   'config/compile-cache.cjs',
+  'config/compile-cache-preload.cjs',
   'run/request-budget.json',
   'run/revealing.json',
 ];

@@ -34,23 +34,29 @@ function compare(args: string[], env: Record<string, string> = {}, cwd?: string)
 test('bad usage is one line naming the option and the rule', () => {
   const both = ['--base-url', 'http://127.0.0.1:1', '--against-url', 'http://127.0.0.1:2'];
   const cases: { given: string[]; want: RegExp }[] = [
-    { given: ['--against-url', 'http://127.0.0.1:2'], want: /^kgate compare: option --base-url is required/ },
-    { given: ['--base-url', 'http://127.0.0.1:1'], want: /^kgate compare: option --against-url is required/ },
+    { given: ['--against-url', 'http://127.0.0.1:2'], want: /^option --base-url is required/ },
+    { given: ['--base-url', 'http://127.0.0.1:1'], want: /^option --against-url is required/ },
     {
       given: ['--base-url', 'http://127.0.0.1:1', '--against-url', 'ftp://x'],
-      want: /^option --against-url takes an http or https URL/,
+      want: /^option --against-url takes an absolute http or https URL .*got 'ftp:\/\/x' \(protocol 'ftp' is not http or https\)$/,
     },
-    { given: [...both, '--requests', 'x'], want: /^option --requests takes a whole number from 0/ },
-    { given: [...both, '--latency-samples', '30'], want: /^kgate compare: option --latency-samples needs --latency$/ },
+    {
+      given: [...both, '--requests', 'x'],
+      want: /^option --requests takes a whole number of generated requests from 0/,
+    },
+    { given: [...both, '--latency-samples', '30'], want: /^option --latency-samples needs --latency$/ },
     {
       given: [...both, '--latency', '--latency-samples', '2'],
-      want: /^option --latency-samples takes a whole number from 5/,
+      want: /^option --latency-samples takes a whole number of interleaved pairs per operation from 5/,
     },
-    { given: [...both, '--latency', '--regression-percent', 'x'], want: /^option --regression-percent takes a number/ },
-    { given: [...both, '--max-rps', '0'], want: /^option --max-rps takes a number from 0.1/ },
+    {
+      given: [...both, '--latency', '--regression-percent', 'x'],
+      want: /^option --regression-percent takes a number of percent/,
+    },
+    { given: [...both, '--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.1/ },
     { given: [...both, '--report-dir', ''], want: /^option --report-dir takes a folder path/ },
-    { given: [...both, 'extra'], want: /^kgate compare: unexpected argument 'extra'/ },
-    { given: [...both, '--against'], want: /^kgate compare: unknown option --against/ },
+    { given: [...both, 'extra'], want: /^unexpected argument 'extra'/ },
+    { given: [...both, '--against'], want: /^unknown option --against: did you mean --against-url\?/ },
   ];
   for (const { given, want } of cases) {
     assert.throws(
@@ -149,7 +155,7 @@ test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a l
   assert.match(run.stdout, /Behaviour: alike on every operation\./);
   assert.match(
     run.stdout,
-    /kgate compare: PASS: alike in \d+ requests compared; open .*reports\/compare\/\d{8}-\d{6}-\d{3}-[0-9a-f]{4}\/report\.html /,
+    /kgate compare: PASS: alike in \d+ requests compared; open .*reports\/compare\/\d{8}T\d{6}Z-[0-9a-f]{4}\/report\.html /,
   );
   const latest = realpathSync(join(cwd, 'reports', 'compare', 'latest'));
   assert.match(readFileSync(join(latest, 'summary.md'), 'utf8'), /^# kgate compare: PASS/);

@@ -2,7 +2,6 @@ import { appendFileSync } from 'node:fs';
 import { COMPARE_FILES, renderCompare, renderCompareMarkdown, writeCompareReports } from '../../compare/report.ts';
 import {
   CompareUnreachable,
-  DEFAULT_COMPARE_REPORT_DIR,
   DEFAULT_LATENCY_RATE,
   DEFAULT_LATENCY_SAMPLES,
   DEFAULT_REQUESTS,
@@ -15,25 +14,25 @@ import { readCompareKeys, readEnv } from '../../config/env.ts';
 import { ConfigError, type KgateConfig, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
-import { createRunDir } from '../../reporting/run-dir.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../run/options.ts';
 import {
-  EXIT,
-  intOption,
+  formatDuration,
   noPositionals,
-  numberOption,
+  option,
   parseBaseUrl,
   parseCommandArgs,
-  stringOption,
+  TargetError,
   UsageError,
-  urlOption,
 } from '../args.ts';
 import type { Command } from '../command.ts';
+import { configUsageError } from '../config-error.ts';
 import { applyNetwork, NETWORK_OPTIONS, NETWORK_USAGE, networkLine, resolveNetwork } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate compare --base-url CANDIDATE --against-url CURRENT [--latency] [--latency-samples N]
-                     [--regression-percent P] [--regression-ms MS] [--requests N] [--seed S]
-                     [--max-rps R] [--timeout MS] [--report-dir DIR] [--config FILE] [--json]
+                     [--regression-percent P] [--regression-ms D] [--requests N] [--seed S]
+                     [--max-rps R] [--timeout D] [--report-dir DIR] [--config FILE] [--json]
                      [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Judges a release candidate against the deployment it replaces. The same requests go to both (the
@@ -52,15 +51,19 @@ regression is a median slower by more than the threshold whose 95 % interval lie
   --latency             compare latencies too
   --latency-samples     interleaved pairs per operation (default ${DEFAULT_LATENCY_SAMPLES})
   --regression-percent  a regression is slower by more than this percent (default ${DEFAULT_THRESHOLD.percent})
-  --regression-ms       ... and by more than this many milliseconds (default ${DEFAULT_THRESHOLD.ms})
+  --regression-ms       ... and by more than this long, such as 5ms or 0.1s (a bare number is
+                        milliseconds; default ${formatDuration(DEFAULT_THRESHOLD.ms)})
   --requests            generated requests besides the battery's (default ${DEFAULT_REQUESTS}; 0: the battery only)
   --seed                seed of the generated requests (default 1: the same requests on every run)
   --max-rps             at most this many requests per second to each deployment (the latency schedule's
                         rate too; default for it ${DEFAULT_LATENCY_RATE})
-  --timeout             per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
-  --report-dir          write this run's reports to DIR (default: a new ${DEFAULT_COMPARE_REPORT_DIR}/<run-id>/)
+  --timeout             per-request deadline, such as 500ms or 20s (a bare number is milliseconds;
+                        default ${formatDuration(DEFAULT_TIMEOUT_MS)})
+${reportDirUsage('compare', 20)}
   --config              configuration file (default: kgate.config.json or .yaml in the working directory)
-  --json                print one JSON result object instead of the summary
+  --json                print one JSON object instead of the summary: the result (summary.json) after
+                        "command", "verdict" and "exitCode", with "reportDir"; a stop too
+${JSON_USAGE}
 ${NETWORK_USAGE}
                         (both deployments are reached along the same route)
 
@@ -70,21 +73,21 @@ exit codes: 0 alike, 1 a difference or a latency regression, 2 bad usage, an unr
 proxy, a refused proxy or TLS connection, or a front server refusing every request`;
 
 const OPTIONS = {
-  'base-url': { type: 'string' },
-  'against-url': { type: 'string' },
-  latency: { type: 'boolean' },
-  'latency-samples': { type: 'string' },
-  'regression-percent': { type: 'string' },
-  'regression-ms': { type: 'string' },
-  requests: { type: 'string' },
-  seed: { type: 'string' },
-  'max-rps': { type: 'string' },
-  timeout: { type: 'string' },
-  'report-dir': { type: 'string' },
-  config: { type: 'string' },
-  json: { type: 'boolean' },
+  'base-url': option.url(),
+  'against-url': option.url(),
+  latency: option.flag(),
+  'latency-samples': option.whole(5, 100_000, 'interleaved pairs per operation'),
+  'regression-percent': option.decimal(0, 10_000, 'percent'),
+  'regression-ms': option.duration(0, 600_000, 'ms'),
+  requests: option.whole(0, 100_000, 'generated requests'),
+  seed: option.whole(0, 2 ** 32 - 1),
+  'max-rps': option.decimal(0.1, 100_000, 'requests per second'),
+  timeout: option.duration(100, 600_000, 'ms'),
+  'report-dir': REPORT_DIR_OPTION,
+  config: option.path('file'),
+  json: option.flag(),
   ...NETWORK_OPTIONS,
-} as const;
+};
 
 /** The parsed command line of `kgate compare`, merged with the environment and the configuration file. */
 export interface CompareArgs {
@@ -101,64 +104,54 @@ export interface CompareArgs {
 
 /** Parses and checks the arguments of `kgate compare`; throws UsageError naming the option at fault. */
 export function parseCompareArgs(argv: string[], envBaseUrl: string | undefined, config: KgateConfig): CompareArgs {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'compare');
+  const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'compare');
   noPositionals(positionals, 'compare');
-  const candidateUrl =
-    urlOption(values, 'base-url') ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : config.baseUrl);
+  const candidateUrl = given['base-url'] ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : config.baseUrl);
   if (!candidateUrl)
     throw new UsageError(
-      'kgate compare: option --base-url is required: the release candidate (or KGATE_BASE_URL, or baseUrl in the configuration file)',
+      'option --base-url is required: the release candidate (or KGATE_BASE_URL, or baseUrl in the configuration file)',
+      { option: '--base-url', rule: 'is required: the release candidate' },
     );
-  const currentUrl = urlOption(values, 'against-url') ?? config.againstUrl;
+  const currentUrl = given['against-url'] ?? config.againstUrl;
   if (!currentUrl)
     throw new UsageError(
-      'kgate compare: option --against-url is required: the deployment the candidate replaces (or againstUrl in the configuration file)',
+      'option --against-url is required: the deployment the candidate replaces (or againstUrl in the configuration file)',
+      { option: '--against-url', rule: 'is required: the deployment the candidate replaces' },
     );
-  const latencyOnly = ['latency-samples', 'regression-percent', 'regression-ms'].find(
-    (name) => values[name] !== undefined,
+  const latencyOnly = (['latency-samples', 'regression-percent', 'regression-ms'] as const).find(
+    (name) => given[name] !== undefined,
   );
-  if (latencyOnly && values.latency !== true)
-    throw new UsageError(`kgate compare: option --${latencyOnly} needs --latency`);
-  const reportDir = stringOption(values, 'report-dir');
-  if (reportDir !== undefined && reportDir.trim() === '')
-    throw new UsageError('option --report-dir takes a folder path, got an empty string');
+  if (latencyOnly && given.latency !== true)
+    throw new UsageError(`option --${latencyOnly} needs --latency`, {
+      option: `--${latencyOnly}`,
+      rule: 'needs --latency',
+    });
   const threshold: RegressionThreshold = {
-    percent:
-      numberOption(values, 'regression-percent', { min: 0, max: 10_000 }) ??
-      config.latencyThreshold?.percent ??
-      DEFAULT_THRESHOLD.percent,
-    ms:
-      numberOption(values, 'regression-ms', { min: 0, max: 600_000 }) ??
-      config.latencyThreshold?.ms ??
-      DEFAULT_THRESHOLD.ms,
+    percent: given['regression-percent'] ?? config.latencyThreshold?.percent ?? DEFAULT_THRESHOLD.percent,
+    ms: given['regression-ms'] ?? config.latencyThreshold?.ms ?? DEFAULT_THRESHOLD.ms,
   };
   return {
     candidateUrl,
     currentUrl,
-    ...(values.latency === true
-      ? {
-          latency: {
-            samples: intOption(values, 'latency-samples', { min: 5, max: 100_000 }, DEFAULT_LATENCY_SAMPLES)!,
-            threshold,
-          },
-        }
+    ...(given.latency === true
+      ? { latency: { samples: given['latency-samples'] ?? DEFAULT_LATENCY_SAMPLES, threshold } }
       : {}),
-    requests: intOption(values, 'requests', { min: 0, max: 100_000 }, DEFAULT_REQUESTS)!,
-    seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, 1)!,
-    maxRps: numberOption(values, 'max-rps', { min: 0.1, max: 100_000 }) ?? config.maxRps,
-    timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }) ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    reportDir,
-    json: values.json === true,
+    requests: given.requests ?? DEFAULT_REQUESTS,
+    seed: given.seed ?? 1,
+    maxRps: given['max-rps'] ?? config.maxRps,
+    timeoutMs: given.timeout ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    reportDir: given['report-dir'],
+    json: given.json === true,
   };
 }
 
 /** The --config value, read before the rest (its file supplies defaults of the other options). */
 function configOf(argv: string[]): KgateConfig {
-  const { values } = parseCommandArgs(argv, OPTIONS, 'compare');
+  const { options: given } = parseCommandArgs(argv, OPTIONS, 'compare');
   try {
-    return loadConfig(stringOption(values, 'config'));
+    return loadConfig(given.config);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`kgate compare: ${error.message}`);
+    if (error instanceof ConfigError) throw configUsageError(error, 'compare');
     throw error;
   }
 }
@@ -166,21 +159,23 @@ function configOf(argv: string[]): KgateConfig {
 /** `kgate compare`: a release candidate against the deployment it replaces. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
     const env = readEnv();
     const config = configOf(argv);
     const args = parseCompareArgs(argv, env.baseUrl, config);
     const network = resolveNetwork(parseCommandArgs(argv, OPTIONS, 'compare').values, env, config);
-    applyNetwork(network);
+    applyNetwork(network, args.candidateUrl, args.currentUrl);
     const line = networkLine('compare', network);
     if (line) console.error(redactSecrets(line));
     const keys = readCompareKeys(config.keyVariables);
     registerSecret(keys.candidate);
     registerSecret(keys.current);
-    for (const name of keys.unset) {
-      console.error(`kgate compare: ${name} (named by keyVariables in the configuration file) is not set`);
-      return EXIT.usage;
-    }
+    for (const name of keys.unset)
+      throw new UsageError(`${name} (named by keyVariables in the configuration file) is not set`, {
+        variable: name,
+        rule: 'must hold a key: keyVariables names it',
+      });
     for (const [option, url] of [
       ['--base-url', args.candidateUrl],
       ['--against-url', args.currentUrl],
@@ -188,27 +183,23 @@ export const command: Command = {
       try {
         await checkReachable(url);
       } catch (error) {
-        console.error(
-          redactSecrets(
-            `kgate compare: option ${option}: cannot reach ${url} (${(error as Error).message}); start the deployment or correct the URL`,
-          ),
+        throw new TargetError(
+          `option ${option}: cannot reach ${url} (${(error as Error).message}); start the deployment or correct the URL`,
+          { option },
         );
-        return EXIT.usage;
       }
       // The proxy and TLS on the way to each deployment, and a front server refusing every request,
       // are one line here; what the deployments answer is the comparison's to judge.
       const problem = await preflight(url, option === '--base-url' ? keys.candidate : keys.current);
-      if (problem && problem.kind !== 'key') {
-        console.error(redactSecrets(`kgate compare: option ${option}: ${url}: ${problem.reason}`));
-        return EXIT.usage;
-      }
+      if (problem && problem.kind !== 'key')
+        throw new TargetError(`option ${option}: ${url}: ${problem.reason}`, { option });
     }
     if (!keys.candidate && !args.json) {
       console.error(
         'kgate compare: KGATE_KEY is not set; requests carry no key, so most answers will be 401 on both sides.',
       );
     }
-    const reportDir = args.reportDir ?? createRunDir(DEFAULT_COMPARE_REPORT_DIR);
+    const reportDir = runFolder(args.reportDir, 'compare', 'compare');
     if (!args.json) {
       const estimate = estimateRequests(args);
       console.log(
@@ -231,17 +222,15 @@ export const command: Command = {
       });
     } catch (error) {
       if (error instanceof CompareUnreachable) {
-        console.error(
-          `kgate compare: option ${error.message.startsWith('the candidate') ? '--base-url' : '--against-url'}: ${redactSecrets(error.message)}`,
-        );
-        return EXIT.usage;
+        const option = error.message.startsWith('the candidate') ? '--base-url' : '--against-url';
+        throw new TargetError(`option ${option}: ${error.message}`, { option });
       }
       throw error;
     }
     writeCompareReports(result, reportDir);
     if (env.githubStepSummary)
       appendFileSync(env.githubStepSummary, redactSecrets(renderCompareMarkdown(result, reportDir)));
-    if (args.json) console.log(redactSecrets(JSON.stringify(result)));
+    if (args.json) printJson('compare', result.exitCode, { ...result, reportDir });
     else {
       console.log(redactSecrets(renderCompare(result, reportDir)));
       console.log(

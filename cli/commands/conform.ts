@@ -11,7 +11,6 @@ import { runPace } from '../../http/pacing.ts';
 import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
-import { createRunDir } from '../../reporting/run-dir.ts';
 import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
 import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
@@ -22,9 +21,8 @@ import {
   DEFAULT_REPORT_DIR,
   DEFAULT_SEED,
   DEFAULT_TIMEOUT_MS,
+  newScratchDir,
   PLAYWRIGHT_DEBUG_DIR,
-  PLAYWRIGHT_REPORTERS,
-  type PlaywrightReporter,
   PROGRESS_FILE,
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
@@ -33,14 +31,17 @@ import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../.
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
-import { EXIT, intOption, noPositionals, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import { EXIT, formatDuration, noPositionals, parseCommandArgs, TargetError, UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
+import { configUsageError } from '../config-error.ts';
 import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
 import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
+import { runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
-                     [--strict] [--timeout MS] [--max-rps R] [--max-rps-by-path PATH=R,...]
+                     [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]
                      [--max-duration D] [--max-requests N] [--ledger FILE]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
@@ -58,13 +59,14 @@ configuration file it starts the embedded reference server and judges that.
                      property also judges the generated valid requests and every fixed answer
   --exclude-checks   comma-separated check ids to leave out, their properties included
   --strict           warnings (what the interface saw only in samples) fail the gate
-  --timeout          per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  --timeout          per-request deadline, a duration such as 500ms or 20s (a bare number is
+                     milliseconds, as before units; default ${formatDuration(DEFAULT_TIMEOUT_MS)})
   --max-rps          send at most R requests per second, counting every request of the run (all
                      workers, test data discovery, retries); prints the expected request count first
   --max-rps-by-path  at most R requests per second to a path of the spec, GET and POST together, for
                      targets that limit some operations more, e.g.
                      /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
-  --max-duration     time limit of the whole run, such as 20m or 900s (default: 10 minutes plus twice
+  --max-duration     time limit of the whole run, such as 20m or 900s (a bare number is seconds; default: 10 minutes plus twice
                      the time the announced estimate says the pace needs); when it is reached the run
                      stops sending, reports every unfinished test as 'not run: deadline' (failing the
                      gate), writes its reports and exits 1. Given with a pace, it is also the run's
@@ -76,7 +78,9 @@ configuration file it starts the embedded reference server and judges that.
                      longest ago, so a gate on every push judges every item within a window of runs
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
-  --with-rate-limit  run the @rate-limit tests (bursts traffic; on by default for the embedded server)
+  --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
+                     --max-rps-by-path, which pace every other request; on by default for the
+                     embedded server)
   --shard            run shard I of N (Playwright --shard), e.g. 1/4; the last shard runs the
                      @rate-limit tests; merge the folders with kgate report merge
   --baseline         known failures (JSON, written by --update-baseline): listed ones are reported as
@@ -88,15 +92,18 @@ configuration file it starts the embedded reference server and judges that.
                      without it the run plans its generated requests: every item of the coverage model
                      (kgate coverage) once, packed, or what fits the budget; 0 turns the phase off
   --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
-  --report-dir       write this run's reports to DIR (default: a new ${DEFAULT_REPORT_DIR}/<run-id>/,
-                     with ${DEFAULT_REPORT_DIR}/latest pointing at it)
+  --report-dir       this run's reports go into DIR itself (created if needed; default: a new
+                     ${DEFAULT_REPORT_DIR}/<run-id>/, with ${DEFAULT_REPORT_DIR}/latest pointing at it)
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
-                     excludeChecks, severity (per check: fail, warn or off), timeoutMs, maxRps,
-                     maxRpsByPath, maxDuration, maxRequests, ledger, latencyBudgetMs, baseline,
-                     strict, proxy, noProxy,
-                     caFile, clientCert, clientKey. Flags override it, and so do the KGATE_* variables.
-  --json             print one JSON result object instead of the report
+                     excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
+                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, ledger,
+                     latencyBudgetMs, envelope (bounds on what the run measures, which fail the gate),
+                     baseline, strict, proxy, noProxy,
+                     caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
+  --json             print one JSON object instead of the report: the summary (summary.json) after
+                     "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
+${JSON_USAGE}
   --playwright-report  also write Playwright's own HTML and JSON reports into ${PLAYWRIGHT_DEBUG_DIR}/ of the
                      run's folder, for debugging the suite (a failed check shows there as an expected failure)
   --playwright-reporter  also show Playwright's own terminal reporter (list, line or dot) on stderr, for
@@ -116,7 +123,8 @@ line every 10 s on stderr), then kgate's summary: the verdict, its counts of ope
 the failed cells and every failure with its curl line (a line over 400 characters shows its start and
 the file in the report folder's repro/ that holds it whole)
 reports: report.html (the page to open: verdict, matrix, failures with curl lines; kgate report finds it),
-summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json;
+summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
+envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
 budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path) or with
 --max-requests, the run plans what fits: the cells only their own tests judge first (a budget that
@@ -150,93 +158,79 @@ it as passed here. The verdict and every failure are in ../${REPORT_HTML}, ../su
   );
 }
 
-/** The progress line of a conform run: tests done of total, requests sent, elapsed, estimated time left. */
-export function progressLine(reportDir: string, started: number): string {
+/** The progress line of a conform run (its scratch folder holds the reporter's count): tests done of total, requests sent, elapsed, estimated time left. */
+export function progressLine(scratchDir: string, started: number): string {
   const elapsed = Date.now() - started;
   let done = 0;
   let total = 0;
   let requests = 0;
   try {
-    ({ done, total, requests } = JSON.parse(readFileSync(join(reportDir, PROGRESS_FILE), 'utf8')));
+    ({ done, total, requests } = JSON.parse(readFileSync(join(scratchDir, PROGRESS_FILE), 'utf8')));
   } catch {
     // Playwright is still starting: no test has ended yet.
   }
   return `kgate conform: ${done}/${total || '?'} tests done, ${requests} requests sent, ${humanDuration(elapsed)} elapsed${timeLeft(elapsed, done, total)}`;
 }
 
-/** Validates a Playwright shard `I/N`. */
-export function parseShard(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const match = /^(\d+)\/(\d+)$/.exec(raw.trim());
-  if (!match || Number(match[1]) < 1 || Number(match[1]) > Number(match[2])) {
-    throw new UsageError(`option --shard takes I/N with 1 <= I <= N, such as 1/4, got '${raw}'`);
-  }
-  return `${match[1]}/${match[2]}`;
-}
-
 /** `kgate conform`: runs the suite against --base-url, KGATE_BASE_URL, or the embedded reference server. */
 export const command: Command = {
   usage: USAGE,
+  options: CONFORM_OPTIONS,
   async run(argv) {
     const started = Date.now();
-    const { values, positionals } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
+    const { values, positionals, options: given } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
     noPositionals(positionals, 'conform');
     const env = readEnv();
     let config: ReturnType<typeof loadConfig>;
     try {
-      config = loadConfig(stringOption(values, 'config'));
+      config = loadConfig(given.config);
     } catch (error) {
-      if (error instanceof ConfigError) throw new UsageError(`kgate conform: ${error.message}`);
+      if (error instanceof ConfigError) throw configUsageError(error, 'conform');
       throw error;
     }
-    const settings = resolveConformSettings(values, env, config);
+    const settings = resolveConformSettings(given, env, config);
     const configured = resolveNetwork(values, env, config);
-    const grep = stringOption(values, 'grep');
-    if (grep !== undefined) {
-      try {
-        new RegExp(grep);
-      } catch {
-        throw new UsageError(`option --grep takes a regular expression, got '${grep}'`);
-      }
-    }
-    const shard = parseShard(stringOption(values, 'shard'));
-    const json = values.json === true;
+    const grep = given.grep;
+    const shard = given.shard;
+    const json = given.json === true;
     const embedded = settings.baseUrl === undefined;
-    const reportDirOption = stringOption(values, 'report-dir');
-    if (reportDirOption !== undefined && reportDirOption.trim() === '')
-      throw new UsageError('option --report-dir takes a folder path, got an empty string');
-    if ((settings.maxRps !== undefined || settings.maxRpsByPath) && values['with-rate-limit'] === true)
-      throw new UsageError(
-        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-rps and --max-rps-by-path (or maxRps and maxRpsByPath) forbid: use one or the other',
-      );
-    if (settings.maxRequests !== undefined && values['with-rate-limit'] === true)
+    if (settings.maxRequests !== undefined && given['with-rate-limit'] === true)
       throw new UsageError(
         'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
+        { option: '--with-rate-limit', rule: 'does not go with --max-requests' },
       );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
       const folder = dirname(settings.baseline);
       if (settings.updateBaseline && !existsSync(settings.baseline) && !existsSync(folder))
-        throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`);
+        throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`, {
+          option: '--baseline',
+          rule: 'names a file in a folder that exists',
+        });
       try {
         if (!settings.updateBaseline || existsSync(settings.baseline)) readBaseline(settings.baseline);
       } catch (error) {
-        if (error instanceof BaselineError) throw new UsageError(`option --baseline: ${error.message}`);
+        if (error instanceof BaselineError)
+          throw new UsageError(`option --baseline: ${error.message}`, {
+            option: '--baseline',
+            rule: 'names a baseline file (JSON, written by --update-baseline)',
+          });
         throw error;
       }
     }
-    const given = readConformOptions(undefined, !embedded);
+    const given0 = readConformOptions(undefined, !embedded);
     // KGATE_CONFORM_OPTIONS may carry a report folder (the CLI tests use it); --report-dir wins.
-    const reportDir = reportDirOption ?? (JSON.parse(env.conformOptions ?? '{}') as { reportDir?: string }).reportDir;
+    const reportDir =
+      given['report-dir'] ?? (JSON.parse(env.conformOptions ?? '{}') as { reportDir?: string }).reportDir;
     const options: ConformOptions = {
-      ...given,
+      ...given0,
       strict: settings.strict,
       timeoutMs: settings.timeoutMs,
-      workers: intOption(values, 'workers', { min: 1, max: 64 }),
+      workers: given.workers,
       // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
       rateLimit:
         (embedded && settings.maxRps === undefined && !settings.maxRpsByPath && settings.maxRequests === undefined) ||
-        values['with-rate-limit'] === true,
+        given['with-rate-limit'] === true,
       embedded,
       unsubscribedGroups: embedded
         ? REFERENCE_UNSUBSCRIBED_GROUPS
@@ -251,35 +245,33 @@ export const command: Command = {
       // kgate prints the run itself (progress, then its summary): Playwright's process prints nothing.
       quiet: true,
       sweep: undefined,
-      generate: intOption(values, 'generate', { min: 0, max: 100_000 }, DEFAULT_GENERATE)!,
+      generate: given.generate ?? DEFAULT_GENERATE,
       // --generate N draws N generated requests, as kgate did before it planned coverage; without it the run plans them.
-      draw: values.generate !== undefined,
-      seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED)!,
-      playwrightReport: values['playwright-report'] === true || given.playwrightReport,
+      draw: given.generate !== undefined,
+      seed: given.seed ?? DEFAULT_SEED,
+      playwrightReport: given['playwright-report'] === true || given0.playwrightReport,
       network: {
         caFile: configured.settings.tls?.caFile,
         clientCert: configured.settings.tls?.certFile,
         clientKey: configured.settings.tls?.keyFile,
       },
       grep,
-      shard: shard ? { current: Number(shard.split('/')[0]), total: Number(shard.split('/')[1]) } : undefined,
+      shard,
       latencyBudgetMs: settings.latencyBudgetMs,
       maxRequests: settings.maxRequests,
+      envelopeBounds: settings.envelopeBounds,
     };
     const checks = settings.checks;
     const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
     if (options.generate === 0 && checks && generativeOnly.length === checks.length) {
       throw new UsageError(
         `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
+        { option: '--checks', rule: 'names a check that runs' },
       );
     }
-    const reporterName = stringOption(values, 'playwright-reporter');
-    if (reporterName !== undefined && !(PLAYWRIGHT_REPORTERS as readonly string[]).includes(reporterName))
-      throw new UsageError(
-        `option --playwright-reporter takes one of ${PLAYWRIGHT_REPORTERS.join(', ')}, got '${reporterName}'`,
-      );
-    if (reporterName !== undefined) options.playwrightReporter = reporterName as PlaywrightReporter;
-    const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shard ? ['--shard', shard] : [])];
+    if (given['playwright-reporter'] !== undefined) options.playwrightReporter = given['playwright-reporter'];
+    const shardText = shard ? `${shard.current}/${shard.total}` : undefined;
+    const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shardText ? ['--shard', shardText] : [])];
     // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
     // a budget too small for the cells only their own tests judge is refused here.
     const selected = selectedTests(options, grep);
@@ -287,13 +279,24 @@ export const command: Command = {
     let ledger: Ledger | undefined;
     if (settings.ledger !== undefined) {
       if (shard)
-        throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard');
+        throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard', {
+          option: '--ledger',
+          rule: 'does not go with --shard',
+        });
       if (!existsSync(dirname(settings.ledger)))
-        throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`);
+        throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`, {
+          option: '--ledger',
+          rule: 'a file in a folder that exists',
+        });
       try {
         ledger = readLedger(settings.ledger, targetName(settings.baseUrl, embedded), specSha256());
       } catch (error) {
-        if (error instanceof LedgerError) throw new UsageError(`kgate conform: ${error.message}`);
+        if (error instanceof LedgerError)
+          throw new UsageError(`kgate conform: ${error.message}`, {
+            option: '--ledger',
+            file: settings.ledger,
+            rule: error.rule,
+          });
         throw error;
       }
       options.ledgerFile = settings.ledger;
@@ -315,7 +318,11 @@ export const command: Command = {
           ...(ledger ? { history: historyOf(ledger) } : {}),
         });
       } catch (error) {
-        if (error instanceof BudgetTooSmall) throw new UsageError(`kgate conform: ${error.message}`);
+        if (error instanceof BudgetTooSmall)
+          throw new UsageError(`kgate conform: ${error.message}`, {
+            option: settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
+            rule: 'holds the cells only their own tests judge',
+          });
         throw error;
       }
     }
@@ -334,7 +341,7 @@ export const command: Command = {
     let server: ReferenceServer | undefined;
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = embedded ? embeddedNetwork(configured) : configured;
-    applyNetwork(network);
+    applyNetwork(network, settings.baseUrl);
     options.network!.description = network.description;
     if (network.description) say(`kgate conform: network: ${network.description}`);
     if (embedded) {
@@ -355,10 +362,10 @@ export const command: Command = {
       try {
         await checkReachable(target!);
       } catch (error) {
-        console.error(
-          `kgate conform: cannot reach ${target} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
+        throw new TargetError(
+          `cannot reach ${target} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
+          { option: '--base-url' },
         );
-        return EXIT.usage;
       }
       if (!keys.full && !json) {
         console.error('kgate conform: KGATE_KEY is not set; requests carry no key, so most checks will fail with 401.');
@@ -367,20 +374,22 @@ export const command: Command = {
       const problem = await preflight(target!, keys.full, pace);
       if (problem) {
         pace?.remove();
-        console.error(
-          redactSecrets(
-            problem.kind === 'key'
-              ? `kgate conform: ${target} refused KGATE_KEY: ${problem.reason}. Check the key (and its subscriptions) before judging the target.`
-              : `kgate conform: ${target}: ${problem.reason}`,
-          ),
+        throw new TargetError(
+          problem.kind === 'key'
+            ? `${target} refused KGATE_KEY: ${problem.reason}. Check the key (and its subscriptions) before judging the target.`
+            : `${target}: ${problem.reason}`,
+          problem.kind === 'key' ? { variable: 'KGATE_KEY' } : { option: '--base-url' },
         );
-        return EXIT.usage;
       }
     }
     for (const key of Object.values(keys)) registerSecret(key);
     // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
-    options.reportDir = reportDir ?? createRunDir(DEFAULT_REPORT_DIR);
-    pace?.continueIn(resolve(options.reportDir));
+    options.reportDir = runFolder(reportDir, 'conformance', 'conform');
+    // What the run needs only while it runs (the pace, the progress, shared test data) lives
+    // outside the report folder, in a folder of the OS's temp folder named for the run.
+    const scratchDir = newScratchDir(options.reportDir);
+    options.scratchDir = scratchDir;
+    pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
     const estimateWith = (workers: number) =>
       estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
@@ -398,12 +407,10 @@ export const command: Command = {
     say(
       plan?.budgeted
         ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
-        : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.split('/')[1]} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
+        : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
-    // A progress file an earlier run left in a reused --report-dir must not count for this one.
-    rmSync(join(options.reportDir, PROGRESS_FILE), { force: true });
     // Playwright's own reporter writes to the terminal too: no live line to fight with it.
-    const stopProgress = progressDisplay(() => progressLine(options.reportDir, started), {
+    const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {
       ...(options.playwrightReporter ? { interactive: false } : {}),
     });
     try {
@@ -414,6 +421,7 @@ export const command: Command = {
         options,
         playwrightArgs,
         proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+        headers: network.headers,
         onSpawn: () => {
           // Reading `ready` starts the build; a failed build fails the requests that wait for it.
           server?.ready.catch(() => {});
@@ -430,7 +438,7 @@ export const command: Command = {
         return EXIT.failed;
       }
       if (options.playwrightReport) writePlaywrightDebugNote(options.reportDir);
-      if (json) console.log(redactSecrets(JSON.stringify({ command: 'conform', ...summary })));
+      if (json) printJson('conform', summary.exitCode, summary);
       else {
         console.log(redactSecrets(`\n${renderTerminalSummary(summary)}\n`));
         console.log(
@@ -445,6 +453,7 @@ export const command: Command = {
       return summary.exitCode;
     } finally {
       stopProgress();
+      rmSync(scratchDir, { recursive: true, force: true });
       await server?.close();
     }
   },

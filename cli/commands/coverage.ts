@@ -1,8 +1,9 @@
 import { ROLES, roleOf } from '../../contracts/coverage/classes.ts';
 import { type CoverageItem, coverageItems } from '../../contracts/coverage/items.ts';
 import { OPERATION_IDS, OPERATIONS } from '../../openapi/spec.ts';
-import { EXIT, listOption, noPositionals, parseCommandArgs, UsageError } from '../args.ts';
+import { EXIT, noPositionals, option, parseCommandArgs } from '../args.ts';
 import type { Command } from '../command.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 
 const USAGE = `usage: kgate coverage [--operations ids] [--kind cells|inputs] [--json]
 
@@ -15,15 +16,16 @@ and every answer is judged by every property that applies.
 
   --operations   comma-separated operation ids (default all ${OPERATION_IDS.length}): ${OPERATION_IDS.join(', ')}
   --kind         only the cells, or only the input items
-  --json         print one JSON object: { command, counts, items }
+  --json         print one JSON object: command, verdict and exitCode, then counts and items
+${JSON_USAGE}
 
 exit codes: 0 printed, 2 bad usage`;
 
 const OPTIONS = {
-  operations: { type: 'string' },
-  kind: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
+  operations: option.list('operation ids', OPERATION_IDS),
+  kind: option.choice(['cells', 'inputs'] as const),
+  json: option.flag(),
+};
 
 /** How many items of each kind and intent a list holds. */
 export function countItems(items: readonly CoverageItem[]): {
@@ -74,24 +76,18 @@ export function renderCoverage(items: readonly CoverageItem[]): string {
 /** `kgate coverage`: prints the items of the coverage model. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'coverage');
+    const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'coverage');
     noPositionals(positionals, 'coverage');
-    const operations = listOption(values, 'operations');
-    const unknown = (operations ?? []).filter((id) => !(OPERATION_IDS as readonly string[]).includes(id));
-    if (unknown.length > 0)
-      throw new UsageError(
-        `option --operations: unknown operation id '${unknown.join("', '")}' (valid ids: ${OPERATION_IDS.join(', ')})`,
-      );
-    const kind = values.kind;
-    if (kind !== undefined && kind !== 'cells' && kind !== 'inputs')
-      throw new UsageError(`option --kind takes cells or inputs, got '${String(kind)}'`);
+    const operations = given.operations;
+    const kind = given.kind;
     const items = coverageItems().filter(
       (item) =>
         (!operations || operations.includes(item.operationId)) &&
         (kind === undefined || (kind === 'cells' ? item.kind === 'cell' : item.kind === 'input')),
     );
-    if (values.json === true) console.log(JSON.stringify({ command: 'coverage', counts: countItems(items), items }));
+    if (given.json === true) printJson('coverage', EXIT.ok, { counts: countItems(items), items });
     else console.log(renderCoverage(items));
     return EXIT.ok;
   },

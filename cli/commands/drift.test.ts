@@ -48,7 +48,7 @@ describe('kgate drift command line', () => {
     { given: ['drift', 'live', '--timeout', 'forever'], want: /option --timeout takes a duration/ },
     {
       given: ['drift', 'live', '--base-url', 'ftp://example.org'],
-      want: /option --base-url takes an http or https URL/,
+      want: /option --base-url takes an absolute http or https URL/,
     },
     { given: ['drift', 'spec', 'only-one.yaml'], want: /takes two spec files, OLD and NEW; got 1/ },
     { given: ['drift', 'spec', '/nonexistent/a.yaml', '/nonexistent/b.yaml'], want: /cannot read OLD spec/ },

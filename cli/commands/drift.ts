@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { readEnv } from '../../config/env.ts';
+import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { applyBaseline, type Baseline, groupByCause, readBaseline, writeBaseline } from '../../drift/findings.ts';
@@ -18,18 +19,21 @@ import {
   readHistory,
 } from '../../drift/history.ts';
 import { historyCounts, renderHistoryHtml } from '../../drift/history-report.ts';
-import { type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
-import { changeLines, changesPhrase, findingLine, newRunId, writeLiveReport } from '../../drift/report.ts';
+import { envelopeOfLive, type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
+import { changeLines, changesPhrase, findingLine, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
+import { envelopeSection, writeEnvelope } from '../../reporting/envelope.ts';
 import { previousRun } from '../../reporting/report-page.ts';
+import { isRunId, newRunId } from '../../reporting/run-dir.ts';
 import {
-  durationOption,
   EXIT,
   noPositionals,
+  option,
+  parseBaseUrl,
   parseCommandArgs,
-  stringOption,
-  targetBaseUrl,
+  RuleBroken,
+  TargetError,
   UsageError,
 } from '../args.ts';
 import type { Command } from '../command.ts';
@@ -42,45 +46,129 @@ import {
   NETWORK_USAGE,
   networkLine,
 } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+
+const EXIT_USAGE = `exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable
+target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
+
+const LIVE_USAGE = `usage: kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE]
+                        [--timeout D] [--report-dir DIR] [--json]
+                        [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Sends a battery of requests (every operation; success and documented error cases) and compares every
+response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the embedded reference
+server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases). Findings with one cause
+(the same kind and JSON path on several operations and statuses) are one change with the places it
+touched; FAIL marks a change the baseline does not accept.
+
+  --base-url           target base URL, may carry a path prefix (env KGATE_BASE_URL)
+  --baseline FILE      findings listed in FILE are known; only new ones fail
+  --update-baseline    write this run's findings to the --baseline FILE (exit 0)
+  --history FILE       append this run's findings to the history FILE (JSON Lines, created if
+                       missing) and report each finding as new, ongoing since, gone since or
+                       flaky; the report folder gets history.html, a timeline per operation
+  --timeout            per-request time limit, such as 500ms or 10s (a bare number is seconds;
+                       default 10s)
+${reportDirUsage('drift', 18)}
+                       (drift live used to make a new run folder inside DIR: give DIR/<name>);
+                       report.html, drift.json and drift.md go there
+  --json               print one JSON object: the result (drift.json) after "command", "verdict"
+                       and "exitCode", with "runId" and "report"; a stop (bad usage, unreachable
+                       target) too
+${JSON_USAGE}
+${NETWORK_USAGE}
+
+${EXIT_USAGE}`;
+
+const SPEC_USAGE = `usage: kgate drift spec OLD.yaml NEW.yaml [--json]
+
+Lists every difference between two specs and whether it breaks existing clients.
+
+  --json   print one JSON object: { old, new, summary, changes } after "command", "verdict" and
+           "exitCode"; a stop (bad usage, an unreadable spec) too
+${JSON_USAGE}
+
+exit codes: 0 no breaking change, 1 a change breaks existing clients, 2 bad usage`;
+
+const HAR_USAGE = `usage: kgate drift har FILE.har [--json]
+
+Validates recorded traffic against the spec and reports which operations and statuses it covered.
+
+  --json   print one JSON object: { exchanges, findings, coverage, summary } after "command",
+           "verdict" and "exitCode"; a stop (bad usage, a file that is not HAR) too
+${JSON_USAGE}
+
+exit codes: 0 every exchange valid, 1 an exchange breaks the spec, 2 bad usage`;
+
+const HISTORY_USAGE = `usage: kgate drift history FILE [--since DATE] [--html OUT] [--json]
+
+Prints the changes of a history file (written by drift live --history) as of its last run, each
+with its places: new, ongoing since, gone since, flaky; first and last seen, times seen.
+
+  --since DATE   only the runs from DATE (YYYY-MM-DD or an ISO time, UTC) on
+  --html OUT     also write the timeline page to OUT
+  --json         print one JSON object: the history report after "command", "verdict" and
+                 "exitCode"; a stop (bad usage, an unreadable history) too
+${JSON_USAGE}
+
+exit codes: 0 printed, 2 bad usage or an unreadable history file`;
 
 const USAGE = `usage: kgate drift <live|spec|har|history> [options]
 
-  kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE] [--timeout 10s] [--report-dir DIR] [--json]
-                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
-      Sends a battery of requests (every operation; success and documented error cases) and
-      compares every response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the
-      embedded reference server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases).
-      Findings with one cause (the same kind and JSON path on several operations and statuses) are
-      one change with the places it touched; FAIL marks a change the baseline does not accept.
-      --baseline FILE      findings listed in FILE are known; only new ones fail
-      --update-baseline    write this run's findings to the --baseline FILE (exit 0)
-      --history FILE       append this run's findings to the history FILE (JSON Lines, created if
-                           missing) and report each finding as new, ongoing since, gone since or
-                           flaky; the report folder gets history.html, a timeline per operation
-      --timeout            per-request time limit (default 10s)
-      --report-dir DIR     where <run-id>/report.html, drift.json and drift.md go (default reports/drift)
-${NETWORK_USAGE.replace(/^ {2}/gm, '      ')}
-
+  kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE]
+                   [--timeout D] [--report-dir DIR] [--json] [--proxy URL] [--ca-file FILE] ...
+      compares a live target's answers with the spec
   kgate drift spec OLD.yaml NEW.yaml [--json]
-      Lists every difference between two specs and whether it breaks existing clients.
-
+      lists every difference between two specs and whether it breaks existing clients
   kgate drift har FILE.har [--json]
-      Validates recorded traffic against the spec and reports which operations and statuses it covered.
-
+      validates recorded traffic against the spec, with the operations and statuses it covered
   kgate drift history FILE [--since DATE] [--html OUT] [--json]
-      Prints the changes of a history file (written by drift live --history) as of its last run,
-      each with its places: new, ongoing since, gone since, flaky; first and last seen, times seen.
-      --since DATE         only the runs from DATE (YYYY-MM-DD or an ISO time, UTC) on
-      --html OUT           also write the timeline page to OUT
+      prints the changes of a history file (drift live --history) as of its last run
 
-  --json   print the result as one JSON object
-exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable
-target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
+kgate drift <mode> --help tells each mode's options.
+${EXIT_USAGE}`;
+
+/** The options of `kgate drift live`. */
+const LIVE_OPTIONS = {
+  'base-url': option.url(),
+  baseline: option.path('file'),
+  'update-baseline': option.flag(),
+  history: option.path('file'),
+  timeout: option.duration(100, 120_000, 's'),
+  'report-dir': REPORT_DIR_OPTION,
+  json: option.flag(),
+  ...NETWORK_OPTIONS,
+};
+
+/** The options of `kgate drift spec` and `kgate drift har`. */
+const JSON_ONLY = { json: option.flag() };
+
+/** The options of `kgate drift history`. */
+const HISTORY_OPTIONS = {
+  since: option.text('a date (YYYY-MM-DD) or an ISO time, UTC', 'yesterday', (raw) => sinceOption(raw)),
+  html: option.path('file'),
+  json: option.flag(),
+};
+
+const SUBCOMMANDS = {
+  live: { usage: LIVE_USAGE, options: LIVE_OPTIONS },
+  spec: { usage: SPEC_USAGE, options: JSON_ONLY },
+  har: { usage: HAR_USAGE, options: JSON_ONLY },
+  history: { usage: HISTORY_USAGE, options: HISTORY_OPTIONS },
+};
+const SIBLINGS = {
+  'drift live': LIVE_OPTIONS,
+  'drift spec': JSON_ONLY,
+  'drift har': JSON_ONLY,
+  'drift history': HISTORY_OPTIONS,
+};
 
 /** `kgate drift`: live target vs spec, spec vs spec, recorded HAR vs spec. */
 export const command: Command = {
   usage: USAGE,
+  subcommands: SUBCOMMANDS,
   async run(argv) {
     const [mode, ...rest] = argv;
     switch (mode) {
@@ -93,35 +181,30 @@ export const command: Command = {
       case 'history':
         return runHistory(rest);
       case undefined:
-        throw new UsageError('kgate drift: needs a mode: live, spec, har or history (see kgate drift --help)');
-      default:
-        throw new UsageError(`kgate drift: unknown mode '${mode}' (modes: live, spec, har, history)`);
+        throw new UsageError('needs a mode: live, spec, har or history (see kgate drift --help)', {
+          command: 'drift',
+          rule: 'takes a mode: live, spec, har or history',
+        });
+      default: {
+        const near = didYouMean(mode, Object.keys(SUBCOMMANDS));
+        throw new UsageError(`unknown mode '${mode}' (${near ? `${near} ` : ''}modes: live, spec, har, history)`, {
+          command: 'drift',
+          argument: mode,
+          rule: 'takes a mode: live, spec, har or history',
+        });
+      }
     }
   },
 };
 
 async function runLive(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    {
-      'base-url': { type: 'string' },
-      baseline: { type: 'string' },
-      'update-baseline': { type: 'boolean' },
-      history: { type: 'string' },
-      timeout: { type: 'string' },
-      'report-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      ...NETWORK_OPTIONS,
-    },
-    'drift live',
-  );
+  const { values, positionals, options: given } = parseCommandArgs(argv, LIVE_OPTIONS, 'drift live', SIBLINGS);
   noPositionals(positionals, 'drift live');
   const env = readEnv();
-  const baseUrl = targetBaseUrl(values, env.baseUrl);
-  const baselineFile = stringOption(values, 'baseline');
-  const update = values['update-baseline'] === true;
-  const timeoutMs = durationOption(values, 'timeout', { minMs: 100, maxMs: 120_000 }, 10_000);
-  const reportRoot = stringOption(values, 'report-dir') ?? join('reports', 'drift');
+  const baseUrl = given['base-url'] ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
+  const baselineFile = given.baseline;
+  const update = given['update-baseline'] === true;
+  const timeoutMs = given.timeout ?? 10_000;
   if (update && !baselineFile) {
     throw new UsageError('kgate drift live: option --update-baseline needs --baseline FILE (the file to write)');
   }
@@ -149,23 +232,23 @@ async function runLive(argv: string[]): Promise<number> {
   const configured = commandNetwork(values, env, 'drift live');
   // A reference server kgate starts itself is reached directly, never through a proxy.
   const network = baseUrl ? configured : embeddedNetwork(configured);
-  applyNetwork(network);
+  applyNetwork(network, baseUrl);
   const line = networkLine('drift live', network);
   if (line) console.error(redactSecrets(line));
   if (baseUrl) {
     try {
       await checkReachable(baseUrl);
     } catch (error) {
-      console.error(redactSecrets(`kgate drift live: target ${baseUrl} is unreachable: ${(error as Error).message}`));
-      return EXIT.usage;
+      throw new TargetError(`target ${baseUrl} is unreachable: ${(error as Error).message}`, {
+        command: 'drift live',
+        option: '--base-url',
+      });
     }
     const problem = await preflight(baseUrl, env.key);
-    if (problem && problem.kind !== 'key') {
-      console.error(redactSecrets(`kgate drift live: ${baseUrl}: ${problem.reason}`));
-      return EXIT.usage;
-    }
+    if (problem && problem.kind !== 'key')
+      throw new TargetError(`${baseUrl}: ${problem.reason}`, { command: 'drift live', option: '--base-url' });
   }
-  const historyFile = stringOption(values, 'history');
+  const historyFile = given.history;
   let history: History | undefined;
   if (historyFile !== undefined) {
     if (historyFile.trim() === '' || !existsSync(dirname(historyFile)))
@@ -210,23 +293,23 @@ async function runLive(argv: string[]): Promise<number> {
         timeoutMs,
         baseline,
         network: network.description,
+        ...(baseUrl ? {} : { envelopeTarget: 'embedded reference server' }),
         onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
       });
     } finally {
       stopProgress();
     }
   } catch (error) {
-    if (error instanceof UnreachableError) {
-      console.error(redactSecrets(`kgate drift live: ${error.message}`));
-      return EXIT.usage;
-    }
+    if (error instanceof UnreachableError)
+      throw new TargetError(error.message, { command: 'drift live', option: '--base-url' });
     throw error;
   } finally {
     await close?.();
   }
 
-  const runId = newRunId();
-  const runDir = join(reportRoot, runId);
+  const runDir = runFolder(given['report-dir'], 'drift', 'drift live');
+  const runId = isRunId(basename(runDir)) ? basename(runDir) : newRunId();
+  result.verdict = update || result.summary.new === 0 ? 'pass' : 'fail';
   const previous = previousRun<LiveResult>(runDir, 'drift.json');
   let historyOut: ReturnType<typeof historyReport> | undefined;
   if (historyFile !== undefined) {
@@ -236,7 +319,15 @@ async function runLive(argv: string[]): Promise<number> {
   }
   const { html: timeline, ...paths } = writeLiveReport(result, runDir, historyOut);
   const html = join(runDir, REPORT_HTML);
-  writeFileSync(html, redactSecrets(renderPage(driftPage(result, previous))));
+  const page = driftPage(result, previous);
+  const envelope = envelopeOfLive(result);
+  if (envelope) {
+    // How the envelope moved since the history's previous run: drift of its own kind, reported, not failing the run.
+    if (historyOut?.envelopeChanges) envelope.changes = historyOut.envelopeChanges;
+    writeEnvelope(runDir, envelope);
+    page.sections.push(envelopeSection(envelope));
+  }
+  writeFileSync(html, redactSecrets(renderPage(page)));
   let baselineWritten: string | undefined;
   if (update && baselineFile) {
     let written: Baseline;
@@ -249,24 +340,23 @@ async function runLive(argv: string[]): Promise<number> {
     applyBaseline(result.findings, written);
     baselineWritten = baselineFile;
   }
-  if (values.json === true) {
-    console.log(
-      redactSecrets(
-        JSON.stringify({
-          ...result,
-          runId,
-          report: { ...paths, html, ...(timeline ? { timeline } : {}) },
-          baselineWritten,
-          ...(historyOut ? { history: historyOut } : {}),
-        }),
-      ),
-    );
+  const code = update || result.summary.new === 0 ? EXIT.ok : EXIT.failed;
+  if (given.json === true) {
+    printJson('drift live', code, {
+      ...result,
+      runId,
+      reportDir: runDir,
+      report: { ...paths, html, ...(timeline ? { timeline } : {}) },
+      baselineWritten,
+      ...(historyOut ? { history: historyOut } : {}),
+    });
   } else {
     const say = (line: string) => console.log(redactSecrets(line));
     for (const change of groupByCause(result.findings)) for (const line of changeLines(change)) say(line);
     if (historyOut) {
       for (const change of historyOut.changes)
         for (const [index, line] of historyChangeLines(change).entries()) say(index === 0 ? `history: ${line}` : line);
+      for (const change of historyOut.envelopeChanges ?? []) say(`history: envelope changed: ${change.text}`);
       say(
         `drift history: ${historyCounts(historyOut)} over ${historyOut.runs.length} run(s) in ${historyFile} (timeline: ${timeline})`,
       );
@@ -285,31 +375,26 @@ async function runLive(argv: string[]): Promise<number> {
     if (baselineWritten) say(`baseline written: ${baselineWritten} (${result.findings.length} place(s) of drift)`);
     say(`report: ${html} (also ${paths.markdown})`);
   }
-  if (update) return EXIT.ok;
-  return result.summary.new > 0 ? EXIT.failed : EXIT.ok;
+  return code;
 }
 
-/** Reads `--since`: a UTC date or ISO time, returned as an ISO time to compare run times with. */
-function sinceOption(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
+/** Reads `--since`: a UTC date or ISO time, returned as an ISO time to compare run times with; throws RuleBroken. */
+function sinceOption(raw: string): string {
   const text = raw.trim();
   const time = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time))
-    throw new UsageError(`kgate drift history: option --since takes a date (YYYY-MM-DD) or an ISO time, got '${raw}'`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(time)) throw new RuleBroken('not a date');
   return new Date(time).toISOString();
 }
 
 async function runHistory(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { since: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } },
-    'drift history',
-  );
+  const { positionals, options: given } = parseCommandArgs(argv, HISTORY_OPTIONS, 'drift history', SIBLINGS);
   if (positionals.length !== 1)
-    throw new UsageError(`kgate drift history: takes exactly one history file; got ${positionals.length}`);
+    throw new UsageError(`kgate drift history: takes exactly one history file; got ${positionals.length}`, {
+      rule: 'takes one history file',
+    });
   const file = positionals[0] as string;
-  const since = sinceOption(stringOption(values, 'since'));
-  const html = stringOption(values, 'html');
+  const since = given.since;
+  const html = given.html;
   if (html !== undefined && (html.trim() === '' || !existsSync(dirname(html))))
     throw new UsageError(`kgate drift history: option --html: no such directory '${dirname(html)}' to write into`);
   if (!existsSync(file)) throw new UsageError(`kgate drift history: no such file '${file}'`);
@@ -324,8 +409,8 @@ async function runHistory(argv: string[]): Promise<number> {
   for (const problem of history.problems) console.error(`kgate drift history: ${problemLine(file, problem)}`);
   const report = historyReport(file, history, history.problems, since);
   if (html !== undefined) writeFileSync(html, redactSecrets(renderHistoryHtml(report)));
-  if (values.json === true) {
-    console.log(redactSecrets(JSON.stringify({ kind: 'drift-history', ...(since ? { since } : {}), ...report })));
+  if (given.json === true) {
+    printJson('drift history', EXIT.ok, { kind: 'drift-history', ...(since ? { since } : {}), ...report });
     return EXIT.ok;
   }
   for (const change of report.changes) for (const line of historyChangeLines(change)) console.log(redactSecrets(line));
@@ -354,7 +439,7 @@ function readDocument(file: string, command: string, what: string): unknown {
 }
 
 async function runSpec(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, 'drift spec');
+  const { positionals, options: given } = parseCommandArgs(argv, JSON_ONLY, 'drift spec', SIBLINGS);
   if (positionals.length !== 2) {
     throw new UsageError(`kgate drift spec: takes two spec files, OLD and NEW; got ${positionals.length}`);
   }
@@ -372,16 +457,14 @@ async function runSpec(argv: string[]): Promise<number> {
   }
   const changes = diffSpecs(oldDoc, newDoc);
   const breaking = changes.filter((change) => change.breaking).length;
-  if (values.json === true) {
-    console.log(
-      JSON.stringify({
-        kind: 'drift-spec',
-        old: oldFile,
-        new: newFile,
-        summary: { changes: changes.length, breaking, nonBreaking: changes.length - breaking },
-        changes,
-      }),
-    );
+  if (given.json === true) {
+    printJson('drift spec', breaking > 0 ? EXIT.failed : EXIT.ok, {
+      kind: 'drift-spec',
+      old: oldFile,
+      new: newFile,
+      summary: { changes: changes.length, breaking, nonBreaking: changes.length - breaking },
+      changes,
+    });
   } else {
     const ordered = [...changes.filter((change) => change.breaking), ...changes.filter((change) => !change.breaking)];
     for (const change of ordered) console.log(formatChange(change));
@@ -391,7 +474,7 @@ async function runSpec(argv: string[]): Promise<number> {
 }
 
 async function runHar(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, 'drift har');
+  const { positionals, options: given } = parseCommandArgs(argv, JSON_ONLY, 'drift har', SIBLINGS);
   if (positionals.length !== 1) {
     throw new UsageError(`kgate drift har: takes exactly one HAR file; got ${positionals.length}`);
   }
@@ -416,8 +499,8 @@ async function runHar(argv: string[]): Promise<number> {
     if (error instanceof HarFormatError) throw new UsageError(`kgate drift har: ${error.message}`);
     throw error;
   }
-  if (values.json === true) {
-    console.log(redactSecrets(JSON.stringify(result)));
+  if (given.json === true) {
+    printJson('drift har', result.summary.invalid > 0 ? EXIT.failed : EXIT.ok, result);
   } else {
     for (const exchange of result.exchanges.filter((item) => !item.valid)) {
       const first = `INVALID entry ${exchange.index} ${exchange.method} ${exchange.target} -> ${exchange.status}`;

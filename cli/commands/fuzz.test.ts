@@ -34,18 +34,21 @@ function fuzz(args: string[], env: Record<string, string> = {}): Promise<Process
 
 test('bad usage is one line naming the option and the rule', () => {
   const cases: { given: string[]; want: RegExp }[] = [
-    { given: ['--budget', '0'], want: /^option --budget takes a whole number from 1 to/ },
-    { given: ['--operations', 'evaluate'], want: /^option --operations: unknown operation id 'evaluate'/ },
+    { given: ['--budget', '0'], want: /^option --budget takes a whole number of generated requests from 1 to/ },
+    {
+      given: ['--operations', 'evaluate'],
+      want: /^option --operations takes a comma-separated list of operation ids, got 'evaluate' \(unknown: 'evaluate'; did you mean/,
+    },
     { given: ['--duration', 'forever'], want: /^option --duration takes a duration/ },
-    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number from 0.1/ },
+    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.1/ },
     { given: ['--seed', 'x'], want: /^option --seed takes a whole number/ },
-    { given: ['--base-url', 'ftp://x'], want: /^option --base-url takes an http or https URL/ },
+    { given: ['--base-url', 'ftp://x'], want: /^option --base-url takes an absolute http or https URL/ },
     {
       given: ['--base-url', 'https://api.example.org', '--budget', '501'],
       want: /^option --budget: 501 requests to the non-loopback target api\.example\.org is more than 500; lower --budget or pass --allow-remote$/,
     },
     { given: ['--report-dir', ''], want: /^option --report-dir takes a folder path/ },
-    { given: ['extra'], want: /^kgate fuzz: unexpected argument 'extra'/ },
+    { given: ['extra'], want: /^unexpected argument 'extra'/ },
   ];
   for (const { given, want } of cases) {
     assert.throws(
@@ -78,6 +81,10 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
   const result = JSON.parse(clean.stdout) as { verdict: string; cases: { total: number }; seed: number };
   assert.deepEqual([result.verdict, result.seed], ['pass', 3], 'verdict and seed');
   assert.ok(result.cases.total >= 290, `cases sent: ${result.cases.total}`);
+  // The reports say the target was kgate's own stand-in, and a deployment's run says nothing of it.
+  assert.equal((result as { embedded?: boolean }).embedded, true, 'summary.json: embedded');
+  for (const file of ['summary.md', 'report.html'])
+    assert.match(readFileSync(join(dir, 'clean', file), 'utf8'), /embedded reference server/, file);
 
   const faulty = await fuzz(
     [
@@ -107,6 +114,7 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
   );
   assert.match(faulty.stdout, /seed: {7}4, relatedEvents case \d+ \((edge:|wikipediaid:world)/, 'the seed line');
   assert.match(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /# kgate fuzz: FAIL/, 'summary.md');
+  assert.doesNotMatch(readFileSync(join(dir, 'faulty', 'summary.md'), 'utf8'), /embedded reference server/);
 });
 
 test('summary.json, summary.md and the report page count the same requests, test data included: what the target received but the key preflight', async () => {

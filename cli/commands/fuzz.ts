@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
+import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { allInputItems } from '../../contracts/coverage/inputs.ts';
 import type { EngineProgress } from '../../contracts/generative/engine.ts';
@@ -8,11 +9,9 @@ import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { OPERATION_IDS, type OperationId } from '../../openapi/spec.ts';
 import { REPORT_HTML } from '../../page/page.ts';
-import { createRunDir } from '../../reporting/run-dir.ts';
 import {
   DEFAULT_BUDGET,
   DEFAULT_DURATION_MS,
-  DEFAULT_FUZZ_REPORT_DIR,
   type FuzzSettings,
   fuzzCounts,
   REMOTE_BUDGET_LIMIT,
@@ -21,15 +20,13 @@ import {
 } from '../../run/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../run/options.ts';
 import {
-  durationOption,
-  EXIT,
-  intOption,
-  listOption,
+  formatDuration,
   noPositionals,
-  numberOption,
+  option,
+  parseBaseUrl,
   parseCommandArgs,
-  stringOption,
-  targetBaseUrl,
+  RuleBroken,
+  TargetError,
   UsageError,
 } from '../args.ts';
 import type { Command } from '../command.ts';
@@ -41,10 +38,12 @@ import {
   NETWORK_USAGE,
   networkLine,
 } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--items ids] [--duration D] [--seed S]
-                  [--max-rps R] [--timeout MS] [--allow-remote] [--report-dir DIR] [--json]
+                  [--max-rps R] [--timeout D] [--allow-remote] [--report-dir DIR] [--json]
                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Sends generated requests and reports the defects only some inputs trigger: valid requests (by the
@@ -59,36 +58,64 @@ conformance failures, with a curl line (key masked) and the seed that reproduces
   --budget        generated requests to send, spread over the operations (default ${DEFAULT_BUDGET})
   --items         comma-separated coverage items (kgate coverage): send the requests kgate conform's plan
                   sends for them with --seed, as a finding's seed line names them (--budget is then theirs)
-  --duration      stop starting new requests after this long, e.g. 30s or 5m (default ${DEFAULT_DURATION_MS / 1000}s)
+  --duration      stop starting new requests after this long, e.g. 30s or 5m (a bare number is seconds;
+                  default ${formatDuration(DEFAULT_DURATION_MS)})
   --seed          seed of the generated requests (default: a random one, printed); same seed, same requests
   --max-rps       at most this many requests per second
-  --timeout       per-request deadline in milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  --timeout       per-request deadline, such as 500ms or 20s (a bare number is milliseconds; default
+                  ${formatDuration(DEFAULT_TIMEOUT_MS)})
   --allow-remote  allow a budget above ${REMOTE_BUDGET_LIMIT} against a target that is not a loopback address
-  --report-dir    write this run's reports to DIR (default: a new ${DEFAULT_FUZZ_REPORT_DIR}/<run-id>/)
-  --json          print one JSON result object instead of the report
+${reportDirUsage('fuzz', 13)}
+  --json          print one JSON object instead of the report: the result (summary.json) after
+                  "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
+${JSON_USAGE}
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The subscription key comes from KGATE_KEY (with the embedded server: its own key); 429 answers are
 retried after the wait they state.
 exit codes: 0 no findings, 1 findings, 2 bad usage, an unreachable target or proxy, a refused proxy or
 TLS connection, a front server refusing every request, or a key every API refuses`;
 
+/** Reads --items: input items of the coverage model; throws RuleBroken naming the first unknown one. */
+function parseItems(raw: string): string[] {
+  const items = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (items.length === 0) throw new RuleBroken('an empty list');
+  const known = allInputItems().map((item) => item.id);
+  const unknown = items.find((item) => !known.includes(item));
+  if (unknown !== undefined) {
+    const near = didYouMean(unknown, known);
+    throw new RuleBroken(`unknown: '${unknown}'${near ? `; ${near}` : ''}`);
+  }
+  return items;
+}
+
 const OPTIONS = {
-  'base-url': { type: 'string' },
-  operations: { type: 'string' },
-  budget: { type: 'string' },
-  items: { type: 'string' },
-  duration: { type: 'string' },
-  seed: { type: 'string' },
-  'max-rps': { type: 'string' },
-  timeout: { type: 'string' },
-  'allow-remote': { type: 'boolean' },
-  'report-dir': { type: 'string' },
-  json: { type: 'boolean' },
+  'base-url': option.url(),
+  operations: option.list('operation ids', OPERATION_IDS),
+  budget: option.whole(1, 10_000_000, 'generated requests'),
+  items: option.text(
+    'a comma-separated list of input items of the coverage model (kgate coverage --kind inputs), such as input:evaluateGet:expr:wide-or',
+    'input:no-such-item',
+    parseItems,
+  ),
+  duration: option.duration(100, 24 * 3_600_000, 's'),
+  seed: option.whole(0, 2 ** 32 - 1),
+  'max-rps': option.decimal(0.1, 100_000, 'requests per second'),
+  timeout: option.duration(100, 600_000, 'ms'),
+  'allow-remote': option.flag(),
+  'report-dir': REPORT_DIR_OPTION,
+  json: option.flag(),
   ...NETWORK_OPTIONS,
-} as const;
+};
 
 /** The parsed command line of `kgate fuzz` (the target still to resolve). */
 export interface FuzzArgs {
@@ -108,46 +135,32 @@ export interface FuzzArgs {
 
 /** Parses and checks the arguments of `kgate fuzz`; throws UsageError naming the option at fault. */
 export function parseFuzzArgs(argv: string[], envBaseUrl?: string): FuzzArgs {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'fuzz');
+  const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'fuzz');
   noPositionals(positionals, 'fuzz');
-  const operations = listOption(values, 'operations') ?? [...OPERATION_IDS];
-  const unknown = operations.filter((id) => !(OPERATION_IDS as readonly string[]).includes(id));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `option --operations: unknown operation id '${unknown.join("', '")}' (valid ids: ${OPERATION_IDS.join(', ')})`,
-    );
-  }
-  const items = listOption(values, 'items');
-  if (items) {
-    const known = new Set(allInputItems().map((item) => item.id));
-    const wrong = items.filter((item) => !known.has(item));
-    if (wrong.length > 0)
-      throw new UsageError(
-        `option --items takes input items of the coverage model (kgate coverage --kind inputs), such as input:evaluateGet:expr:wide-or; not one: '${wrong.join("', '")}'`,
-      );
-  }
-  const reportDir = stringOption(values, 'report-dir');
-  if (reportDir !== undefined && reportDir.trim() === '')
-    throw new UsageError('option --report-dir takes a folder path, got an empty string');
+  const items = given.items;
   const args: FuzzArgs = {
-    baseUrl: targetBaseUrl(values, envBaseUrl),
+    baseUrl: given['base-url'] ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : undefined),
     // The items name their operations.
     operations: (items
       ? [...new Set(items.map((item) => item.split(':')[1]!))]
-      : [...new Set(operations)]) as OperationId[],
+      : (given.operations ?? [...OPERATION_IDS])) as OperationId[],
     ...(items ? { items } : {}),
-    budget: intOption(values, 'budget', { min: 1, max: 10_000_000 }, DEFAULT_BUDGET)!,
-    durationMs: durationOption(values, 'duration', { minMs: 100, maxMs: 24 * 3_600_000 }, DEFAULT_DURATION_MS)!,
-    seed: intOption(values, 'seed', { min: 0, max: 2 ** 32 - 1 }) ?? randomInt(0, 2 ** 31),
-    maxRps: numberOption(values, 'max-rps', { min: 0.1, max: 100_000 }),
-    timeoutMs: intOption(values, 'timeout', { min: 100, max: 600_000 }, DEFAULT_TIMEOUT_MS)!,
-    allowRemote: values['allow-remote'] === true,
-    reportDir,
-    json: values.json === true,
+    budget: given.budget ?? DEFAULT_BUDGET,
+    durationMs: given.duration ?? DEFAULT_DURATION_MS,
+    seed: given.seed ?? randomInt(0, 2 ** 31),
+    maxRps: given['max-rps'],
+    timeoutMs: given.timeout ?? DEFAULT_TIMEOUT_MS,
+    allowRemote: given['allow-remote'] === true,
+    reportDir: given['report-dir'],
+    json: given.json === true,
   };
   if (args.baseUrl && !args.allowRemote && !isLoopback(args.baseUrl) && args.budget > REMOTE_BUDGET_LIMIT) {
     throw new UsageError(
       `option --budget: ${args.budget} requests to the non-loopback target ${new URL(args.baseUrl).host} is more than ${REMOTE_BUDGET_LIMIT}; lower --budget or pass --allow-remote`,
+      {
+        option: '--budget',
+        rule: `takes at most ${REMOTE_BUDGET_LIMIT} requests to a non-loopback target without --allow-remote`,
+      },
     );
   }
   return args;
@@ -166,6 +179,7 @@ export function formatFuzzProgress(progress: EngineProgress, budget: number, dur
 /** `kgate fuzz`: generated requests against --base-url, KGATE_BASE_URL, or the embedded reference server. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
     const env = readEnv();
     registerSecret(env.key);
@@ -173,7 +187,7 @@ export const command: Command = {
     const configured = commandNetwork(parseCommandArgs(argv, OPTIONS, 'fuzz').values, env, 'fuzz');
     // A reference server kgate starts itself is reached directly, never through a proxy.
     const network = args.baseUrl ? configured : embeddedNetwork(configured);
-    applyNetwork(network);
+    applyNetwork(network, args.baseUrl);
     const line = networkLine('fuzz', network);
     if (line) console.error(redactSecrets(line));
     let target: Target;
@@ -181,21 +195,19 @@ export const command: Command = {
       try {
         await checkReachable(args.baseUrl);
       } catch (error) {
-        console.error(
-          `kgate fuzz: cannot reach ${args.baseUrl} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
+        throw new TargetError(
+          `cannot reach ${args.baseUrl} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
+          { option: '--base-url' },
         );
-        return EXIT.usage;
       }
       const problem = await preflight(args.baseUrl, env.key);
       if (problem) {
-        console.error(
-          redactSecrets(
-            problem.kind === 'key'
-              ? `kgate fuzz: ${args.baseUrl} refused KGATE_KEY: ${problem.reason}. Check the key before fuzzing the target.`
-              : `kgate fuzz: ${args.baseUrl}: ${problem.reason}`,
-          ),
+        throw new TargetError(
+          problem.kind === 'key'
+            ? `${args.baseUrl} refused KGATE_KEY: ${problem.reason}. Check the key before fuzzing the target.`
+            : `${args.baseUrl}: ${problem.reason}`,
+          problem.kind === 'key' ? { variable: 'KGATE_KEY' } : { option: '--base-url' },
         );
-        return EXIT.usage;
       }
       if (!env.key && !args.json) {
         console.error('kgate fuzz: KGATE_KEY is not set; requests carry no key, so most answers will be 401.');
@@ -207,16 +219,17 @@ export const command: Command = {
     }
     registerSecret(target.key);
     try {
-      const reportDir = args.reportDir ?? createRunDir(DEFAULT_FUZZ_REPORT_DIR);
+      const reportDir = runFolder(args.reportDir, 'fuzz', 'fuzz');
       if (!args.json) {
         console.log(
-          `kgate fuzz: ${args.budget} generated requests against ${target.embedded ? `the embedded reference server at ${target.baseUrl}` : target.baseUrl} (seed ${args.seed}, ${args.operations.length} operation(s), at most ${args.durationMs / 1000} s)`,
+          `kgate fuzz: ${args.budget} generated requests against ${target.embedded ? `the embedded reference server at ${target.baseUrl}` : target.baseUrl} (seed ${args.seed}, ${args.operations.length} operation(s), at most ${formatDuration(args.durationMs)})`,
         );
       }
       const interactive = isInteractive();
       let lastPlain = 0;
       const settings: FuzzSettings = {
         baseUrl: target.baseUrl,
+        embedded: target.embedded,
         key: target.key,
         operations: args.operations,
         budget: args.budget,
@@ -239,7 +252,7 @@ export const command: Command = {
       };
       const result = await runFuzz(settings);
       if (interactive) process.stderr.write('\r\x1b[2K');
-      if (args.json) console.log(redactSecrets(JSON.stringify(result)));
+      if (args.json) printJson('fuzz', result.exitCode, result);
       else {
         console.log(redactSecrets(renderFuzz(result)));
         console.log(

@@ -1,4 +1,5 @@
 import { readEnv } from '../../config/env.ts';
+import { didYouMean, nearMisses } from '../../config/near-miss.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
 import { maskedProxy, proxyFor } from '../../http/network.ts';
 import { TargetUnreachable } from '../../load/preflight.ts';
@@ -10,15 +11,14 @@ import { applyOverrides, SCENARIOS, type Scenario, type ScenarioOverrides } from
 import { refusalReason, startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { describeThreshold } from '../../load/thresholds.ts';
 import {
-  durationOption,
   EXIT,
-  intOption,
+  option,
   type ParsedArgs,
   parseBaseUrl,
   parseCommandArgs,
-  stringOption,
+  RuleBroken,
+  TargetError,
   UsageError,
-  urlOption,
 } from '../args.ts';
 import type { Command } from '../command.ts';
 import {
@@ -30,7 +30,9 @@ import {
   networkLine,
   type ResolvedNetwork,
 } from '../network.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 import { isInteractive } from '../progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
                   [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]
@@ -38,39 +40,56 @@ const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--d
 
 Runs a named load scenario (${Object.keys(SCENARIOS).join(', ')}) and checks its SLO thresholds
 (p95 and p99 latency from the intended send time, error rate, share of responses that match the
-spec). Writes reports/load/<run-id>/summary.json and report.html.
+spec). Writes summary.json and report.html into a new reports/load/<run-id>/ (or --report-dir).
 
   --base-url        target (default KGATE_BASE_URL, else the embedded reference server)
   --rate            peak arrivals per second (the scenario's profile is scaled), or 'max' for a
                     closed-model run at maximum rate over --connections connections
-  --duration        total duration, e.g. 30s or 2m (the profile is stretched)
+  --duration        total duration, e.g. 30s or 2m (a bare number is seconds; the profile is stretched)
   --connections     most requests in flight at once
   --validate-share  percentage of responses validated against the spec, 0-100 (e.g. 1 or 2.5%)
   --allow-remote    allow a target that is not a loopback address
-  --report-dir      directory for run reports (default reports/load)
-  --json            print the summary as one JSON object
+${reportDirUsage('load', 15)}
+                    (load used to make a new run folder inside DIR: give DIR/<name>)
+  --json            print one JSON object: the summary (summary.json) after "command", "verdict" and
+                    "exitCode", with "reportDir" and "reports"; a stop (bad usage, unreachable target) too
+${JSON_USAGE}
 ${NETWORK_USAGE}
                  (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+                 clientCert, clientKey and headers)
 
 The preflight and the validated share go through kgate's own client: the proxy, the CA and the
 client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
-go straight to the target, and the command says so in one line when a proxy applies.
+go straight to the target, and the command says so in one line when a proxy applies. Its requests
+carry the same headers as every other (the User-Agent, --header and the file's headers, the base
+URL's credentials as Basic authorization).
 
 The subscription key comes from KGATE_KEY (with the embedded server: its full key).
 exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage or unreachable target`;
 
 const OPTIONS = {
-  'base-url': { type: 'string' },
-  rate: { type: 'string' },
-  duration: { type: 'string' },
-  connections: { type: 'string' },
-  'validate-share': { type: 'string' },
-  'allow-remote': { type: 'boolean' },
-  'report-dir': { type: 'string' },
-  json: { type: 'boolean' },
+  'base-url': option.url(),
+  rate: option.text("a number of arrivals per second from 0.1 to 100000, or 'max'", '0', (raw): number | 'max' => {
+    if (raw.trim() === 'max') return 'max';
+    const rate = Number(raw.trim());
+    if (!Number.isFinite(rate)) throw new RuleBroken('not a number');
+    if (rate < 0.1 || rate > 100_000) throw new RuleBroken('out of range');
+    return rate;
+  }),
+  duration: option.duration(1_000, 24 * 3_600_000, 's'),
+  connections: option.whole(1, 10_000, 'connections'),
+  'validate-share': option.text('a percentage of responses from 0 to 100 (such as 1, 2.5 or 2.5%)', '150', (raw) => {
+    const text = raw.trim().replace(/\s*%$/, '');
+    const percent = Number(text);
+    if (text === '' || !Number.isFinite(percent)) throw new RuleBroken('not a number');
+    if (percent < 0 || percent > 100) throw new RuleBroken('out of range');
+    return percent / 100;
+  }),
+  'allow-remote': option.flag(),
+  'report-dir': REPORT_DIR_OPTION,
+  json: option.flag(),
   ...NETWORK_OPTIONS,
-} as const;
+};
 
 /** The parsed command line of `kgate load`. */
 export interface LoadArgs {
@@ -78,56 +97,52 @@ export interface LoadArgs {
   maxRateDurationS?: number;
   baseUrl?: string;
   allowRemote: boolean;
-  reportDir: string;
+  /** --report-dir: this run's folder; undefined: a new one under reports/load/. */
+  reportDir?: string;
   json: boolean;
 }
 
 /** Parses and checks the arguments of `kgate load`; throws UsageError naming the option at fault. */
 export function parseLoadArgs(argv: string[]): LoadArgs {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'load');
+  const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'load');
   const name = positionals[0];
-  if (name === undefined) {
-    throw new UsageError(`kgate load: missing scenario name (one of ${Object.keys(SCENARIOS).join(', ')})`);
-  }
-  if (positionals.length > 1) throw new UsageError(`kgate load: unexpected argument '${positionals[1]}'`);
+  const names = Object.keys(SCENARIOS);
+  if (name === undefined)
+    throw new UsageError(`missing scenario name (one of ${names.join(', ')})`, {
+      command: 'load',
+      rule: `takes a scenario: one of ${names.join(', ')}`,
+    });
+  if (positionals.length > 1)
+    throw new UsageError(`unexpected argument '${positionals[1]}'`, {
+      command: 'load',
+      argument: positionals[1],
+      rule: 'takes one scenario',
+    });
   const base = SCENARIOS[name];
-  if (!base)
-    throw new UsageError(`kgate load: unknown scenario '${name}' (one of ${Object.keys(SCENARIOS).join(', ')})`);
-  const overrides: ScenarioOverrides = {};
-  const rawRate = stringOption(values, 'rate');
-  const maxRate = rawRate === 'max';
-  if (rawRate !== undefined && !maxRate) {
-    const rate = Number(rawRate);
-    if (rawRate.trim() === '' || !Number.isFinite(rate) || rate < 0.1 || rate > 100_000) {
-      throw new UsageError(`option --rate takes arrivals per second from 0.1 to 100000 or 'max', got '${rawRate}'`);
-    }
-    overrides.rate = rate;
+  if (!base) {
+    const near = didYouMean(name, names);
+    throw new UsageError(`unknown scenario '${name}' (${near ? `${near} ` : ''}one of ${names.join(', ')})`, {
+      command: 'load',
+      argument: name,
+      rule: `takes a scenario: one of ${names.join(', ')}`,
+      ...(near ? { suggestion: nearMisses(name, names)[0] } : {}),
+    });
   }
-  const durationMs = durationOption(values, 'duration', { minMs: 1000, maxMs: 24 * 3_600_000 });
-  if (durationMs !== undefined) overrides.durationS = durationMs / 1000;
-  overrides.connections = intOption(values, 'connections', { min: 1, max: 10_000 });
-  overrides.validateShare = shareOption(values, 'validate-share');
+  const overrides: ScenarioOverrides = {};
+  const maxRate = given.rate === 'max';
+  if (given.rate !== undefined && given.rate !== 'max') overrides.rate = given.rate;
+  if (given.duration !== undefined) overrides.durationS = given.duration / 1000;
+  overrides.connections = given.connections;
+  overrides.validateShare = given['validate-share'];
   const scenario = applyOverrides(base, overrides);
   return {
     scenario,
     ...(maxRate ? { maxRateDurationS: overrides.durationS ?? 10 } : {}),
-    baseUrl: urlOption(values, 'base-url'),
-    allowRemote: values['allow-remote'] === true,
-    reportDir: stringOption(values, 'report-dir') ?? 'reports/load',
-    json: values.json === true,
+    baseUrl: given['base-url'],
+    allowRemote: given['allow-remote'] === true,
+    reportDir: given['report-dir'],
+    json: given.json === true,
   };
-}
-
-/** Reads a percentage option (0-100, an optional '%' suffix) and returns it as a share 0..1. */
-function shareOption(values: ParsedArgs['values'], name: string): number | undefined {
-  const raw = stringOption(values, name);
-  if (raw === undefined) return undefined;
-  const text = raw.trim().replace(/\s*%$/, '');
-  const percent = Number(text);
-  if (text === '' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
-    throw new UsageError(`option --${name} takes a percentage from 0 to 100, got '${raw}'`);
-  }
-  return percent / 100;
 }
 
 /**
@@ -149,10 +164,15 @@ export async function resolveTarget(
   const url = baseUrl ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
   if (url !== undefined) {
     const refusal = refusalReason(url, allowRemote);
-    if (refusal) throw new UsageError(`kgate ${command}: ${refusal}`);
+    if (refusal)
+      throw new UsageError(refusal, {
+        command,
+        ...(baseUrl !== undefined ? { option: '--base-url' } : { variable: 'KGATE_BASE_URL' }),
+        rule: 'names a loopback address unless --allow-remote is given',
+      });
   }
   const network = url === undefined ? embeddedNetwork(configured) : configured;
-  applyNetwork(network);
+  applyNetwork(network, url);
   const line = networkLine(command, network);
   if (line) console.error(redactSecrets(line));
   if (url === undefined) return { target: await startEmbeddedTarget(embeddedOptions), network };
@@ -187,11 +207,13 @@ export async function loadValidator(): Promise<ResponseValidator> {
 /** `kgate load`: runs a named scenario with SLO thresholds and writes its reports. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
     const args = parseLoadArgs(argv);
     const { values } = parseCommandArgs(argv, OPTIONS, 'load');
     const { target, network } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'load');
     try {
+      const reportDir = runFolder(args.reportDir, 'load', 'load');
       const unproxied = unproxiedLoadLine(target.baseUrl, network, args.scenario.validateShare);
       if (unproxied) console.error(redactSecrets(unproxied));
       const plannedS =
@@ -211,20 +233,19 @@ export const command: Command = {
           maxRateDurationS: args.maxRateDurationS,
           validate: args.scenario.validateShare > 0 ? await loadValidator() : undefined,
           onSecond: (snapshot) => progress.update(snapshot),
-          reportDir: args.reportDir,
+          reportDir,
         });
       } catch (error) {
-        if (error instanceof TargetUnreachable) {
-          console.error(redactSecrets(`kgate load: ${error.message}`));
-          return EXIT.usage;
-        }
+        if (error instanceof TargetUnreachable) throw new TargetError(error.message, { option: '--base-url' });
         throw error;
       } finally {
         progress.done();
       }
       const { summary, paths } = outcome;
+      const breached = summary.verdicts.filter((v) => v.status === 'fail');
+      const code = breached.length > 0 ? EXIT.failed : EXIT.ok;
       if (args.json) {
-        console.log(redactSecrets(JSON.stringify({ ...summary, reports: paths })));
+        printJson('load', code, { ...summary, reportDir, reports: paths });
       } else {
         const r = summary.result;
         const lines = [
@@ -235,12 +256,9 @@ export const command: Command = {
         ];
         console.log(redactSecrets(lines.join('\n')));
       }
-      const breached = summary.verdicts.filter((v) => v.status === 'fail');
-      if (breached.length > 0) {
+      if (breached.length > 0)
         console.error(`kgate load: threshold breached: ${breached.map((v) => v.rule).join('; ')}`);
-        return EXIT.failed;
-      }
-      return EXIT.ok;
+      return code;
     } finally {
       await target.close();
     }

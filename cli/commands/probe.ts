@@ -1,65 +1,123 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets } from '../../config/redact.ts';
+import { describeSignal } from '../../http/throttle.ts';
 import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
-import { probeBodyLimit } from '../../load/probes/body-limit.ts';
-import { probeRateLimit, type RateLimitedOperation } from '../../load/probes/rate-limit.ts';
+import { type BodyLimitProbeResult, probeBodyLimit } from '../../load/probes/body-limit.ts';
+import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } from '../../load/probes/rate-limit.ts';
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
-import {
-  durationOption,
-  EXIT,
-  intOption,
-  noPositionals,
-  parseCommandArgs,
-  stringOption,
-  UsageError,
-  urlOption,
-} from '../args.ts';
+import { getOperation } from '../../openapi/spec.ts';
+import { buildEnvelope, type Envelope, writeEnvelope } from '../../reporting/envelope.ts';
+import { EXIT, noPositionals, option, parseCommandArgs, TargetError, UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { NETWORK_OPTIONS, NETWORK_USAGE } from '../network.ts';
+import { JSON_USAGE, outcomeObject, printJson } from '../output.ts';
 import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
 import { loadValidator, resolveTarget } from './load.ts';
 
+const ROUTE_USAGE = `${NETWORK_USAGE}
+                 (the configuration file in the working directory may set proxy, noProxy, caFile,
+                 clientCert, clientKey and headers)
+
+Every request goes through kgate's own client, on the route these set; one request before the
+probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).`;
+
+const COMMON_USAGE = `  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
+  --allow-remote  allow a target that is not a loopback address
+${reportDirUsage('probe', 14)}
+                 it gets summary.json (what --json prints) and envelope.json (the limit found, with
+                 how it was measured)`;
+
+const EXIT_USAGE = `exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
+2 bad usage or unreachable target`;
+
+const RATE_LIMIT_USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
+                   [--max-requests N] [--max-duration D] [--allow-remote] [--report-dir DIR] [--json]
+                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Raises the arrival rate (doubling each second from 10/s) until throttling is sustained (the
+interface's 429, or a front server's 503 or HTML 429, with or without Retry-After), reports the
+accepted requests per second while saturated (the limit) and how it was signalled (status,
+content type, Retry-After form, who sent it, whether it is the interface's 429 with the seconds to
+wait), validates every JSON 429 body, waits the seconds stated (message, or Retry-After) and checks
+the target recovers.
+
+  --operation     the operation probed: answerSearch or urlPreview
+  --max-rate      highest arrival rate, requests per second (default 1000)
+  --max-requests  most requests sent (default 10000)
+  --max-duration  longest the probe runs, such as 30s or 2m (a bare number is seconds; default 30s)
+${COMMON_USAGE}
+  --json          print one JSON object: { thresholdRps, requests, durationS, waitSeconds,
+                  recovered, ... } after "command", "verdict" and "exitCode"; a stop too
+${JSON_USAGE}
+${ROUTE_USAGE}
+
+${EXIT_USAGE}`;
+
+const BODY_LIMIT_USAGE = `usage: kgate probe body-limit [--base-url URL] [--allow-remote] [--report-dir DIR] [--json]
+                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Finds the exact largest similarity POST body the target accepts by binary search between 64 bytes
+and 2 MiB (at most 25 requests), reports the answer just over it (status, or a reset before any
+status) and whether the limit is 1,000,000 or 1,048,576 bytes, then checks the target still
+answers normally.
+
+${COMMON_USAGE}
+  --json          print one JSON object: { limitBytes, requests, overStatus, overFrom, notes,
+                  healthyAfter, ... } after "command", "verdict" and "exitCode"; a stop too
+${JSON_USAGE}
+${ROUTE_USAGE}
+
+${EXIT_USAGE}`;
+
 const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
-                   [--max-requests N] [--max-duration D] [--allow-remote] [--json]
-       kgate probe body-limit [--base-url URL] [--allow-remote] [--json]
+                   [--max-requests N] [--max-duration D] [--allow-remote] [--report-dir DIR] [--json]
+       kgate probe body-limit [--base-url URL] [--allow-remote] [--report-dir DIR] [--json]
        (both: [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE])
 
-rate-limit  raises the arrival rate (doubling each second from 10/s) until 429s are sustained,
-            reports the accepted requests per second while saturated (the limit), validates every
-            429 body, waits the seconds the 429 states (message, or Retry-After) and checks the
-            target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
+rate-limit  raises the arrival rate (doubling each second from 10/s) until throttling is sustained
+            (the interface's 429, or a front server's 503 or HTML 429), reports the accepted
+            requests per second while saturated (the limit) and how it was signalled, and checks
+            the target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
             --max-duration (default 30s).
 body-limit  finds the exact largest similarity POST body the target accepts by binary search
             between 64 bytes and 2 MiB (at most 25 requests), reports the answer just over it
             (status, or a reset before any status) and whether the limit is 1,000,000 or
             1,048,576 bytes, then checks the target still answers normally.
 
-  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
-  --allow-remote  allow a target that is not a loopback address
-  --json          print one JSON object: rate-limit { thresholdRps, requests, durationS,
-                  waitSeconds, recovered, ... }; body-limit { limitBytes, requests, overStatus,
-                  overFrom, notes, healthyAfter, ... }
-${NETWORK_USAGE}
-                 (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert and clientKey)
+kgate probe rate-limit --help and kgate probe body-limit --help tell each one's options.
 
-Every request goes through kgate's own client, on the route these set; one request before the
-probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).
+${EXIT_USAGE}`;
 
-exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
-2 bad usage or unreachable target`;
+const OPERATIONS = ['answerSearch', 'urlPreview'] as const satisfies readonly RateLimitedOperation[];
 
-const OPTIONS = {
-  operation: { type: 'string' },
-  'base-url': { type: 'string' },
-  'max-rate': { type: 'string' },
-  'max-requests': { type: 'string' },
-  'max-duration': { type: 'string' },
-  'allow-remote': { type: 'boolean' },
-  json: { type: 'boolean' },
+const COMMON_OPTIONS = {
+  'base-url': option.url(),
+  'allow-remote': option.flag(),
+  'report-dir': REPORT_DIR_OPTION,
+  json: option.flag(),
   ...NETWORK_OPTIONS,
-} as const;
+};
 
-const OPERATIONS: RateLimitedOperation[] = ['answerSearch', 'urlPreview'];
+/** The options of `kgate probe rate-limit`. */
+const RATE_LIMIT_OPTIONS = {
+  operation: option.choice(OPERATIONS),
+  'max-rate': option.whole(10, 100_000, 'requests per second'),
+  'max-requests': option.whole(10, 1_000_000, 'requests'),
+  'max-duration': option.duration(5_000, 600_000, 's'),
+  ...COMMON_OPTIONS,
+};
+
+/** The options of `kgate probe body-limit`. */
+const BODY_LIMIT_OPTIONS = COMMON_OPTIONS;
+
+const SUBCOMMANDS = {
+  'rate-limit': { usage: RATE_LIMIT_USAGE, options: RATE_LIMIT_OPTIONS },
+  'body-limit': { usage: BODY_LIMIT_USAGE, options: BODY_LIMIT_OPTIONS },
+};
+const SIBLINGS = { 'probe rate-limit': RATE_LIMIT_OPTIONS, 'probe body-limit': BODY_LIMIT_OPTIONS };
 
 /** The parsed command line of `kgate probe`. */
 export type ProbeArgs =
@@ -72,56 +130,112 @@ export type ProbeArgs =
       maxDurationS: number;
       allowRemote: boolean;
       json: boolean;
+      reportDir?: string;
     }
-  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean };
+  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean; reportDir?: string };
 
 /** Parses and checks the arguments of `kgate probe`; throws UsageError naming the option at fault. */
 export function parseProbeArgs(argv: string[]): ProbeArgs {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'probe');
-  const [kind, ...rest] = positionals;
-  noPositionals(rest, 'probe');
-  const common = {
-    baseUrl: urlOption(values, 'base-url'),
-    allowRemote: values['allow-remote'] === true,
-    json: values.json === true,
-  };
+  const [kind, ...rest] = argv;
+  const names = Object.keys(SUBCOMMANDS);
   if (kind === 'rate-limit') {
-    const operation = stringOption(values, 'operation');
-    if (operation === undefined)
-      throw new UsageError('kgate probe rate-limit: option --operation is required (answerSearch or urlPreview)');
-    if (!OPERATIONS.includes(operation as RateLimitedOperation)) {
-      throw new UsageError(`option --operation takes answerSearch or urlPreview, got '${operation}'`);
-    }
+    const { positionals, options: given } = parseCommandArgs(rest, RATE_LIMIT_OPTIONS, 'probe rate-limit', SIBLINGS);
+    noPositionals(positionals, 'probe rate-limit');
+    if (given.operation === undefined)
+      throw new UsageError('option --operation is required (answerSearch or urlPreview)', {
+        command: 'probe rate-limit',
+        option: '--operation',
+        rule: 'is required: answerSearch or urlPreview',
+      });
     return {
       kind,
-      operation: operation as RateLimitedOperation,
-      maxRate: intOption(values, 'max-rate', { min: 10, max: 100_000 }, 1000)!,
-      maxRequests: intOption(values, 'max-requests', { min: 10, max: 1_000_000 }, 10_000)!,
-      maxDurationS: durationOption(values, 'max-duration', { minMs: 5000, maxMs: 600_000 }, 30_000)! / 1000,
-      ...common,
+      operation: given.operation,
+      maxRate: given['max-rate'] ?? 1000,
+      maxRequests: given['max-requests'] ?? 10_000,
+      maxDurationS: (given['max-duration'] ?? 30_000) / 1000,
+      baseUrl: given['base-url'],
+      allowRemote: given['allow-remote'] === true,
+      json: given.json === true,
+      reportDir: given['report-dir'],
     };
   }
   if (kind === 'body-limit') {
-    for (const name of ['operation', 'max-rate', 'max-requests', 'max-duration']) {
-      if (values[name] !== undefined)
-        throw new UsageError(`option --${name} applies to rate-limit only, not body-limit`);
-    }
-    return { kind, ...common };
+    const { positionals, options: given } = parseCommandArgs(rest, BODY_LIMIT_OPTIONS, 'probe body-limit', SIBLINGS);
+    noPositionals(positionals, 'probe body-limit');
+    return {
+      kind,
+      baseUrl: given['base-url'],
+      allowRemote: given['allow-remote'] === true,
+      json: given.json === true,
+      reportDir: given['report-dir'],
+    };
   }
-  throw new UsageError(
-    kind === undefined
-      ? 'kgate probe: missing probe name (rate-limit or body-limit)'
-      : `kgate probe: unknown probe '${kind}' (rate-limit or body-limit)`,
-  );
+  const rule = 'takes a probe: rate-limit or body-limit';
+  if (kind === undefined || kind.startsWith('-'))
+    throw new UsageError('missing probe name (rate-limit or body-limit)', { command: 'probe', rule });
+  const near = didYouMean(kind, names);
+  throw new UsageError(`unknown probe '${kind}' (${near ? `${near} ` : ''}rate-limit or body-limit)`, {
+    command: 'probe',
+    argument: kind,
+    rule,
+  });
+}
+
+/** The envelope a probe measured: the one limit it probed, with how. */
+export function probeEnvelope(
+  kind: 'rate-limit' | 'body-limit',
+  target: string,
+  result: RateLimitProbeResult | BodyLimitProbeResult,
+  path: string,
+): Envelope {
+  const envelope = buildEnvelope({ command: `probe ${kind}`, target });
+  if (kind === 'rate-limit') {
+    const rate = result as RateLimitProbeResult;
+    if (rate.signal)
+      envelope.rateLimits.push({
+        path,
+        operations: [`GET ${path}`],
+        status: rate.signal.status,
+        contentType: rate.signal.contentType,
+        retryAfter: rate.signal.retryAfter,
+        conforms: rate.signal.conforms,
+        signalledBy: rate.signal.signalledBy,
+        rps: rate.thresholdRps,
+        how: `kgate probe rate-limit: arrivals from 10/s doubling every second until throttling was sustained, then held above what was accepted for 4 s; the rate is the requests per second accepted while saturated (${rate.requests} requests in ${rate.durationS} s)`,
+      });
+  } else {
+    const body = result as BodyLimitProbeResult;
+    envelope.bodyLimit = {
+      limitBytes: body.limitBytes,
+      longestPassed: body.limitBytes,
+      shortestRefused:
+        body.limitBytes !== null && typeof body.overStatus === 'number'
+          ? {
+              bytes: body.limitBytes + 1,
+              status: body.overStatus,
+              contentType: /\(([^)]+)\)/.exec(body.overDetail)?.[1] ?? 'unknown',
+              refusedBy: body.overFrom === 'front server' ? 'a server in front of the interface' : 'the interface',
+            }
+          : null,
+      how: `kgate probe body-limit: a binary search over similarity POST bodies from 64 bytes to 2 MiB, each on a connection of its own; the limit is the largest body accepted, one byte over it refused (${body.requests} requests)`,
+    };
+  }
+  envelope.latency.how = 'not measured by a probe (kgate conform, kgate load and kgate compare measure latency)';
+  return envelope;
 }
 
 /** `kgate probe`: finds the rate limit or the similarity body limit of a target. */
 export const command: Command = {
   usage: USAGE,
+  subcommands: SUBCOMMANDS,
   async run(argv) {
     const args = parseProbeArgs(argv);
-    const { values } = parseCommandArgs(argv, OPTIONS, 'probe');
-    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'probe');
+    const { values } = parseCommandArgs(
+      argv.slice(1),
+      args.kind === 'rate-limit' ? RATE_LIMIT_OPTIONS : BODY_LIMIT_OPTIONS,
+      `probe ${args.kind}`,
+    );
+    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, `probe ${args.kind}`);
     let lastLine = Date.now();
     const log = (line: string) => {
       lastLine = Date.now();
@@ -146,8 +260,7 @@ export const command: Command = {
         await checkRoute(target.baseUrl, target.key, first);
       } catch (error) {
         if (!(error instanceof TargetUnreachable)) throw error;
-        console.error(redactSecrets(`kgate probe: ${error.message}`));
-        return EXIT.usage;
+        throw new TargetError(error.message, { command: `probe ${args.kind}`, option: '--base-url' });
       }
       const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
       let problems: string[];
@@ -172,7 +285,8 @@ export const command: Command = {
           console.log(
             [
               `rate limit of ${args.operation}: ${result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s`} (first 429 at ${result.first429AtRate ?? '-'}/s)`,
-              `429s: ${result.throttledResponses} (${result.invalid429.count} not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
+              `signalled: ${result.signal ? `${describeSignal({ status: result.signal.status, contentType: result.signal.contentType, retryAfter: { form: result.signal.retryAfter } })} by ${result.signal.signalledBy}${result.signal.conforms ? " (the interface's 429 with the seconds to wait: conforms)" : " (not the interface's 429 with the seconds to wait: does not conform)"}` : 'never throttled'}`,
+              `throttled answers: ${result.throttledResponses} (${result.invalid429.count} JSON 429s not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
               `recovered after waiting ${result.waitSeconds ?? '-'} s: ${result.recovered ?? 'not checked'}`,
               `${result.requests} requests in ${result.durationS} s`,
             ].join('\n'),
@@ -202,7 +316,27 @@ export const command: Command = {
           );
         }
       }
-      if (args.json) console.log(redactSecrets(JSON.stringify(output)));
+      const exitCode = problems.length === 0 ? EXIT.ok : EXIT.failed;
+      // summary.json (what --json prints) and envelope.json: the limit found, with how it was measured.
+      const reportDir = runFolder(args.reportDir, 'probe', `probe ${args.kind}`);
+      const summary = {
+        ...outcomeObject(`probe ${args.kind}`, exitCode, output),
+        baseUrl: target.baseUrl,
+        ...(target.embedded ? { embedded: true } : {}),
+      };
+      writeFileSync(join(reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
+      const path = args.kind === 'rate-limit' ? getOperation(args.operation)!.path : '/academic/v1.0/similarity';
+      writeEnvelope(
+        reportDir,
+        probeEnvelope(
+          args.kind,
+          target.embedded ? 'embedded reference server' : target.baseUrl,
+          output as RateLimitProbeResult | BodyLimitProbeResult,
+          path,
+        ),
+      );
+      if (args.json) printJson(`probe ${args.kind}`, exitCode, { ...output, reportDir });
+      else console.log(`reports: ${join(reportDir, 'summary.json')}, ${join(reportDir, 'envelope.json')}`);
       for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
       if (!args.json)
         console.log(

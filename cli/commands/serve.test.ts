@@ -28,7 +28,7 @@ describe('kgate serve', () => {
     const { child, firstLine, exit } = start(['--json', '--papers', '300']);
     try {
       const parsed = JSON.parse(await firstLine) as { url: string; keys: Record<string, string> };
-      assert.deepEqual(Object.keys(parsed), ['url', 'keys']);
+      assert.deepEqual(Object.keys(parsed), ['command', 'verdict', 'exitCode', 'url', 'keys']);
       assert.match(parsed.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.deepEqual(Object.keys(parsed.keys), ['full', 'academicOnly', 'exhausted']);
       const reply = await fetch(`${parsed.url}/urlpreview/v7.0/search?q=https%3A%2F%2Fexample.com`, {
@@ -78,9 +78,12 @@ describe('kgate serve', () => {
   });
 
   const usage: { given: string[]; want: RegExp }[] = [
-    { given: ['--port', '70000'], want: /option --port takes a whole number from 0 to 65535/ },
-    { given: ['--rate-limit', 'fast'], want: /option --rate-limit takes a number/ },
-    { given: ['--body-limit', '0'], want: /option --body-limit takes a whole number from 1/ },
+    {
+      given: ['--port', '70000'],
+      want: /option --port takes a TCP port number from 0 to 65535 \(0: a free one\), got '70000' \(out of range\)/,
+    },
+    { given: ['--rate-limit', 'fast'], want: /option --rate-limit takes a number of requests per second per key/ },
+    { given: ['--body-limit', '0'], want: /option --body-limit takes a whole number of bytes from 1/ },
     { given: ['--bogus'], want: /unknown option --bogus/ },
     { given: ['extra'], want: /unexpected argument 'extra'/ },
     { given: ['--config', '/nonexistent/keys.json'], want: /config file \/nonexistent\/keys\.json/ },

@@ -8,8 +8,9 @@ import {
   type ReferenceKeys,
   startReferenceServer,
 } from '../../reference/index.ts';
-import { EXIT, intOption, noPositionals, numberOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import { EXIT, noPositionals, option, parseCommandArgs, UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
+import { printJson } from '../output.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
                    [--body-limit B] [--config FILE] [--profile clean|real] [--json] [--list-faults]
@@ -26,7 +27,8 @@ fault catalogue under {url}/faults/<name>. Stops cleanly on Ctrl-C (SIGINT) or S
   --config       JSON file with extra keys, subscriptions and quotas (see reference/README.md)
   --profile      how the root URL answers: clean (default, the interface read strictly) or real
                  (as the real service did: no aborted, logprob, minimal facts, exponent numbers...)
-  --json         print one line {"url":...,"keys":{...}} instead of the banner
+  --json         print one line {"command":"serve","verdict":"pass","exitCode":0,"url":...,"keys":{...}}
+                 instead of the banner (a stop, such as a port in use: {..., "error": {...}})
   --list-faults  print the fault catalogue, one line per fault, and exit
 
 The built-in keys are local reference keys derived from the seed and are printed so they can be
@@ -54,28 +56,28 @@ function banner(url: string, keys: ReferenceKeys, examples: string[], faultCount
   ].join('\n');
 }
 
+/** The options of `kgate serve`. */
+const OPTIONS = {
+  port: option.whole(0, 65_535, { rule: 'a TCP port number from 0 to 65535 (0: a free one)' }),
+  host: option.text('a host name or address to listen on', ''),
+  seed: option.whole(0, 2 ** 31 - 1),
+  papers: option.whole(1, 2_000_000, 'papers'),
+  'rate-limit': option.decimal(0.001, 1_000_000, 'requests per second per key'),
+  'body-limit': option.whole(1, 1024 ** 3, 'bytes'),
+  config: option.path('file'),
+  profile: option.choice(PROFILES),
+  json: option.flag(),
+  'list-faults': option.flag(),
+};
+
 /** `kgate serve`: runs the reference server until SIGINT or SIGTERM. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      argv,
-      {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        seed: { type: 'string' },
-        papers: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'body-limit': { type: 'string' },
-        config: { type: 'string' },
-        profile: { type: 'string' },
-        json: { type: 'boolean' },
-        'list-faults': { type: 'boolean' },
-      },
-      'serve',
-    );
+    const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'serve');
     noPositionals(positionals, 'serve');
-    if (values['list-faults']) {
+    if (given['list-faults']) {
       const lines = listFaults().map(
         (fault) =>
           `${fault.name.padEnd(44)} ${fault.group.padEnd(15)} ${fault.deviation.padEnd(10)} ${fault.description}`,
@@ -83,23 +85,18 @@ export const command: Command = {
       process.stdout.write(`${lines.join('\n')}\n`);
       return EXIT.ok;
     }
-    const profile = stringOption(values, 'profile') ?? 'clean';
-    if (!(PROFILES as readonly string[]).includes(profile)) {
-      throw new UsageError(`option --profile takes one of ${PROFILES.join(', ')}, got '${profile}'`);
-    }
-    const seed = intOption(values, 'seed', { min: 0, max: 2 ** 31 - 1 }, 1)!;
+    const profile = given.profile ?? 'clean';
+    const seed = given.seed ?? 1;
     const options = {
-      port: intOption(values, 'port', { min: 0, max: 65_535 }, 0),
-      host: stringOption(values, 'host') ?? '127.0.0.1',
+      port: given.port ?? 0,
+      host: given.host ?? '127.0.0.1',
       seed,
-      papers: intOption(values, 'papers', { min: 1, max: 2_000_000 }),
-      rateLimit: numberOption(values, 'rate-limit', { min: 0.001, max: 1_000_000 }),
-      bodyLimit: intOption(values, 'body-limit', { min: 1, max: 1024 ** 3 }),
-      configFile: stringOption(values, 'config'),
+      papers: given.papers,
+      rateLimit: given['rate-limit'],
+      bodyLimit: given['body-limit'],
+      configFile: given.config,
       profile: profile as Profile,
     };
-    if (options.host.trim() === '')
-      throw new UsageError('option --host takes a host name or address, got an empty value');
 
     let server: Awaited<ReturnType<typeof startReferenceServer>>;
     try {
@@ -131,8 +128,8 @@ export const command: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    if (values.json) {
-      console.log(JSON.stringify({ url: server.url, keys: shown, ...(profile === 'clean' ? {} : { profile }) }));
+    if (given.json) {
+      printJson('serve', EXIT.ok, { url: server.url, keys: shown, ...(profile === 'clean' ? {} : { profile }) });
     } else console.log(banner(server.url, shown, server.examples, listFaults().length, options.profile));
 
     await stopped;

@@ -103,13 +103,17 @@ describe('kgate validate', () => {
       want: {
         code: 2,
         stdout: /^$/,
-        stderr: /option --operation takes one of interpretGet, .*eventDocuments; got 'search'\n$/,
+        stderr: /option --operation takes one of interpretGet, .*eventDocuments, got 'search' \(not one of them\)\n$/,
       },
     },
     {
       given: 'a status out of range',
       args: ['--operation', 'evaluateGet', '--status', '99', file('y.json', {})],
-      want: { code: 2, stdout: /^$/, stderr: /option --status takes a whole number from 100 to 599, got '99'/ },
+      want: {
+        code: 2,
+        stdout: /^$/,
+        stderr: /option --status takes an HTTP status code from 100 to 599, got '99' \(out of range\)/,
+      },
     },
     {
       given: 'an unknown option',

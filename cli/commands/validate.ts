@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { validateResponse } from '../../openapi/validator.ts';
-import { EXIT, intOption, parseCommandArgs, stringOption, UsageError } from '../args.ts';
+import { EXIT, option, parseCommandArgs, RuleBroken, UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
+import { JSON_USAGE, printJson } from '../output.ts';
 
 const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--strict] [--json] <file.json>
 
@@ -13,7 +14,9 @@ left out (an expected field, such as aborted) is a warning when missing, not an 
   --status         HTTP status of the response (100-599)
   --content-type   media type of the recorded response (default application/json)
   --strict         warnings fail too (exit 1)
-  --json           print the result as one JSON object
+  --json           print one JSON object: the result after "command", "verdict" and "exitCode";
+                   a stop (bad usage, unreadable file) too
+${JSON_USAGE}
 
 Use - as the file to read standard input.
 exit codes: 0 valid (warnings allowed unless --strict), 1 invalid, or warnings under --strict,
@@ -60,39 +63,45 @@ function readBody(file: string, contentType: string): unknown {
   }
 }
 
+/** The options of `kgate validate`. */
+const OPTIONS = {
+  operation: option.choice(OPERATION_IDS),
+  status: option.whole(100, 599, { rule: 'an HTTP status code from 100 to 599' }),
+  'content-type': option.text('a media type such as application/json', 'json', (raw) => {
+    if (!/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/.test(raw.trim())) throw new RuleBroken('not type/subtype');
+    return raw.trim();
+  }),
+  strict: option.flag(),
+  json: option.flag(),
+};
+
 /** `kgate validate`: checks a recorded body against the spec. */
 export const command: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      argv,
-      {
-        operation: { type: 'string' },
-        status: { type: 'string' },
-        'content-type': { type: 'string' },
-        strict: { type: 'boolean' },
-        json: { type: 'boolean' },
-      },
-      'validate',
-    );
-    const operationId = stringOption(values, 'operation');
-    if (!operationId) throw new UsageError('kgate validate: option --operation is required (an operationId)');
-    if (!(OPERATION_IDS as readonly string[]).includes(operationId)) {
-      throw new UsageError(
-        `kgate validate: option --operation takes one of ${OPERATION_IDS.join(', ')}; got '${operationId}'`,
-      );
-    }
-    const status = intOption(values, 'status', { min: 100, max: 599 });
-    if (status === undefined) throw new UsageError('kgate validate: option --status is required (an HTTP status code)');
+    const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'validate');
+    const operationId = given.operation;
+    if (!operationId)
+      throw new UsageError('option --operation is required (an operationId)', {
+        option: '--operation',
+        rule: 'is required: an operationId',
+      });
+    const status = given.status;
+    if (status === undefined)
+      throw new UsageError('option --status is required (an HTTP status code)', {
+        option: '--status',
+        rule: 'is required: an HTTP status code',
+      });
     if (positionals.length !== 1) {
-      throw new UsageError(
-        `kgate validate: takes exactly one file (or - for standard input), got ${positionals.length}`,
-      );
+      throw new UsageError(`takes exactly one file (or - for standard input), got ${positionals.length}`, {
+        rule: 'takes one file',
+      });
     }
     const file = positionals[0] as string;
-    const contentType = stringOption(values, 'content-type') ?? 'application/json';
+    const contentType = given['content-type'] ?? 'application/json';
     const body = readBody(file, contentType);
-    const strict = values.strict === true;
+    const strict = given.strict === true;
     const result = validateResponse(operationId, status, contentType, body);
     const passed = result.valid && !(strict && result.warnings.length > 0);
     const finding = ({ pointer, keyword, message }: Finding): Finding => ({ pointer, keyword, message });
@@ -108,8 +117,8 @@ export const command: Command = {
       errors: result.errors.map(finding),
       warnings: result.warnings.map(finding),
     };
-    if (values.json) {
-      console.log(JSON.stringify(output));
+    if (given.json) {
+      printJson('validate', passed ? EXIT.ok : EXIT.failed, output);
       return passed ? EXIT.ok : EXIT.failed;
     }
     const target = `${operationId} ${status} ${contentType}`;

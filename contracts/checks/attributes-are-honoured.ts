@@ -1,7 +1,8 @@
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
+import { attributesAreHonoured } from '../properties/responses.ts';
 import { defineCheck } from './registry.ts';
-import { body } from './support.ts';
+import { body, judgeByProperty } from './support.ts';
 
 /**
  * The paper attributes of facts.md, grouped as evaluate returns them. Scores (`prob`, and the
@@ -15,11 +16,18 @@ export const check = defineCheck({
   id: 'attributes-are-honoured',
   severity: 'fail',
   verifies:
-    'evaluate returns only the requested paper attributes (scores such as prob and logprob are not attributes), the requested ones when they have values, and treats names case-sensitively',
+    'evaluate returns only the requested paper attributes (scores such as prob and logprob are not attributes), the requested ones when they have values, and treats names case-sensitively; calchistogram returns one histogram per attribute requested (of chosen and generated requests alike)',
   kind: 'test',
-  appliesTo: (op) => op.operationId.startsWith('evaluate'),
+  appliesTo: (op) => op.operationId.startsWith('evaluate') || op.operationId.startsWith('calchistogram'),
   async run(ctx) {
     const expr = await ctx.data.broadExpr();
+    if (ctx.op.operationId.startsWith('calchistogram')) {
+      const params = { expr, attributes: 'Y,F.FN', count: '3' };
+      const response = await ctx.api.call(ctx.op, { params });
+      if (response.status !== 200) ctx.skip(`calchistogram answered status ${response.status} for ${expr}`);
+      judgeByProperty(ctx, attributesAreHonoured, params, response, 'calchistogram returned no histograms array');
+      return;
+    }
     await ctx.step('attributes=Ti,Y', async () => {
       const response = await ctx.api.call(ctx.op, { params: { expr, attributes: 'Ti,Y', count: '5' } });
       const entities = objects(body(response).entities);

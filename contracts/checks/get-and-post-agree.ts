@@ -4,12 +4,12 @@ import { agreeWithNoise, describeTolerance, toleranceNote } from '../properties/
 import { defineCheck } from './registry.ts';
 import { baseName, validRequest } from './support.ts';
 
-/** The POST variant answers as the GET variant for the same parameters (scores within their last digits). */
+/** The POST variant answers as the GET variant for the same parameters (scores within single-precision rounding). */
 export const check = defineCheck({
   id: 'get-and-post-agree',
   severity: 'fail',
   verifies:
-    'interpret, evaluate, calchistogram and similarity answer a form POST as the GET with the same parameters (the same JSON; numbers within a relative 1e-9, for replicas that round the same score differently, or where they differ more, within 100 times the spread of three identical GETs, at most 1e-6), for chosen and for generated inputs, long ones included up to a 12,000-character query string',
+    'interpret, evaluate, calchistogram and similarity answer a form POST as the GET with the same parameters (the same JSON: integers exactly, scores within a relative 4.8e-7, four single-precision epsilons, for methods or replicas that compute in float32 or in another order, or where they differ more, within 100 times the spread of three identical GETs, at most 1e-6), for chosen and for generated inputs, long ones included up to a 12,000-character query string',
   kind: 'test',
   appliesTo: (o) => o.method === 'post',
   reads: (o) => [`${baseName(o)}Get`],

@@ -21,6 +21,7 @@ import { check as interpretationsOrderedByProb } from './interpretations-ordered
 import { check as invalidParameterRejected } from './invalid-parameter-rejected.ts';
 import { check as latencyWithinBudget } from './latency-within-budget.ts';
 import { check as missingParameterRejected } from './missing-parameter-rejected.ts';
+import { check as modelDefaultsToLatest } from './model-defaults-to-latest.ts';
 import { check as negativeInputRejected } from './negative-input-rejected.ts';
 import { check as noServerError } from './no-server-error.ts';
 import { check as orderbyIsHonoured } from './orderby-is-honoured.ts';
@@ -76,6 +77,7 @@ export const CHECKS: readonly Check[] = [
   similarityIsSymmetric,
   similarityOfIdenticalIsOne,
   getAndPostAgree,
+  modelDefaultsToLatest,
   encodingDoesNotMatter,
   rankingReferencesResolve,
   eventDocumentsAgree,

@@ -7,7 +7,7 @@ export const check = defineCheck({
   id: 'interpretation-output-matches-parse',
   severity: 'fail',
   verifies:
-    "every interpretation's output expression constrains each attribute its parse shows (academic#<attribute>), comparing a string attribute with the canonical value the parse gives (else the text it matched), and rules[0].name is the rule the parse's rule element names",
+    "every interpretation's parse is a rule element with an id, its attr elements named academic#<attribute>; its output expression constrains each attribute the parse shows, comparing a string attribute with the canonical value the parse gives (else the text it matched), and rules[0].name is the rule the parse's rule element names",
   kind: 'test',
   appliesTo: (op) => op.operationId.startsWith('interpret'),
   async run(ctx) {

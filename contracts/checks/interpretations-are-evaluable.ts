@@ -1,6 +1,7 @@
 import { op } from '../api.ts';
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
+import { judgeOutputs, outputsAreEvaluable, outputsOf } from '../properties/relations.ts';
 import { defineCheck } from './registry.ts';
 import { body, validRequest } from './support.ts';
 
@@ -9,45 +10,39 @@ export const check = defineCheck({
   id: 'interpretations-are-evaluable',
   severity: 'fail',
   verifies:
-    "every interpretation's rules[0].output.value is accepted (200) by evaluate and calchistogram (for generated queries: the most likely interpretation's)",
+    "every interpretation's rules[0].output.value, of the chosen query and of generated ones, is accepted (200) by evaluate and calchistogram (all of an answer's outputs at once as one Or, each alone when that is refused)",
   kind: 'test',
   appliesTo: (o) => o.operationId.startsWith('interpret'),
   reads: () => ['evaluateGet', 'calchistogramGet'],
   async run(ctx) {
     const request = await validRequest(ctx.op, ctx.data);
     const response = await ctx.api.call(ctx.op, request);
-    const interpretations = objects(body(response).interpretations) as {
-      rules?: { output?: { value?: string } }[];
-    }[];
+    const interpretations = objects(body(response).interpretations);
     if (interpretations.length === 0)
       ctx.skip(`interpret returned no interpretation for '${request.params!.query}': nothing to evaluate`);
-    const outputs = interpretations.slice(0, 5).map((i) => i.rules?.[0]?.output?.value);
-    for (const [i, expr] of outputs.entries()) {
-      await ctx.step(`output ${i}`, async () => {
-        ctx.expect(
-          typeof expr === 'string' && expr !== '',
-          'interpretation without an output expression',
-          () => ({
-            received: show(expr),
-            documented: 'rules[0].output.value: a query expression',
-            pointer: `/interpretations/${i}/rules/0/output/value`,
-          }),
-          response,
-        );
-        for (const target of ['evaluateGet', 'calchistogramGet']) {
-          const answer = await ctx.api.call(op(target), { params: { expr: expr!, attributes: 'Y' }, intent: 'error' });
-          ctx.expect(
-            answer.status === 200,
-            `${target.replace('Get', '')} rejects an interpretation's output`,
-            () => ({
-              received: `status ${answer.status} for expr ${show(expr)}`,
-              documented: 'an output expression usable as expr in evaluate and calchistogram (interface 2.1)',
-              pointer: `/interpretations/${i}/rules/0/output/value`,
-            }),
-            answer,
-          );
-        }
-      });
-    }
+    const outputs = outputsOf(response.json);
+    const missing = interpretations.findIndex((_, i) => !outputs.some((output) => output.index === i));
+    ctx.expect(
+      missing < 0,
+      'interpretation without an output expression',
+      () => ({
+        received: show(interpretations[missing]),
+        documented: 'rules[0].output.value: a query expression',
+        pointer: `/interpretations/${missing}/rules/0/output/value`,
+      }),
+      response,
+    );
+    const violations = await ctx.step(`${outputs.length} output(s)`, () =>
+      judgeOutputs(
+        outputs,
+        async (operationId, sent) => {
+          const answer = await ctx.api.call(op(operationId), { params: sent.params, intent: 'error' });
+          return { operationId, status: answer.status, json: answer.json, curl: answer.curl };
+        },
+        outputsAreEvaluable.name,
+      ),
+    );
+    const [first] = violations;
+    if (first) ctx.fail(first.title, first, response);
   },
 });

@@ -1,13 +1,15 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
 import { show } from '../failure.ts';
 import { identity } from '../properties/relations.ts';
+import { type PagedList, pagedLists } from '../properties/responses.ts';
 import type { TestData } from '../test-data.ts';
 import type { CheckContext } from './registry.ts';
-import { at, baseName, validRequest } from './support.ts';
+import { baseName, validRequest } from './support.ts';
 
-/** One page of a paged operation: its items and the response they came from. */
+/** One page of a paged operation: its lists (calchistogram: one per histogram), the first one's items, and the response they came from. */
 export interface Page {
   items: unknown[];
+  lists: readonly PagedList[];
   response: ApiResponse;
 }
 
@@ -15,6 +17,8 @@ export interface Page {
 export async function pagedRequest(op: Operation, data: TestData): Promise<CallOptions> {
   const request = await validRequest(op, data);
   if (baseName(op) === 'evaluate') return { params: { expr: await data.broadExpr(), attributes: 'Id,Ti' } };
+  // Two histograms, so that every list of the answer is paged, not only the first.
+  if (baseName(op) === 'calchistogram') return { params: { ...request.params, attributes: 'Y,F.FN' } };
   return request;
 }
 
@@ -32,8 +36,8 @@ export async function page(ctx: CheckContext, request: CallOptions, size: number
     }),
     response,
   );
-  const items = at(response.json, paging.items);
-  return { items: Array.isArray(items) ? items : [], response };
+  const lists = pagedLists(response.json, paging.items);
+  return { items: lists[0]?.items ?? [], lists, response };
 }
 
 /** What makes two items the same result (see the properties' identity). */

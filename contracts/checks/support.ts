@@ -1,6 +1,7 @@
 import type { ApiResponse, CallOptions, Operation } from '../api.ts';
 import { show } from '../failure.ts';
 import { objects } from '../json.ts';
+import { instantOf } from '../properties/responses.ts';
 import type { ResponseProperty } from '../properties/types.ts';
 import type { TestData } from '../test-data.ts';
 import type { CheckContext } from './registry.ts';
@@ -149,10 +150,7 @@ export function expectParameterRejected(
   }
 }
 
-/** Days since the epoch of an ISO 8601 UTC timestamp, or NaN. */
+/** The instant of an ISO 8601 UTC timestamp in milliseconds (any form RFC 3339 gives one), or NaN. */
 export function parseUtc(text: unknown): number {
-  return typeof text === 'string' && ISO_UTC.test(text) ? Date.parse(text) : Number.NaN;
+  return instantOf(text);
 }
-
-/** ISO 8601 UTC timestamp: date, time, optional fraction, `Z` (or +00:00). */
-export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;

@@ -117,6 +117,8 @@ const PAGE_SIZES = ['0', '1', '2', '3', '5', '10', '20'];
 const PAGE_STARTS = ['0', '1', '2', '5', '10', '50'];
 /** Offsets of the paging window kind: past the first pages, where an off-by-one in skipping shows. */
 const DEEP_STARTS = ['5', '10', '20', '50'];
+/** Offsets of evaluate's window: pages a hundred results and more in, within the pages of 1,000 the real service answered (facts.md). */
+const DEEPER_STARTS = ['100', '150', '250', '500', '900'];
 const WRONG_TYPE = ['ten', 'abc', 'true', 'null', 'x1'];
 const FRACTIONAL = ['1.5', '2.5', '0.5', '3.25'];
 const NEGATIVE = ['-1', '-2', '-10', '-100'];
@@ -393,8 +395,14 @@ function pagingKinds(op: OperationInfo): Kind[] {
       note: `${count}=0 asks for an empty page (a boundary of a non-negative integer)`,
     })),
     positive('paging:window', (b) => ({
-      // A window away from the start (small starts come with the other kinds' optional paging).
-      params: set(set(b.pageable(), count, b.rng.pick(PAGE_SIZES.slice(1))), offset, b.rng.pick(DEEP_STARTS)),
+      // A window away from the start (small starts come with the other kinds' optional paging); on
+      // evaluate, deep in the results, within the pages of 1,000 the real service answered (facts.md),
+      // so that the paging relation judges pages a hundred and more in.
+      params: set(
+        set(b.pageable(), count, b.rng.pick(PAGE_SIZES.slice(1))),
+        offset,
+        b.rng.pick(baseOf(op) === 'evaluate' ? DEEPER_STARTS : DEEP_STARTS),
+      ),
       note: `${count} and ${offset} are non-negative integers`,
     })),
     ...integerNegatives(count),
@@ -600,8 +608,10 @@ function similarityKinds(op: OperationInfo): Kind[] {
   const kinds: Kind[] = [
     pair('titles', 'two titles', (b) => [b.rng.pick(b.pools.titles), b.rng.pick(b.pools.titles)]),
     pair('words', 'two texts of words', (b) => [b.words(1, 8), b.words(1, 8)]),
+    // Short on GET, long on POST (the variant the interface names for long strings): identical
+    // texts score 1 whatever their length; the fixed test compares a short one too.
     pair('same', 'a text and itself', (b) => {
-      const text = b.text();
+      const text = op.method === 'post' ? b.long(600, 20_000) : b.text();
       return [text, text];
     }),
     positive('texts:world', (b) => ({

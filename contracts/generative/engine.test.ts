@@ -111,13 +111,14 @@ test('a hang is reported once under responds-within-timeout, not shrunk, and the
       baseUrl: `${server.url}/faults/hotevents-top-zero-hang`,
       operations: ['hotEvents' as OperationId],
       budget: 120,
-      timeoutMs: 400,
+      // The hang costs this deadline; every other answer comes well within it on a loaded machine.
+      timeoutMs: 2_000,
     }),
   );
   const timeouts = result.findings.filter((finding) => finding.check === 'responds-within-timeout');
   assert.equal(timeouts.length, 1, 'one finding');
   assert.match(timeouts[0]!.seed ?? '', /not shrunk/, 'a hang is not shrunk');
-  assert.ok(result.durationMs < 10_000, `bounded time (${result.durationMs} ms)`);
+  assert.ok(result.durationMs < 30_000, `bounded time (${result.durationMs} ms)`);
 });
 
 test('the pacer spaces requests to the rate asked for', async () => {

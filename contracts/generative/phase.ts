@@ -2,6 +2,7 @@
 // sent once per worker (all intents at once, so that slow answers overlap), and reported by the
 // three generative checks' tests, each taking the findings of the cases of its intent.
 import { type FrontLimits, mergeFrontLimits, noFrontLimits } from '../../http/front-limits.ts';
+import { mergeObservations, noObservations, type Observations } from '../../http/observations.ts';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent, TargetBroken } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
@@ -55,6 +56,8 @@ interface Sent {
   timings: OperationTimings;
   /** Requests a front server refused for their size, those that got through, inputs resent as POST. */
   front: FrontLimits;
+  /** What the answers said of the envelope (versions, servers, throttling). */
+  observed: Observations;
   /** Set by the test that counts `requests` as its own, so the run counts them once. */
   counted: boolean;
   /** Planned items no case of the generator carries on this target. */
@@ -102,6 +105,7 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
     const front = apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits());
+    const observed = apis.reduce((all, api) => mergeObservations(all, api.observed), noObservations());
     // What the generated answers judged, for the operation's other tests in this worker (a fixed test
     // whose cell they judged sends nothing of its own: see run/fixtures.ts).
     const judged = await ctx.shared(judgedKeyOf(settings), async () => new Set<string>());
@@ -114,6 +118,7 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       requests: requestsSent(apis),
       timings,
       front,
+      observed,
       counted: false,
       uncovered: planned?.uncovered ?? [],
       discovered,
@@ -136,6 +141,7 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       ctx.api.requestCount += sent.requests;
       mergeTimings(ctx.api.timings, sent.timings);
       mergeFrontLimits(ctx.api.front, sent.front);
+      mergeObservations(ctx.api.observed, sent.observed);
       for (const item of result.items) ctx.api.judgedItems.add(item);
       for (const item of result.refused) ctx.api.refusedItems.add(item);
       Object.assign(ctx.api.judgedBy, result.judgedBy);

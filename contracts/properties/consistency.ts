@@ -220,10 +220,15 @@ export const resultsMatchExpr: ResponseProperty = {
 export function readParse(parse: string): {
   rule?: string;
   attrs: { attribute: string; text: string; canonical?: string }[];
+  /** The name attribute of every attr element, as written (`academic#AA.AuN`; undefined where it has none). */
+  names: (string | undefined)[];
 } {
   const rule = /<rule\b[^>]*\bid="([^"]*)"/.exec(parse)?.[1];
+  const names: (string | undefined)[] = [];
   const attrs = [...parse.matchAll(/<attr\b([^>]*)>([^<]*)<\/attr>/g)].flatMap((match) => {
     const attributes = match[1]!;
+    const written = /\bname="([^"]*)"/.exec(attributes)?.[1];
+    names.push(written === undefined ? undefined : unescapeXml(written));
     const name = /\bname="academic#([^"]+)"/.exec(attributes)?.[1];
     if (name === undefined) return [];
     const canonical = /\bcanonical="([^"]*)"/.exec(attributes)?.[1];
@@ -235,7 +240,7 @@ export function readParse(parse: string): {
       },
     ];
   });
-  return { ...(rule !== undefined ? { rule: unescapeXml(rule) } : {}), attrs };
+  return { ...(rule !== undefined ? { rule: unescapeXml(rule) } : {}), attrs, names };
 }
 
 function unescapeXml(text: string): string {
@@ -244,6 +249,16 @@ function unescapeXml(text: string): string {
     if (name.startsWith('#')) return String.fromCodePoint(Number(name.slice(1)));
     return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[name] ?? whole;
   });
+}
+
+/** An attribute name in a parse's attr element: `academic#` and an attribute as facts.md writes them. */
+const PARSE_ATTRIBUTE = /^academic#[A-Za-z]+(?:\.[A-Za-z]+)?$/;
+
+/** What is wrong with the shape of a parse (interface 2.1), or undefined when nothing is. */
+function parseShape(parse: string, ruleId: string | undefined, names: (string | undefined)[]): string | undefined {
+  if (ruleId === undefined || ruleId === '' || !parse.includes('</rule>')) return 'no rule element with an id';
+  const bad = names.findIndex((name) => name === undefined || !PARSE_ATTRIBUTE.test(name));
+  return bad < 0 ? undefined : `an attr element named ${show(names[bad] ?? null)}, not academic#<attribute>`;
 }
 
 /** The string values an expression compares each attribute with (`AA.AuN` inside Composite included). */
@@ -264,7 +279,7 @@ const STRING_ATTRIBUTES = new Set(['Ti', 'W', 'DOI', 'AA.AuN', 'AA.AfN', 'F.FN',
 export const interpretationMatchesParse: ResponseProperty = {
   check: 'interpretation-output-matches-parse',
   claims:
-    "an interpretation's output expression constrains every attribute its parse shows, with the canonical value where the parse gives one (else the matched text), and its rule is the one the parse names",
+    "an interpretation's parse is a rule element with an id and attr elements named academic#<attribute>; its output expression constrains every attribute the parse shows, with the canonical value where the parse gives one (else the matched text), and its rule is the one the parse names",
   appliesTo: (id) => id === 'interpretGet' || id === 'interpretPost',
   reads: (x) => ok200(x) && objects(field(x.json, 'interpretations')).some((i) => typeof i.parse === 'string'),
   judge(x) {
@@ -276,8 +291,19 @@ export const interpretationMatchesParse: ResponseProperty = {
       if (!isObject(interpretation) || typeof interpretation.parse !== 'string') continue;
       const rule = objects(interpretation.rules)[0];
       const output = field(field(rule, 'output'), 'value');
-      const { rule: ruleId, attrs } = readParse(interpretation.parse);
+      const { rule: ruleId, attrs, names } = readParse(interpretation.parse);
       const pointer = `/interpretations/${i}`;
+      const shape = parseShape(interpretation.parse, ruleId, names);
+      if (shape)
+        return [
+          {
+            title: 'parse is not the XML the interface describes',
+            received: `${shape}: ${show(interpretation.parse, 200)}`,
+            documented:
+              'a rule element whose id attribute holds the rule name, containing text and attr elements, each attr with a name attribute of the form academic#<attribute> (interface 2.1)',
+            pointer: `${pointer}/parse`,
+          },
+        ];
       if (ruleId !== undefined && typeof rule?.name === 'string' && rule.name !== ruleId)
         return [
           {

@@ -7,6 +7,23 @@ import type { Exchange, ResponseProperty, Violation } from './types.ts';
 
 const DAY_MS = 86_400_000;
 
+/** An ISO 8601 UTC timestamp as the spec's UtcTimestamp states it (RFC 3339, section 5.6). */
+export const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]00:00)$/;
+
+/**
+ * The instant of an ISO 8601 UTC timestamp as RFC 3339 writes it (`Z` or an offset of 00:00, any
+ * fraction, T and Z in either case), in milliseconds, a leap second as the end of the second before
+ * it; NaN for anything else (another offset, another form: the schema's finding, not an order's).
+ */
+export function instantOf(text: unknown): number {
+  if (typeof text !== 'string' || !UTC_TIMESTAMP.test(text)) return Number.NaN;
+  const parsed = Date.parse(text);
+  if (!Number.isNaN(parsed)) return parsed;
+  // Date.parse refuses second 60, which RFC 3339 allows for a leap second.
+  const leap = /^(.{16}):60(.*)$/.exec(text);
+  return leap ? Date.parse(`${leap[1]}:59${leap[2]}`) + 1000 : Number.NaN;
+}
+
 /** The paper attributes of facts.md as evaluate groups them in an entity (scores are not attributes). */
 export const PAPER_ATTRIBUTES: ReadonlySet<string> = new Set([
   'Id',
@@ -87,6 +104,42 @@ export function at(json: unknown, pointer: string): unknown {
 
 /** Pointers split once: the same few are read from every answer. */
 const POINTERS = new Map<string, (string | number)[]>();
+
+/** One paged list of an answer: where it is, what names it among the answer's lists, its items. */
+export interface PagedList {
+  /** The JSON pointer of the list (`/histograms/1/histogram`). */
+  pointer: string;
+  /** What names the list among the answer's lists: the `attribute` of a histogram, else its position. */
+  key: string;
+  items: unknown[];
+}
+
+const NO_LISTS: readonly PagedList[] = Object.freeze([]);
+
+/**
+ * The paged lists of an answer at a paging pointer: one list, or where the pointer holds a `*`
+ * segment (`/histograms/*\/histogram`), the list of every element of that array, each named by its
+ * `attribute` where it has one (the histograms of one answer may come in any order).
+ */
+export function pagedLists(json: unknown, pointer: string): readonly PagedList[] {
+  const star = pointer.indexOf('/*/');
+  if (star < 0) {
+    const items = at(json, pointer);
+    return Array.isArray(items) ? [{ pointer, key: '0', items }] : NO_LISTS;
+  }
+  const parents = at(json, pointer.slice(0, star));
+  if (!Array.isArray(parents)) return NO_LISTS;
+  const rest = pointer.slice(star + 2);
+  const out: PagedList[] = [];
+  for (let i = 0; i < parents.length; i++) {
+    const parent = parents[i];
+    const items = at(parent, rest);
+    if (!Array.isArray(items)) continue;
+    const name = isObject(parent) && typeof parent.attribute === 'string' ? parent.attribute : String(i);
+    out.push({ pointer: `${pointer.slice(0, star)}/${i}${rest}`, key: name, items });
+  }
+  return out;
+}
 
 /** The first index i > 0 where `ok(values[i - 1], values[i])` fails, or -1. */
 function breaks<T>(values: T[], ok: (before: T, after: T) => boolean): number {
@@ -196,28 +249,32 @@ const NONE: readonly Violation[] = Object.freeze([]);
 
 export const pagingRespectsSize: ResponseProperty = {
   check: 'paging-respects-size',
-  claims: 'a page holds at most count / $top items',
+  claims: 'a page holds at most count / $top items (calchistogram: each of its histograms)',
   appliesTo: (id) => getOperation(id)?.paging !== undefined,
   reads(x) {
     const paging = pagingOf(x.operationId);
     const size = intParam(x.params, paging.count);
-    const items = at(x.json, paging.items);
+    if (!ok200(x) || size === undefined || size <= 0) return false;
     // A full page: had the limit been ignored, more would have come.
-    return ok200(x) && size !== undefined && size > 0 && Array.isArray(items) && items.length >= size;
+    for (const list of pagedLists(x.json, paging.items)) if (list.items.length >= size) return true;
+    return false;
   },
   judge(x) {
     const paging = pagingOf(x.operationId);
     const size = intParam(x.params, paging.count);
-    const items = at(x.json, paging.items);
-    if (!ok200(x) || size === undefined || !Array.isArray(items) || items.length <= size) return NONE;
-    return [
-      {
+    if (!ok200(x) || size === undefined) return NONE;
+    let out: Violation[] | undefined;
+    for (const list of pagedLists(x.json, paging.items)) {
+      if (list.items.length <= size) continue;
+      out ??= [];
+      out.push({
         title: `page larger than ${paging.count}`,
-        received: `${items.length} items at ${paging.items}`,
-        documented: `at most ${size} items (${paging.count}=${size})`,
-        pointer: paging.items,
-      },
-    ];
+        received: `${list.items.length} items at ${list.pointer}`,
+        documented: `at most ${size} items (${paging.count}=${size}${list.pointer === paging.items ? '' : ', in every list the answer pages'})`,
+        pointer: list.pointer,
+      });
+    }
+    return out ?? NONE;
   },
 };
 
@@ -342,11 +399,18 @@ export const requestIsEchoed: ResponseProperty = {
 
 export const attributesAreHonoured: ResponseProperty = {
   check: 'attributes-are-honoured',
-  claims: 'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes)',
-  appliesTo: (id) => baseOf(id) === 'evaluate',
-  reads: (x) => ok200(x) && x.params.attributes !== undefined && holdsObjects(field(x.json, 'entities'), 1),
+  claims:
+    'evaluate returns no paper attribute that attributes did not ask for (scores are not attributes); calchistogram returns one histogram per attribute asked for, and none for another',
+  appliesTo: (id) => baseOf(id) === 'evaluate' || baseOf(id) === 'calchistogram',
+  reads: (x) =>
+    ok200(x) &&
+    x.params.attributes !== undefined &&
+    (baseOf(x.operationId) === 'evaluate'
+      ? holdsObjects(field(x.json, 'entities'), 1)
+      : Array.isArray(field(x.json, 'histograms'))),
   judge(x) {
     if (!ok200(x) || x.params.attributes === undefined) return NONE;
+    if (baseOf(x.operationId) === 'calchistogram') return histogramsOfAttributes(x);
     const asked = askedAttributes(x.params.attributes);
     const carriesUnasked = UNASKED.get(asked)!;
     let i = 0;
@@ -371,6 +435,38 @@ export const attributesAreHonoured: ResponseProperty = {
     ];
   },
 };
+
+/**
+ * calchistogram: one histogram per attribute `attributes` asks for (interface 4.5, 2.3), named by
+ * its `attribute`, in any order; an attribute asked for without a histogram, or a histogram of an
+ * attribute not asked for (names are case-sensitive), is a violation.
+ */
+function histogramsOfAttributes(x: Exchange): readonly Violation[] {
+  const histograms = field(x.json, 'histograms');
+  if (!Array.isArray(histograms)) return NONE;
+  const asked = new Set(
+    x.params
+      .attributes!.split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
+  const present = new Set<string>();
+  for (const histogram of histograms) if (isObject(histogram)) present.add(String(histogram.attribute));
+  let complete = present.size === asked.size;
+  if (complete) for (const name of asked) if (!present.has(name)) complete = false;
+  if (complete) return NONE;
+  const missing = [...asked].filter((name) => !present.has(name));
+  const extra = [...present].filter((name) => !asked.has(name));
+  return [
+    {
+      title:
+        missing.length > 0 ? 'histogram missing for an attribute asked for' : 'histogram of an attribute not asked for',
+      received: `histograms of ${show([...present])}${missing.length > 0 ? `; none of ${show(missing)}` : ''}${extra.length > 0 ? `; ${show(extra)} not asked for` : ''}`,
+      documented: `one histogram per attribute requested (attributes=${x.params.attributes}; interface 4.5: case-sensitive names)`,
+      pointer: '/histograms',
+    },
+  ];
+}
 
 const ASKED = new Map<string, ReadonlySet<string>>();
 /** For each parsed `attributes` value, whether an entity carries a paper attribute it did not ask for. */
@@ -500,7 +596,7 @@ export const relatedEventsOrderedByTime: ResponseProperty = {
   judge(x) {
     if (!ok200(x)) return NONE;
     const froms = objects(field(x.json, 'value')).map((event) => event.from);
-    const times = froms.map((from) => (typeof from === 'string' ? Date.parse(from) : Number.NaN));
+    const times = froms.map(instantOf);
     if (times.some(Number.isNaN)) return NONE;
     if (breaks(times, (a, b) => b >= a) < 0 || breaks(times, (a, b) => b <= a) < 0) return NONE;
     return [
@@ -525,8 +621,8 @@ export const hotEventsMatchDate: ResponseProperty = {
     const start = Date.parse(`${date}T00:00:00Z`);
     if (!ok200(x) || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(start)) return NONE;
     return objects(field(x.json, 'value')).flatMap((event) => {
-      const from = Date.parse(String(event.from));
-      const to = Number.isNaN(Date.parse(String(event.to))) ? from : Date.parse(String(event.to));
+      const from = instantOf(event.from);
+      const to = Number.isNaN(instantOf(event.to)) ? from : instantOf(event.to);
       if (Number.isNaN(from) || (from < start + DAY_MS && to >= start)) return NONE;
       return [
         {

@@ -1,13 +1,36 @@
-// How far two numbers of two answers may differ and still be the same answer. Replicas round the
-// same score differently in its last digits; some deployments wobble more between identical calls
-// (single-precision scores, sums in another order). The tolerance starts at the rounding of a
-// double and, where two answers differ by more, is learned from a repeat of the same request: the
-// spread identical calls show, bounded by what a client could notice.
+// How far two numbers of two answers may differ and still be the same answer. A deployment computes
+// its scores (prob, logprob, the similarity value) in floating point, and two replicas, two methods
+// or two builds of one deployment may compute them in single precision, in double precision, or in
+// another order: the same score then differs in its seventh or eighth significant digit, however
+// deterministic each of them is. So scores agree within a floor of a few single-precision epsilons
+// whatever a repeat shows; where two answers differ by more, the spread of identical calls may widen
+// it (learning only widens), up to what a client could notice. Integers (counts, years, ids) are no
+// computed scores: they agree exactly.
 
-/** Deep equality of two JSON values, numbers within a relative tolerance (rounding of the same score). */
+/** The single-precision (float32) machine epsilon, 2^-23: the gap between 1 and the next float32. */
+export const FLOAT32_EPSILON = 2 ** -23;
+
+/**
+ * The floor of the relative tolerance between two scores: four float32 epsilons (about 4.8e-7).
+ * Rounding a double to float32 moves it by at most half an epsilon (2^-24, about 6e-8); a score
+ * computed in float32 through a handful of operations (a cosine: a dot product, two norms, a square
+ * root, a division; a probability: a product and a normalization) carries a few such roundings, and
+ * two float32 computations in different orders (two replicas) may sit on both sides of the exact
+ * value. Four epsilons cover that; a change a client would see (0.61 becoming 0.62, two results
+ * swapping places) is five orders of magnitude beyond it.
+ */
+export const SCORE_TOLERANCE = 4 * FLOAT32_EPSILON;
+
+/**
+ * The most a tolerance learned from repeats may reach: a relative 1e-6, the seventh significant
+ * digit. Scores are shown with a few digits and ordered by value; a wobble beyond this is one a
+ * client could notice.
+ */
+export const CLIENT_NOTICEABLE = 1e-6;
+
+/** Deep equality of two JSON values: integers exactly, other numbers within a relative tolerance (rounding of the same score). */
 export function agree(a: unknown, b: unknown, tolerance = SCORE_TOLERANCE): boolean {
-  if (typeof a === 'number' && typeof b === 'number')
-    return a === b || Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number') return numbersAgree(a, b, tolerance);
   if (Array.isArray(a) || Array.isArray(b))
     return (
       Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => agree(v, b[i], tolerance))
@@ -23,16 +46,17 @@ export function agree(a: unknown, b: unknown, tolerance = SCORE_TOLERANCE): bool
   return a === b;
 }
 
-/** Two answers agree within this relative difference without further ado: a double's last digits. */
-export const SCORE_TOLERANCE = 1e-9;
-
 /**
- * The most a score may wobble between identical calls and still count as the same: a relative
- * 1e-6, the seventh significant digit. Scores are shown with a few digits and ordered by value;
- * single-precision arithmetic (about 6e-8) stays well inside, a change a client would see (a
- * similarity of 0.61 becoming 0.62, two results swapping places) stays far outside.
+ * Whether two numbers are the same: two integers exactly (a count, a year, an id is no rounded
+ * score; a score that is an integer, such as a similarity of 1, is exact in any precision), else
+ * within `tolerance` relative to the larger of them, and absolute below 1 (a probability of 2e-7
+ * in float32 differs from its double by 1e-14, nothing a client sees).
  */
-export const CLIENT_NOTICEABLE = 1e-6;
+export function numbersAgree(a: number, b: number, tolerance = SCORE_TOLERANCE): boolean {
+  if (a === b) return true;
+  if (Number.isInteger(a) && Number.isInteger(b)) return false;
+  return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
+}
 
 /**
  * How far beyond the spread of three identical calls a difference may go. Three draws of a noise
@@ -47,8 +71,12 @@ export const NOISE_FACTOR = 100;
  * shape teaches nothing about rounding).
  */
 export function numericSpread(a: unknown, b: unknown): number | undefined {
-  if (typeof a === 'number' && typeof b === 'number')
-    return a === b ? 0 : Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (a === b) return 0;
+    // Two integers that differ changed more than a rounding: nothing to learn from.
+    if (Number.isInteger(a) && Number.isInteger(b)) return undefined;
+    return Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
+  }
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return undefined;
     let most = 0;
@@ -116,13 +144,38 @@ export async function agreeWithNoise(
   return { agree: agree(a, b, tolerance), tolerance, learned: true };
 }
 
-/** A tolerance as a finding or note says it: `relative 1e-9`, `relative 3.2e-7 (learned from a repeat)`. */
+/** A relative tolerance as the reports write it: two significant digits, `4.8e-7`, `1e-6`. */
+export function formatTolerance(tolerance: number): string {
+  return Number(tolerance.toPrecision(2)).toExponential();
+}
+
+/** A tolerance as a finding or note says it: `relative 4.8e-7`, `relative 1e-6 (learned from two repeats of the same request)`. */
 export function describeTolerance(agreement: Pick<Agreement, 'tolerance' | 'learned'>): string {
-  return `relative ${agreement.tolerance.toPrecision(2).replace(/\.0+e/, 'e')}${agreement.learned ? ' (learned from two repeats of the same request)' : ''}`;
+  return `relative ${formatTolerance(agreement.tolerance)}${agreement.learned ? ' (learned from two repeats of the same request)' : ''}`;
 }
 
 /** The summary's note for a tolerance learned on an operation: what identical calls showed, and what was allowed. */
 export function toleranceNote(operation: string, agreement: Pick<Agreement, 'tolerance'>): string {
   const capped = agreement.tolerance >= CLIENT_NOTICEABLE;
-  return `${operation}: answers differed beyond ${SCORE_TOLERANCE}; scores compared within relative ${agreement.tolerance.toPrecision(2)} (${NOISE_FACTOR} x the spread of three identical calls, at least ${SCORE_TOLERANCE}, at most ${CLIENT_NOTICEABLE}${capped ? ', what a client could not notice' : ''})`;
+  return `${operation}: answers differed beyond ${formatTolerance(SCORE_TOLERANCE)}; scores compared within relative ${formatTolerance(agreement.tolerance)} (${NOISE_FACTOR} x the spread of three identical calls, at least ${formatTolerance(SCORE_TOLERANCE)}, at most ${formatTolerance(CLIENT_NOTICEABLE)}${capped ? ', what a client could not notice' : ''})`;
 }
+
+/** How a run compared numbers, as its summary states it (summary.json `tolerance`). */
+export interface ToleranceStatement {
+  /** The relative tolerance scores agree within whatever repeats show (the floor). */
+  relative: number;
+  /** The most a tolerance learned from repeats may reach. */
+  atMost: number;
+  /** Integers (counts, years, ids) are compared exactly. */
+  integers: 'exact';
+  /** The same in words. */
+  text: string;
+}
+
+/** What every run's summary says about how it compared numbers. */
+export const TOLERANCE_STATEMENT: ToleranceStatement = {
+  relative: SCORE_TOLERANCE,
+  atMost: CLIENT_NOTICEABLE,
+  integers: 'exact',
+  text: `scores a target computes (prob, logprob, the similarity value) agree between methods, pages, replicas and repeats within relative ${formatTolerance(SCORE_TOLERANCE)} (four single-precision epsilons), wider only where repeats of the same request vary more (at most ${formatTolerance(CLIENT_NOTICEABLE)}, named under Notes); integers (counts, years, ids) exactly`,
+};

@@ -21,8 +21,57 @@ function baseUrl(): string {
   return url.replace(/\/+$/, '');
 }
 
+/** kgate's version, set when `kgate k6 bundle` bundles the script (esbuild's define); absent when k6 runs the sources. */
+declare const KGATE_VERSION: string | undefined;
+/** The User-Agent of every request, as `kgate load` sends `kgate/<version>`. */
+const USER_AGENT = typeof KGATE_VERSION === 'string' ? `kgate/${KGATE_VERSION} (k6)` : 'kgate (k6)';
+/** An HTTP token (RFC 9110): what a header name may hold. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A byte HTTP forbids in a header value (RFC 9110 field-value), or whitespace at either end. */
+const FORBIDDEN = /[^\t\x20-\x7e\x80-\xff]|^[ \t]|[ \t]$/;
+
+let added: Record<string, string> | undefined;
+
+/**
+ * The headers every request carries besides the key: the User-Agent, then KGATE_HEADERS, a JSON
+ * object of names and values (`-e KGATE_HEADERS='{"Authorization":"Bearer ...","X-Tenant":"acme"}'`),
+ * as `--header` adds them to `kgate load`'s requests; an empty value sends none of that name.
+ * Credentials in BASE_URL (`https://user:password@host/api`) are sent as Basic authorization by k6.
+ */
+function addedHeaders(): Record<string, string> {
+  if (added) return added;
+  const out: Record<string, string> = { 'User-Agent': USER_AGENT };
+  const raw = __ENV.KGATE_HEADERS;
+  if (raw) {
+    let given: unknown;
+    try {
+      given = JSON.parse(raw);
+    } catch (_) {
+      given = undefined;
+    }
+    if (!given || typeof given !== 'object' || Array.isArray(given))
+      throw new Error('KGATE_HEADERS takes a JSON object of header names and values, e.g. {"X-Tenant":"acme"}');
+    const values = given as Record<string, unknown>;
+    // Object.keys, not newer helpers: k6's older runtimes run ES2015 and its library.
+    for (const name of Object.keys(values)) {
+      const value = values[name];
+      if (!TOKEN.test(name)) throw new Error(`KGATE_HEADERS: '${name}' is not a header name (an HTTP token)`);
+      if (typeof value !== 'string' || FORBIDDEN.test(value))
+        throw new Error(
+          `KGATE_HEADERS: the value of ${name} must be a string of visible characters, spaces and tabs (RFC 9110 field-value: no line break or control character, no whitespace at either end)`,
+        );
+      for (const known in out) if (known.toLowerCase() === name.toLowerCase()) delete out[known];
+      if (value !== '') out[name] = value;
+    }
+  }
+  added = out;
+  return out;
+}
+
 function headers(request?: MixRequest): Record<string, string> {
   const out: Record<string, string> = {};
+  const extra = addedHeaders();
+  for (const name in extra) out[name] = extra[name] as string;
   const key = __ENV.KGATE_KEY;
   if (key) out['Ocp-Apim-Subscription-Key'] = key;
   if (request?.form) out['Content-Type'] = 'application/x-www-form-urlencoded';

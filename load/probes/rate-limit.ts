@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
 import { TransportError } from '../../http/client.ts';
+import { describeSignal, signalledBy, type ThrottleSignal, throttleSignal } from '../../http/throttle.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
 import { exchange } from '../target.ts';
@@ -37,6 +38,8 @@ export interface ProbeStep {
   ok: number;
   throttled: number;
   other: number;
+  /** Seconds from the step's first answer to its last: the time over which the target answered it (ramp and hold steps). */
+  answeredOverS?: number;
 }
 
 /** What the rate-limit probe found. */
@@ -59,10 +62,21 @@ export interface RateLimitProbeResult {
   /** 429 bodies that did not match the spec (at most 3 examples kept). */
   invalid429: { count: number; examples: string[] };
   steps: ProbeStep[];
+  /** How the limit was signalled (the first throttled answer): 429 or 503, its content type, its Retry-After, who sent it. */
+  signal: {
+    status: number;
+    contentType: string;
+    retryAfter: ThrottleSignal['retryAfter']['form'];
+    /** True when it is the interface's own: 429, its JSON error stating the seconds to wait. */
+    conforms: boolean;
+    signalledBy: string;
+  } | null;
   /** Named problems found; an empty list means the probe passed. */
   problems: string[];
 }
 
+/** The status an outcome records for a throttled answer (429 or 503 alike). */
+const THROTTLED = 429;
 const START_RATE = 10;
 const STEP_S = 1;
 const HOLD_S = 4;
@@ -71,6 +85,8 @@ const TICK_MS = 5;
 interface Outcome {
   status: number;
   sentAt: number;
+  /** When the answer (or the failure) came. */
+  doneAt: number;
 }
 
 /**
@@ -96,6 +112,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   let requests = 0;
   let throttledResponses = 0;
   let last429: { body: string; retryAfter: string | undefined } | undefined;
+  let firstSignal: ThrottleSignal | undefined;
 
   // Through the shared client: its deadline, size cap and framing rules. A request the client sent
   // again (a kept-alive connection lost before any byte of the answer) counts twice: the target saw both.
@@ -105,17 +122,20 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     try {
       const response = await exchange(url, { headers, timeoutMs: 10_000, maxBytes: PROBE_MAX_BYTES });
       if (response.retried) requests++;
-      if (response.status === 429) {
+      // Throttling however signalled: the interface's 429, or a front server's 503 or HTML 429.
+      const signal = throttleSignal(response);
+      if (signal) {
         throttledResponses++;
+        firstSignal ??= signal;
         const body = response.body.toString('utf8');
         last429 = { body, retryAfter: response.headers['retry-after'] };
-        check429(body, response.headers['content-type']);
+        if (signal.status === 429 && /json/.test(signal.contentType)) check429(body, response.headers['content-type']);
       }
-      return { status: response.status, sentAt };
+      return { status: signal ? THROTTLED : response.status, sentAt, doneAt: performance.now() };
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       if (error.retried) requests++;
-      return { status: 0, sentAt };
+      return { status: 0, sentAt, doneAt: performance.now() };
     }
   };
 
@@ -150,17 +170,19 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       await sleep(TICK_MS);
     }
     const outcomes = await Promise.all(pending);
+    const done = outcomes.map((o) => o.doneAt);
     const step: ProbeStep = {
       phase,
       rate,
       sent: outcomes.length,
       ok: outcomes.filter((o) => o.status >= 200 && o.status < 300).length,
-      throttled: outcomes.filter((o) => o.status === 429).length,
+      throttled: outcomes.filter((o) => o.status === THROTTLED).length,
       other: outcomes.filter((o) => o.status !== 429 && (o.status < 200 || o.status >= 300)).length,
+      answeredOverS: done.length > 1 ? (Math.max(...done) - Math.min(...done)) / 1000 : 0,
     };
     steps.push(step);
     log(
-      `  ${phase.padEnd(8)} ${String(rate).padStart(5)}/s for ${seconds} s: ${step.ok} ok, ${step.throttled} x 429, ${step.other} other`,
+      `  ${phase.padEnd(8)} ${String(rate).padStart(5)}/s for ${seconds} s: ${step.ok} ok, ${step.throttled} throttled, ${step.other} other`,
     );
     return step;
   };
@@ -177,7 +199,9 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     highest = rate;
     const step = await runStep('ramp', rate, seconds);
     if (step.other > step.sent / 2) {
-      problems.push(`most requests at ${rate}/s failed without a 429 (${step.other} of ${step.sent})`);
+      problems.push(
+        `most requests at ${rate}/s failed without being throttled (${step.other} of ${step.sent} neither accepted nor 429 or 503)`,
+      );
       break;
     }
     if (step.throttled > 0) {
@@ -187,7 +211,10 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
       const hold = await runStep('hold', holdRate, HOLD_S);
       const sustained = hold.throttled >= hold.sent * 0.1;
       if (sustained && hold.sent > 0) {
-        thresholdRps = Math.round((hold.ok / HOLD_S) * 10) / 10;
+        // The limiter refills while it answers: over the hold, or over longer when its answers came
+        // spread over more time than that (a target, or a machine, that falls behind the hold's
+        // arrivals accepts a refill's worth more for every second it lags).
+        thresholdRps = Math.round((hold.ok / Math.max(HOLD_S, hold.answeredOverS ?? 0)) * 10) / 10;
         break;
       }
       rate = holdRate;
@@ -198,12 +225,16 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   if (thresholdRps === null) {
     problems.push(
       first429AtRate === null
-        ? `no 429 up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
-        : `429s appeared at ${first429AtRate}/s but were not sustained`,
+        ? `no 429 (nor any throttling) up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+        : `throttling appeared at ${first429AtRate}/s but was not sustained`,
     );
   }
   const wait = last429 ? secondsToWait(last429.body, last429.retryAfter) : undefined;
-  if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
+  if (firstSignal && !(firstSignal.status === 429 && /json/.test(firstSignal.contentType)))
+    problems.push(
+      `the limit is signalled ${describeSignal(firstSignal)} by ${signalledBy(firstSignal)}, not as the interface's 429 with the seconds to wait`,
+    );
+  else if (last429 && wait?.message === null) problems.push('the 429 message does not state how many seconds to wait');
   if (invalid429.count > 0) problems.push(`${invalid429.count} 429 bodies do not match the spec`);
   let recovered: boolean | null = null;
   const waitSeconds = wait ? Math.max(wait.message ?? 0, wait.retryAfter ?? 0) || null : null;
@@ -222,7 +253,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
         rate: 0,
         sent: 3,
         ok,
-        throttled: outcomes.filter((o) => o.status === 429).length,
+        throttled: outcomes.filter((o) => o.status === THROTTLED).length,
         other: 3 - ok,
       });
       recovered = ok === 3;
@@ -244,6 +275,15 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
     throttledResponses,
     invalid429,
     steps,
+    signal: firstSignal
+      ? {
+          status: firstSignal.status,
+          contentType: firstSignal.contentType,
+          retryAfter: firstSignal.retryAfter.form,
+          conforms: firstSignal.conforms,
+          signalledBy: signalledBy(firstSignal),
+        }
+      : null,
     problems,
   };
 }

@@ -40,7 +40,9 @@ describe('similarity', () => {
     const started = performance.now();
     const value = score(big, `${big} caching`);
     assert.ok(value > 0.9 && value < 1, `got ${value}`);
-    assert.ok(performance.now() - started < 10_000, 'well within the default deadline');
+    // About a second on a quiet machine; a quadratic pass over a megabyte would take hours, so a
+    // minute is a loaded machine's margin.
+    assert.ok(performance.now() - started < 60_000, 'in linear time');
   });
 
   it('answers 408 Timeout past the compute deadline', () => {

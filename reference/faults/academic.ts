@@ -23,7 +23,7 @@ const ACADEMIC_SEARCH = [...OPS.interpret, ...OPS.evaluate, ...OPS.calchistogram
 const timeoutsDropped = new WeakSet<RequestContext>();
 
 /** Prefixes every attribute name of an expression with the parse XML's `academic#` namespace. */
-function namespaceAttributes(expr: string): string {
+export function namespaceAttributes(expr: string): string {
   return expr.replace(/\b([A-Z][A-Za-z]*(?:\.[A-Za-z]+)?)(?=\s*(?:==|=|>=|<=|>|<))/g, 'academic#$1');
 }
 

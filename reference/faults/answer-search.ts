@@ -133,6 +133,19 @@ export function answerSearchFaults(): Fault[] {
       settings: { rateLimit: Number.POSITIVE_INFINITY },
     },
     {
+      name: 'answersearch-503-unavailable',
+      group: 'answerSearch',
+      operations: [...OPS.answerSearch],
+      deviation: 'forbidden',
+      description:
+        'answer search is down: every request is answered 503 {error:{statusCode:503,message}}, at any pace (a server fault, not throttling)',
+      response: () => ({
+        status: 503,
+        headers: {},
+        body: { error: { statusCode: 503, message: 'The service is temporarily unavailable.' } },
+      }),
+    },
+    {
       name: 'answersearch-429-no-seconds',
       group: 'answerSearch',
       operations: [...OPS.answerSearch],

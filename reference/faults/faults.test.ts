@@ -441,6 +441,11 @@ const CASES: Case[] = [
     ([r]) => r!.status === 401 && typeof r!.json.error.statusCode !== 'number',
   ),
   seq(
+    'answersearch-503-unavailable',
+    () => [answer({ q: 'jazz history' }), answer({ q: 'jazz history' }, 'none')],
+    (res) => res.every((r) => r.status === 503 && r.json.error.statusCode === 503),
+  ),
+  seq(
     'answersearch-ranking-dangling-index',
     () => [answer({ q: 'jazz history' })],
     ([r]) => {
@@ -1055,6 +1060,122 @@ const CASES: Case[] = [
     () => [1, 2, 3].map(() => answer({ q: 'jazz history', count: '5' })),
     (res) =>
       new Set(res.map((r) => JSON.stringify(r.json.webPages.value.map((page: Json) => page.dateLastCrawled)))).size > 1,
+  ),
+  // promises judged on every answer they apply to (promises.ts)
+  seq(
+    'calchistogram-count-ignored-after-first',
+    () => [histo({ expr: sample.expr, attributes: 'Y,F.FN', count: '2' })],
+    ([r]) => histogram(r!, 'Y')?.histogram.length <= 2 && histogram(r!, 'F.FN')?.histogram.length > 2,
+  ),
+  seq(
+    'calchistogram-offset-ignored-after-first',
+    () => [
+      histo({ expr: sample.expr, attributes: 'Y,F.FN', count: '2', offset: '2' }),
+      histo({ expr: sample.expr, attributes: 'Y,F.FN', count: '4' }),
+    ],
+    ([page, whole]) =>
+      !differ(histogram(page!, 'Y')?.histogram[0], histogram(whole!, 'Y')?.histogram[2]) &&
+      !differ(histogram(page!, 'F.FN')?.histogram[0], histogram(whole!, 'F.FN')?.histogram[0]),
+  ),
+  seq(
+    'calchistogram-composite-distinct-values-off-by-one',
+    () => [histo({ expr: sample.narrowExpr, attributes: 'Y,F.FN', count: '1000' })],
+    ([r]) =>
+      histogram(r!, 'Y')?.distinct_values === histogram(r!, 'Y')?.histogram.length &&
+      histogram(r!, 'F.FN')?.distinct_values === histogram(r!, 'F.FN')?.histogram.length + 1,
+  ),
+  seq(
+    'calchistogram-entry-prob-mean',
+    () => [
+      histo({ expr: sample.narrowExpr, attributes: 'Y', count: '1000' }),
+      evaluate({ expr: sample.narrowExpr, attributes: 'Y', count: '1000' }),
+    ],
+    ([h, e]) => {
+      const entry = ((histogram(h!, 'Y')?.histogram ?? []) as { value: number; prob: number; count: number }[]).find(
+        (candidate) => candidate.count > 1,
+      )!;
+      const total = (e!.json.entities as { Y: number; prob: number }[])
+        .filter((entity) => entity.Y === entry.value)
+        .reduce((sum, entity) => sum + entity.prob, 0);
+      return Math.abs(entry.prob * entry.count - total) < 1e-9 * total;
+    },
+  ),
+  seq(
+    'calchistogram-last-attribute-dropped',
+    () => [histo({ expr: sample.expr, attributes: 'Y,F.FN', count: '3' })],
+    ([r]) => histogram(r!, 'Y') !== undefined && histogram(r!, 'F.FN') === undefined,
+  ),
+  seq(
+    'interpret-later-outputs-rejected-by-evaluate',
+    () => [interpret({ query: sample.prefixQuery, complete: '1', count: '5' })],
+    ([r]) => {
+      const outputs = interpretations(r!).map((i) => String(i.rules[0].output.value));
+      return (
+        outputs.length > 1 &&
+        !outputs[0]!.includes('academic#') &&
+        outputs.slice(1).every((o) => o.includes('academic#'))
+      );
+    },
+  ),
+  seq(
+    'interpret-parse-attr-unprefixed',
+    () => [interpret({ query: sample.query })],
+    ([r]) =>
+      interpretations(r!).every((i) => /<attr name="[A-Z]/.test(String(i.parse)) && !/academic#/.test(String(i.parse))),
+  ),
+  seq(
+    'academic-default-model-not-latest',
+    () => [
+      evaluate({ expr: sample.expr, attributes: 'Y', orderby: 'Y:desc', count: '1' }),
+      evaluate({ expr: sample.expr, attributes: 'Y', orderby: 'Y:desc', count: '1', model: 'latest' }),
+      histo({ expr: sample.expr, attributes: 'Y' }),
+      histo({ expr: sample.expr, attributes: 'Y', model: 'latest' }),
+    ],
+    ([withoutModel, latest, histogramWithout, histogramLatest]) =>
+      withoutModel!.json.expr === sample.expr &&
+      withoutModel!.json.entities[0].Y < latest!.json.entities[0].Y &&
+      histogramWithout!.json.num_entities < histogramLatest!.json.num_entities,
+  ),
+  {
+    fault: 'hotevents-top-document-oldest',
+    async run(base) {
+      const list = await send(base, hot({ $top: '1' }));
+      const eventId = eventIds(list)[0]!;
+      return [list, await send(base, documents(eventId, { $top: '100' }))];
+    },
+    shows: ([list, docs]) => {
+      const listed = docs!.json.value as { documentId: string }[];
+      return listed.length > 1 && list!.json.value[0].topDocument.documentId === listed.at(-1)!.documentId;
+    },
+  },
+  {
+    fault: 'hotevents-document-count-off-for-second',
+    async run(base) {
+      const list = await send(base, hot({ $top: '3' }));
+      const [first, second] = eventIds(list);
+      return [
+        list,
+        await send(base, documents(first!, { $top: '100' })),
+        await send(base, documents(second!, { $top: '100' })),
+      ];
+    },
+    shows: ([list, first, second]) =>
+      list!.json.value[0].documentCount === first!.json.value.length &&
+      list!.json.value[1].documentCount === second!.json.value.length + 1,
+  },
+  seq(
+    'evaluate-offset-from-100-skips-one',
+    () => [
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '1', offset: '100' }),
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '1', offset: '99' }),
+      evaluate({ expr: sample.expr, attributes: 'Id', count: '102' }),
+    ],
+    ([deep, shallow, whole]) => ids(deep!)[0] === ids(whole!)[101] && ids(shallow!)[0] === ids(whole!)[99],
+  ),
+  seq(
+    'similarity-self-not-one-for-long-texts',
+    () => [similarity(LONG_TEXT, LONG_TEXT), similarity('graph retrieval', 'graph retrieval')],
+    ([long, short]) => Math.abs(long!.json - 1) > 1e-6 && Math.abs(short!.json - 1) <= 1e-9,
   ),
 ];
 

@@ -74,14 +74,16 @@ describe('hostile faults', () => {
       options: { timeoutMs: 800 },
       want: (p) => assert.deepEqual([p.status, p.outcome], [undefined, 'timeout']),
     },
+    // Answers and resets get a deadline far above what a loaded machine takes for them: their own
+    // outcome, not a timeout, must end them.
     {
       given: 'reset',
-      options: { timeoutMs: 2000 },
+      options: { timeoutMs: 10_000 },
       want: (p) => assert.deepEqual([p.status, p.outcome], [undefined, 'ECONNRESET']),
     },
     {
       given: 'invalid-json',
-      options: { timeoutMs: 2000, keepBody: true },
+      options: { timeoutMs: 10_000, keepBody: true },
       want(p) {
         assert.deepEqual([p.status, p.outcome], [200, 'end']);
         assert.match(p.contentType ?? '', /^application\/json/);
@@ -90,19 +92,21 @@ describe('hostile faults', () => {
     },
     {
       given: 'huge-body',
-      options: { timeoutMs: 5000, maxBytes: 8 * 1024 * 1024 },
+      options: { timeoutMs: 20_000, maxBytes: 8 * 1024 * 1024 },
       want(p) {
         assert.deepEqual([p.status, p.outcome], [200, 'limit']);
         assert.match(p.contentType ?? '', /^application\/json/);
       },
     },
     {
+      // A byte a second: some of its 120 bytes, never all, within the deadline, the headers at once
+      // (long before the deadline, which a loaded machine may hold a second back).
       given: 'slow-body',
-      options: { timeoutMs: 2500, keepBody: true },
+      options: { timeoutMs: 4_500, keepBody: true },
       want(p) {
         assert.deepEqual([p.status, p.outcome], [200, 'timeout']);
-        assert.ok((p.headersMs ?? Number.POSITIVE_INFINITY) < 500, `headers took ${p.headersMs} ms`);
-        assert.ok(p.bytes >= 1 && p.bytes <= 3, `${p.bytes} bytes in 2.5 s`);
+        assert.ok((p.headersMs ?? Number.POSITIVE_INFINITY) < 3_000, `headers took ${p.headersMs} ms`);
+        assert.ok(p.bytes >= 1 && p.bytes <= 5, `${p.bytes} bytes in 4.5 s`);
         assert.ok(SLOW_BODY.startsWith(p.body));
       },
     },
@@ -110,7 +114,7 @@ describe('hostile faults', () => {
 
   for (const { given, options, want } of cases) {
     test(given, async () => {
-      const clean = await probe(server.url + PATH, { timeoutMs: 2000, keepBody: true });
+      const clean = await probe(server.url + PATH, { timeoutMs: 10_000, keepBody: true });
       assert.deepEqual([clean.status, clean.outcome], [200, 'end'], 'the clean server answers normally');
       want(await probe(`${server.url}/faults/${given}${PATH}`, options));
     });
@@ -118,13 +122,14 @@ describe('hostile faults', () => {
 
   test('evaluate-slow-answers answers evaluate correctly, but only after SLOW_ANSWER_MS', async () => {
     const evaluate = `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>2012')}&count=1`;
-    const clean = await probe(server.url + evaluate, { timeoutMs: 2000, keepBody: true });
+    const clean = await probe(server.url + evaluate, { timeoutMs: 10_000, keepBody: true });
     const slow = await probe(`${server.url}/faults/evaluate-slow-answers${evaluate}`, {
-      timeoutMs: 4000,
+      timeoutMs: 10_000,
       keepBody: true,
     });
     assert.deepEqual([slow.status, slow.outcome, slow.body], [clean.status, clean.outcome, clean.body]);
-    assert.ok(clean.ms < SLOW_ANSWER_MS / 2, `clean answer in ${clean.ms} ms`);
+    // Milliseconds on a quiet machine: the slow answer's time is a loaded one's margin.
+    assert.ok(clean.ms < SLOW_ANSWER_MS, `clean answer in ${clean.ms} ms`);
     assert.ok(slow.ms >= SLOW_ANSWER_MS, `slow answer in ${slow.ms} ms`);
   });
 
@@ -149,7 +154,7 @@ describe('hostile faults', () => {
       setTimeout(() => {
         socket.destroy();
         resolve(text);
-      }, 2000);
+      }, 10_000);
     });
     const [head = '', ...rest] = wire.split('\r\n\r\n');
     const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
@@ -160,14 +165,14 @@ describe('hostile faults', () => {
   });
 
   test('huge-body ends after 100 MB when read to the end', async () => {
-    const res = await probe(`${server.url}/faults/huge-body${PATH}`, { timeoutMs: 20_000 });
+    const res = await probe(`${server.url}/faults/huge-body${PATH}`, { timeoutMs: 120_000 });
     assert.equal(res.outcome, 'end');
     assert.ok(res.bytes >= HUGE_BODY_BYTES && res.bytes < HUGE_BODY_BYTES + 128 * 1024, `${res.bytes} bytes`);
   });
 
   test('a hostile fault applies to every operation, before auth', async () => {
     const res = await probe(`${server.url}/faults/invalid-json/eventknowledge/v1.0/hotevents?date=2026-11-01`, {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
     });
     assert.equal(res.status, 200);
   });
@@ -182,7 +187,8 @@ describe('hostile faults', () => {
     const started = performance.now();
     await own.close();
     const probes = await Promise.all(held);
-    assert.ok(performance.now() - started < 2000, 'close() waited for the held connections');
+    // At once on a quiet machine; half the held probes' deadline is a loaded one's margin.
+    assert.ok(performance.now() - started < 5_000, 'close() waited for the held connections');
     for (const p of probes) assert.notEqual(p.outcome, 'timeout', 'the held connection was not released');
   });
 });

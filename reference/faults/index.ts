@@ -5,6 +5,7 @@ import { driftFaults } from './drift.ts';
 import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
 import { inputFaults } from './input.ts';
+import { promiseFaults } from './promises.ts';
 import { realFaults } from './real.ts';
 import { releaseFaults } from './release.ts';
 import { semanticFaults } from './semantic.ts';
@@ -27,6 +28,7 @@ export function createFaults(): Fault[] {
     ...inputFaults(),
     ...semanticFaults(),
     ...worldFaults(),
+    ...promiseFaults(),
     ...authFaults(),
     ...driftFaults(),
     ...realFaults(),

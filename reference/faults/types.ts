@@ -5,10 +5,12 @@ export type Group = 'academic' | 'similarity' | 'answerSearch' | 'urlPreview' | 
 
 /**
  * How a fault deviates: forbidden by the interface, allowed-but-undocumented drift, a broken
- * transport, real: how the real service answered (conforming, and reported by drift), or release:
- * a conforming change between releases or from one call to the next (judged by `kgate compare`).
+ * transport, real: how the real service answered (conforming, and reported by drift), release:
+ * a conforming change between releases or from one call to the next (judged by `kgate compare`),
+ * or legitimate: a variation of the sibling catalogue `../variations/`, what a standard the
+ * interface rests on or one of its own freedoms allows (served under `/variations/<name>`).
  */
-export type Deviation = 'forbidden' | 'drift' | 'hostile' | 'real' | 'release';
+export type Deviation = 'forbidden' | 'drift' | 'hostile' | 'real' | 'release' | 'legitimate';
 
 /** What a handler produced: a JSON body (serialized by the server) or a raw body, plus extra headers. */
 export interface HandlerResult {
@@ -21,6 +23,10 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** Overrides the default `application/json; charset=utf-8`. */
   contentType?: string;
+  /** Sent in this many pieces with the chunked transfer coding instead of a Content-Length (RFC 9112, section 7.1). */
+  chunks?: number;
+  /** How each header field name is written (names are case-insensitive, RFC 9110 section 5.1); default lower case. */
+  headerCase?: (name: string) => string;
 }
 
 /** One request as the handlers see it, after routing and parameter decoding. */

@@ -1,0 +1,85 @@
+// What an answer's headers say about the servers it passed through: the server that sent it
+// (`Server`), the proxies on the way (`Via`), and a cache that served it (`Age`, `X-Cache`,
+// `X-Varnish`, `CF-Cache-Status`, `X-Cache-Hits`, `X-Served-By`...). The interface documents none
+// of these: they belong to the deployment's infrastructure, and they are how a finding names it.
+
+/** The headers caches and CDNs mark their answers with, in the order a finding names them. */
+export const CACHE_HEADERS = [
+  'age',
+  'x-cache',
+  'x-cache-status',
+  'x-cache-hits',
+  'x-varnish',
+  'cf-cache-status',
+  'x-served-by',
+  'x-proxy-cache',
+  'cache-status',
+] as const;
+
+/** What an answer's headers say about the infrastructure in front of the interface. */
+export interface Infrastructure {
+  server?: string;
+  via?: string;
+  /** The cache headers the answer carried, by lower-case name. */
+  cache: Record<string, string>;
+  /** True when the headers say the answer came from a cache rather than from the server behind it. */
+  hit: boolean;
+}
+
+/** Reads the infrastructure headers of an answer (lower-case header names, as kgate's client gives them). */
+export function infrastructureOf(headers: Record<string, string>): Infrastructure {
+  const cache: Record<string, string> = {};
+  for (const name of CACHE_HEADERS) if (headers[name] !== undefined) cache[name] = headers[name];
+  return {
+    ...(headers.server ? { server: headers.server } : {}),
+    ...(headers.via ? { via: headers.via } : {}),
+    cache,
+    hit: isCacheHit(headers),
+  };
+}
+
+/**
+ * True when an answer came from a cache: an `Age` above 0 (RFC 9111 5.1: the time it spent in
+ * caches), `X-Varnish` carrying two ids (this request's and the one that filled the cache), an
+ * `X-Cache` or `CF-Cache-Status` saying HIT, or a `Cache-Status` with `hit`.
+ */
+export function isCacheHit(headers: Record<string, string>): boolean {
+  const age = Number(headers.age);
+  if (Number.isFinite(age) && age > 0) return true;
+  if (/^\s*\d+\s+\d+\s*$/.test(headers['x-varnish'] ?? '')) return true;
+  if (/\bHIT\b/i.test(headers['x-cache'] ?? '') || /\bHIT\b/i.test(headers['x-cache-status'] ?? '')) return true;
+  if (/^\s*(HIT|STALE|UPDATING|REVALIDATED)\s*$/i.test(headers['cf-cache-status'] ?? '')) return true;
+  return /;\s*hit\b/i.test(headers['cache-status'] ?? '');
+}
+
+/** True when the headers name a cache at all (a hit or a miss of one). */
+export function hasCache(headers: Record<string, string>): boolean {
+  return CACHE_HEADERS.some((name) => name !== 'age' && headers[name] !== undefined) || headers.age !== undefined;
+}
+
+/** The cache an answer names, in words: `Age: 3; X-Varnish: 32770 5; Via: 1.1 varnish (Varnish/7.1)`. */
+export function describeCache(headers: Record<string, string>): string {
+  const parts = CACHE_HEADERS.filter((name) => headers[name] !== undefined).map(
+    (name) => `${displayName(name)}: ${headers[name]}`,
+  );
+  if (headers.via) parts.push(`Via: ${headers.via}`);
+  if (headers.server) parts.push(`Server: ${headers.server}`);
+  return parts.join('; ');
+}
+
+/** The cache an answer names, by its header names and its Via and Server (the same for every answer of it): `X-Varnish, Age; Via: 1.1 varnish (Varnish/7.1)`. */
+export function nameCache(headers: Record<string, string>): string {
+  const names = CACHE_HEADERS.filter((name) => headers[name] !== undefined).map(displayName);
+  const parts = [names.join(', ')];
+  if (headers.via) parts.push(`Via: ${headers.via}`);
+  if (headers.server) parts.push(`Server: ${headers.server}`);
+  return parts.filter(Boolean).join('; ');
+}
+
+/** `x-varnish` as `X-Varnish`, `cf-cache-status` as `CF-Cache-Status`. */
+function displayName(name: string): string {
+  return name
+    .split('-')
+    .map((part) => (part === 'cf' ? 'CF' : `${part[0]!.toUpperCase()}${part.slice(1)}`))
+    .join('-');
+}
