@@ -447,7 +447,14 @@ export function planRun(input: PlanInput): PricedPlan {
   let rotating = 0;
   for (const rotates of [false, true]) {
     const ids = units.filter((unit) => unit.rotates === rotates).map((unit) => unit.id);
-    for (const id of priorityOrder(ids, input.history, input.revealing)) {
+    let ordered = priorityOrder(ids, input.history, input.revealing);
+    // Each operation's first valid request before the cells that need more of it: that request
+    // judges most of the operation's cells at once, and on a slow path the others may not fit.
+    if (!rotates) {
+      const first = (id: string) => id.endsWith(':positive-input-accepted');
+      ordered = [...ordered.filter(first), ...ordered.filter((id) => !first(id))];
+    }
+    for (const id of ordered) {
       const unit = byId.get(id)!;
       if (unit.plan() && unit.rotates) rotating++;
     }

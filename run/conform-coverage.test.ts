@@ -59,19 +59,26 @@ async function conform(
   try {
     result = JSON.parse(stdout) as RunSummary;
   } catch {
-    // A usage error prints no result.
+    // A run that stops without its object says why on stderr.
   }
   return { code, result, stderr, reportDir };
 }
 
 test('a budget too small for the cells only their own tests judge is refused before any request, naming the smallest', async () => {
   arrivals = 0;
-  const { code, stderr } = await conform(['--max-requests', '40']);
+  const { code, stderr, result } = await conform(['--max-requests', '40']);
   assert.equal(code, 2, stderr);
   assert.match(stderr, /cannot hold the \d+ tests of the cells only their own tests judge \(auth-required/);
   const smallest = Number(/the smallest budget that would: --max-requests (\d+)/.exec(stderr)?.[1]);
   assert.ok(smallest > 40, stderr);
   assert.equal(arrivals, 0, 'nothing was sent');
+  // With --json, the one object names the option and the rule.
+  const { error } = result as unknown as { error: { kind: string; option: string; rule: string } };
+  assert.deepEqual([error.kind, error.option, error.rule], [
+    'usage',
+    '--max-requests',
+    'holds the cells only their own tests judge',
+  ]);
 });
 
 test('--max-requests is never exceeded at the target, the preflight and test data included; what did not fit is not judged in this run', async () => {
@@ -147,6 +154,8 @@ test('a damaged or foreign ledger is refused naming the file and the rule, exit 
   assert.equal(first.code, 2);
   assert.match(first.stderr, new RegExp(`ledger ${damaged} is not JSON`));
   assert.equal(readFileSync(damaged, 'utf8'), '{"kgateCoverageLedger": 1, "runs": [', 'never overwritten');
+  const { error } = first.result as unknown as { error: { option: string; file: string; rule: string } };
+  assert.deepEqual([error.option, error.file, error.rule], ['--ledger', damaged, 'is JSON']);
   const foreign = join(dir, 'foreign.json');
   const text = JSON.stringify({
     kgateCoverageLedger: 1,
@@ -159,6 +168,7 @@ test('a damaged or foreign ledger is refused naming the file and the rule, exit 
   const second = await conform(['--ledger', foreign]);
   assert.equal(second.code, 2);
   assert.match(second.stderr, /belongs to another target \(https:\/\/other\.example\.org\)/);
+  assert.equal((second.result as unknown as { error: { rule: string } }).error.rule, 'belongs to the target of the run');
   assert.equal(readFileSync(foreign, 'utf8'), text);
 });
 
