@@ -74,11 +74,10 @@ test('a budget too small for the cells only their own tests judge is refused bef
   assert.equal(arrivals, 0, 'nothing was sent');
   // With --json, the one object names the option and the rule.
   const { error } = result as unknown as { error: { kind: string; option: string; rule: string } };
-  assert.deepEqual([error.kind, error.option, error.rule], [
-    'usage',
-    '--max-requests',
-    'holds the cells only their own tests judge',
-  ]);
+  assert.deepEqual(
+    [error.kind, error.option, error.rule],
+    ['usage', '--max-requests', 'holds the cells only their own tests judge'],
+  );
 });
 
 test('--max-requests is never exceeded at the target, the preflight and test data included; what did not fit is not judged in this run', async () => {
@@ -168,7 +167,10 @@ test('a damaged or foreign ledger is refused naming the file and the rule, exit 
   const second = await conform(['--ledger', foreign]);
   assert.equal(second.code, 2);
   assert.match(second.stderr, /belongs to another target \(https:\/\/other\.example\.org\)/);
-  assert.equal((second.result as unknown as { error: { rule: string } }).error.rule, 'belongs to the target of the run');
+  assert.equal(
+    (second.result as unknown as { error: { rule: string } }).error.rule,
+    'belongs to the target of the run',
+  );
   assert.equal(readFileSync(foreign, 'utf8'), text);
 });
 
