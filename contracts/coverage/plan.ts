@@ -173,10 +173,14 @@ export function coverOf(seed: number, operationId: string, pools: ValuePools): C
   // A case sent alone costs a request of its own: what it carries besides what it was made for is
   // left to cases that can be packed, where one carries it.
   for (const pass of ['focus', 'any', 'alone'] as const) {
-    // What a case chosen already carries costs nothing more.
+    // What a case chosen already carries costs nothing more; not a case sent alone, whose other
+    // classes may be masked by what it was made for (a text compared with itself scores 1 whatever
+    // its length): they go to a case that can be packed, where one carries them.
     if (pass === 'any')
-      for (const chosen of new Set(carriers.values()))
+      for (const chosen of new Set(carriers.values())) {
+        if (sentAlone(chosen.case.kind)) continue;
         for (const item of chosen.items) if (universe.has(item) && !carriers.has(item)) carriers.set(item, chosen);
+      }
     for (;;) {
       let best: Candidate | undefined;
       let gain = 0;
