@@ -13,6 +13,8 @@ const DECLARED: Record<string, readonly string[]> = {
   'texts:titles': ['s1:title', 's2:title'],
   'texts:words': ['s1:words', 's2:words'],
   'texts:same': ['s1:same-as-other', 's2:same-as-other'],
+  // Long texts a GET can carry too: get-and-post-agree sends the GET twin of a long POST.
+  'texts:long-get-safe': ['s1:long', 's2:long'],
   'q:known-query': ['q:known-query'],
   'q:words': ['q:words'],
   'q:entity': ['q:entity-name'],
