@@ -208,9 +208,11 @@ if (SWEEP) {
     results.findIndex((result) => result.faults.find((verdict) => verdict.fault === fault)?.caught) + 1;
   const verdicts = results[0]!.faults;
   // The rate-limit faults: caught by the bursts (rate-limit-signalled), or only on the 429 a burst
-  // brings about (its shape), which a paced run never sends.
+  // brings about (its shape: answersearch-429-*), which a paced run never sends. An exhausted key
+  // answered 429 is no rate limit: quota-exhausted-is-403 judges it in every run.
   const rateLimit = (fault: string) =>
-    FAULT_TABLE[fault]?.catches.includes('rate-limit-signalled') === true || /-429-|rate-limit/.test(fault);
+    FAULT_TABLE[fault]?.catches.includes('rate-limit-signalled') === true ||
+    /^(answersearch|urlpreview)-429-/.test(fault);
   const fixed = verdicts.filter(
     (verdict) =>
       ['forbidden', 'hostile'].includes(verdict.deviation) &&
