@@ -461,22 +461,23 @@ export function planRun(input: PlanInput): PricedPlan {
   }
 
   // Each operation's requests are made from its chosen items in the model's order, as an unbudgeted
-  // run makes them, where that costs no more than the order they were chosen in: an operation whose
-  // every item fits sends what the unbudgeted plan sends.
+  // run makes them, where the budget still holds them: an operation whose every item fits sends what
+  // the unbudgeted plan sends, packed as it packs them (a packing can be what reveals a fault: a
+  // year range ordered by citations brings a later year to the first page).
   for (const [operationId, plan] of plans) {
     const chosen = new Set(targets[operationId] ?? []);
     const canonical = defaultTargets(operationId, carried).filter((item) => chosen.has(item));
     const rest = [...chosen].filter((item) => !canonical.includes(item));
     const rebuilt = new OperationPlan(plan.cover, input.refused);
     for (const item of [...canonical, ...rest]) rebuilt.add(item);
-    if (rebuilt.cost() > plan.cost()) continue;
     const op = getOperation(operationId)!;
     const before = pathsOfPlan(plan, op.path);
     const after = pathsOfPlan(rebuilt, op.path);
-    // No path may get more requests than the budget already priced for it.
-    if (Object.entries(after).some(([path, count]) => count > (before[path] ?? 0))) continue;
+    const next = { ...used };
     for (const path of new Set([...Object.keys(before), ...Object.keys(after)]))
-      used[path] = (used[path] ?? 0) - (before[path] ?? 0) + (after[path] ?? 0);
+      next[path] = (next[path] ?? 0) - (before[path] ?? 0) + (after[path] ?? 0);
+    if (total(next) > capRequests || pacedSecondsOf(next, limits) > seconds) continue;
+    for (const path of Object.keys(next)) used[path] = next[path]!;
     plans.set(operationId, rebuilt);
     targets[operationId] = [...canonical, ...rest];
   }
