@@ -37,6 +37,8 @@ export const CONFORM_OPTIONS = {
   'max-rps': option.decimal(0.001, MAX_RPS_LIMIT, 'requests per second'),
   'max-rps-by-path': option.text(BY_PATH_RULE, '/academic/v1.0/evaluate=0', (raw) => parseMaxRpsByPath(raw)),
   'max-duration': option.duration(1_000, MAX_DURATION_LIMIT_MS, 's'),
+  'max-requests': option.whole(1, 1_000_000, 'requests'),
+  ledger: option.path('file'),
   workers: option.whole(1, 64, 'worker processes'),
   'with-rate-limit': option.flag(),
   shard: option.text('I/N, shard I of N with 1 <= I <= N, such as 1/4', '5/4', (raw) => parseShard(raw)),
@@ -88,6 +90,10 @@ export interface ConformSettings {
   updateBaseline: boolean;
   /** --max-duration or maxDuration, in milliseconds; undefined: the default derived from the estimate. */
   maxDurationMs?: number;
+  /** --max-requests or maxRequests: the run's request budget. */
+  maxRequests?: number;
+  /** --ledger or ledger: the coverage ledger file, absolute. */
+  ledger?: string;
   /** latencyBudgetMs of the configuration file. */
   latencyBudgetMs?: Record<string, number>;
   /** envelope of the configuration file: bounds on what the run measures. */
@@ -174,5 +180,7 @@ export function resolveConformSettings(
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
     ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
+    maxRequests: given['max-requests'] ?? config.maxRequests,
+    ledger: given.ledger !== undefined ? resolve(options.cwd ?? process.cwd(), given.ledger) : config.ledger,
   };
 }

@@ -27,6 +27,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: 'find the rate limit (rate-limit) or the similarity body limit (body-limit)',
     load: async () => (await import('./commands/probe.ts')).command,
   },
+  coverage: {
+    summary: 'print the items of the coverage model: every cell and input class the gate can judge',
+    load: async () => (await import('./commands/coverage.ts')).command,
+  },
   fuzz: {
     summary: 'send generated requests: find the defects only some inputs trigger',
     load: async () => (await import('./commands/fuzz.ts')).command,

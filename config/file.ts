@@ -59,6 +59,10 @@ export interface KgateConfig {
   strict?: boolean;
   /** The whole run's time limit, in seconds (the file may say it with a unit, `20m`; it is read as seconds). */
   maxDuration?: number;
+  /** At most this many requests in the whole run. */
+  maxRequests?: number;
+  /** The coverage ledger, absolute (resolved against the configuration file's folder). */
+  ledger?: string;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
   latencyBudgetMs?: Record<string, number>;
   /** Bounds on the deployment's envelope (reporting/envelope.ts): a bound broken fails the gate. */
@@ -250,7 +254,7 @@ function checkedBaseUrl(raw: string, source: string, key = 'baseUrl'): string {
 /**
  * Reads the configuration: the given file (which must exist), else the first of CONFIG_FILES in
  * the working directory, else nothing. JSON, or YAML for a `.yaml`/`.yml` file. A relative
- * `baseline`, `caFile`, `clientCert` or `clientKey` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
+ * `baseline`, `ledger`, `caFile`, `clientCert` or `clientKey` is resolved against the file's folder. Throws ConfigError for an unreadable or invalid file.
  */
 export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
   const found = file ?? CONFIG_FILES.find((name) => existsSync(resolve(cwd, name)));
@@ -277,7 +281,7 @@ export function loadConfig(file?: string, cwd = process.cwd()): KgateConfig {
     });
   }
   const config = parseConfig(value ?? {}, found);
-  for (const key of ['baseline', 'caFile', 'clientCert', 'clientKey'] as const) {
+  for (const key of ['baseline', 'ledger', 'caFile', 'clientCert', 'clientKey'] as const) {
     const file = config[key];
     if (file !== undefined) config[key] = resolve(dirname(path), file);
   }

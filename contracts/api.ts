@@ -11,7 +11,7 @@ import {
   recordRefusal,
 } from '../http/front-limits.ts';
 import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
-import type { RequestPace } from '../http/pacing.ts';
+import { RequestBudgetSpent, type RequestPace } from '../http/pacing.ts';
 import {
   AdaptivePace,
   describeSignal,
@@ -22,6 +22,7 @@ import {
 } from '../http/throttle.ts';
 import { getOperation, OPERATIONS, type OperationInfo, operationLabel } from '../openapi/spec.ts';
 import { validateResponse } from '../openapi/validator.ts';
+import { classifyRequest, judgedByAnswer } from './coverage/classify.ts';
 import {
   curlLine,
   excerpt,
@@ -98,6 +99,8 @@ export interface ApiResponse {
   request: SentRequest;
   curl: string;
   excerpt: string;
+  /** The coverage items this answer judged (contracts/coverage), when the request was built from its parameters. */
+  items?: string[];
   /** Set when the answer signals throttling (429, or 503 as front servers use it). */
   throttled?: ThrottleSignal;
 }
@@ -384,6 +387,12 @@ export class Api {
   readonly judged = new Set<string>();
   /** Requests a front server refused for their size, and the longest that reached the interface. */
   readonly front: FrontLimits = noFrontLimits();
+  /** The coverage items the answers of this fixture judged (contracts/coverage/classify.ts). */
+  readonly judgedItems = new Set<string>();
+  /** Open items the target refused (the generative phase's, for the plan of the next run). */
+  readonly refusedItems = new Set<string>();
+  /** The generative phase's: for each cell its generated answers judged, the items of the first case that did. */
+  readonly judgedBy: Record<string, string[]> = {};
   /** What the answers said of the envelope: versions, servers, caches, throttling (http/observations.ts). */
   readonly observed: Observations = noObservations();
 
@@ -398,6 +407,7 @@ export class Api {
   /** Sends one request of `op` and judges the response by the fixture checks (see the class comment). */
   async call(op: Operation, options: CallOptions = {}): Promise<ApiResponse> {
     const response = await this.throttledCall(op, options);
+    if (this.settings.judge !== false && !response.throttled) this.coverage(op, options, response);
     if (this.settings.judge !== false && (!response.throttled || isJsonMediaType(response.contentType)))
       this.validate(op, response, options.intent ?? 'ok');
     if (!response.throttled) this.judgeProperties(op, options, response);
@@ -523,6 +533,28 @@ export class Api {
     const enabled = (check: string) => checks.has(check) && check !== this.ownCheck;
     for (const finding of judgeAnswer(answer, enabled, this.settings.strict)) this.record(finding);
     for (const check of answerReadBy(answer, enabled)) this.judged.add(judgedKey(check, response.operation));
+  }
+
+  /**
+   * The coverage items an answer judged: the classes of the request's values (a request built from
+   * its parameters, with the full key), by what its answer can speak for (classify.ts). A request
+   * sent raw is classed by whoever wrote it (the generative engine).
+   */
+  private coverage(op: Operation, options: CallOptions, response: ApiResponse): void {
+    if (options.rawBody !== undefined || options.rawQuery !== undefined || (options.key ?? 'full') !== 'full') return;
+    const items = judgedByAnswer(
+      classifyRequest({
+        operationId: op.operationId,
+        pairs: Object.entries(options.params ?? {}),
+        ...(options.pathParams ? { pathParams: options.pathParams } : {}),
+        encoding: 'plus',
+        ...(options.contentType ? { contentType: options.contentType } : {}),
+      }),
+      response.status,
+    );
+    if (items.length === 0) return;
+    response.items = items;
+    for (const item of items) this.judgedItems.add(item);
   }
 
   /** Counts a request sent a second time on a fresh connection: in the request total and the summary's notes. */
@@ -697,6 +729,19 @@ export class Api {
     }
   }
 
+  /**
+   * Waits for a request's slot in the run's pace; a request the run's request budget has no room for
+   * is not sent (TargetBroken: its test is skipped with the reason, its cell not judged).
+   */
+  private async paced(path: string): Promise<void> {
+    try {
+      await this.settings.pace?.wait(path);
+    } catch (error) {
+      if (error instanceof RequestBudgetSpent) throw new TargetBroken(error.message);
+      throw error;
+    }
+  }
+
   /** Throws DeadlineReached once the run's --max-duration has passed. */
   private checkDeadline(): void {
     const at = this.settings.deadlineAt;
@@ -726,7 +771,14 @@ export class Api {
    */
   private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
-    await this.settings.pace?.wait(other.path);
+    // A probe the request budget has no room for is not sent: it concludes nothing.
+    if (
+      !(await this.paced(other.path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return undefined;
     this.requestCount++;
     const started = performance.now();
     try {
@@ -742,6 +794,7 @@ export class Api {
       if (answer.retried) this.countRetry(labelOf(other));
       return undefined;
     } catch (error) {
+      if (error instanceof RequestBudgetSpent) return undefined;
       if (!(error instanceof TransportError)) throw error;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.breakerScope} down`);
@@ -776,7 +829,7 @@ export class Api {
     let raw: Awaited<ReturnType<typeof sendHttp>>;
     const ownTimeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     const paced = options.unpaced ? undefined : this.settings.pace;
-    await paced?.wait(op.path);
+    if (paced) await this.paced(op.path);
     // A throttled path's adaptive pace (the rate-limit tests' bursts go as they must: unpaced).
     if (
       options.retryRateLimited !== false &&
@@ -844,6 +897,7 @@ export class Api {
         },
       });
     } catch (error) {
+      if (error instanceof RequestBudgetSpent) throw new TargetBroken(error.message);
       if (!(error instanceof TransportError)) throw error;
       if (error.retried) this.countRetry(operation);
       if (givenUp) throw givenUp;
@@ -995,6 +1049,7 @@ export class Api {
       excerpt: response.excerpt,
       curl: response.curl,
       origin: 'fixture',
+      ...(response.items ? { items: response.items } : {}),
     } as const;
     if (!result.documented) {
       if (intent === 'error' && response.status >= 400 && response.status < 500) return;

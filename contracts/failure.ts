@@ -60,6 +60,8 @@ export interface Failure {
    * title), the summary keeps only the test's: one defect, one failure.
    */
   via?: 'property';
+  /** The coverage items (contracts/coverage) the request that showed it carried: what a ledger marks failed. */
+  items?: string[];
 }
 
 /** Thrown by a check (or by the request fixture) when the target breaks a property. */

@@ -108,6 +108,16 @@ export class SharedPace implements RequestPace {
     });
   }
 
+  /** The number the file holds (0 before the first request). */
+  protected read(): number {
+    return this.next();
+  }
+
+  /** Runs `body` holding the file's lock. */
+  protected withLock<T>(body: () => T): T {
+    return this.locked(body);
+  }
+
   /** The earliest time the next request may go (0 before the first). */
   private next(): number {
     try {
@@ -147,6 +157,43 @@ export class SharedPace implements RequestPace {
   }
 }
 
+/** A request not sent: the run's request budget (--max-requests) is spent. */
+export class RequestBudgetSpent extends Error {
+  override name = 'RequestBudgetSpent';
+}
+
+/** File in a run's report folder counting the requests its processes claimed against --max-requests. */
+export const REQUEST_COUNT_FILE = '.requests';
+
+/**
+ * At most `max` requests over every process of a run (the preflight, discovery, retries and probes
+ * included): each request claims one, under the same kind of lock as a pace, before it is sent; once
+ * none is left, a request is not sent (RequestBudgetSpent).
+ */
+export class RequestCap extends SharedPace {
+  constructor(
+    file: string,
+    readonly max: number,
+  ) {
+    super(file, 1);
+  }
+
+  /** Claims one request of the budget, or throws RequestBudgetSpent when none is left. */
+  claimOne(): void {
+    this.withLock(() => {
+      const used = this.read();
+      if (used >= this.max)
+        throw new RequestBudgetSpent(`not sent: the run's request budget (--max-requests ${this.max}) is spent`);
+      writeFileSync(this.file, String(used + 1));
+    });
+  }
+
+  /** Requests claimed so far. */
+  used(): number {
+    return this.read();
+  }
+}
+
 /**
  * The pace of a run: at most `maxRps` requests per second over every request, and at most the
  * rate `byPath` gives a path over the requests to that path (GET and POST alike), for targets
@@ -156,23 +203,30 @@ export class SharedPace implements RequestPace {
 export class RunPace implements RequestPace {
   private readonly whole: SharedPace | undefined;
   private readonly paths: Map<string, SharedPace>;
+  /** --max-requests: every request claims one before it waits for its slots. */
+  readonly cap: RequestCap | undefined;
 
   constructor(
     private dir: string,
     maxRps: number | undefined,
     byPath: Record<string, number> = {},
+    maxRequests?: number,
   ) {
     this.whole = maxRps ? new SharedPace(join(dir, PACE_FILE), maxRps) : undefined;
     this.paths = new Map(
       Object.entries(byPath).map(([path, rps]) => [path, new SharedPace(pathPaceFile(dir, path), rps)]),
     );
+    this.cap = maxRequests !== undefined ? new RequestCap(join(dir, REQUEST_COUNT_FILE), maxRequests) : undefined;
   }
 
   /**
    * Waits for the path's slot, then for the run's; resolves to the time the last of them was
-   * claimed (epoch milliseconds), undefined once `signal` is aborted.
+   * claimed (epoch milliseconds), undefined once `signal` is aborted. With a request budget, the
+   * request first claims one of the run's count (RequestBudgetSpent when none is left).
    */
   async wait(path: string, signal?: AbortSignal): Promise<number | undefined> {
+    if (signal?.aborted) return undefined;
+    this.cap?.claimOne();
     const own = await this.paths.get(path)?.wait(signal);
     if (signal?.aborted) return undefined;
     return this.whole ? this.whole.wait(signal) : own;
@@ -187,13 +241,14 @@ export class RunPace implements RequestPace {
   continueIn(dir: string): void {
     this.whole?.continueIn(join(dir, PACE_FILE));
     for (const [path, pace] of this.paths) pace.continueIn(pathPaceFile(dir, path));
+    this.cap?.continueIn(join(dir, REQUEST_COUNT_FILE));
     this.removeFolder();
     this.dir = dir;
   }
 
   /** Removes the pace files (of a run that ends before it starts). */
   remove(): void {
-    for (const pace of [this.whole, ...this.paths.values()]) if (pace) rmSync(pace.file, { force: true });
+    for (const pace of [this.whole, ...this.paths.values(), this.cap]) if (pace) rmSync(pace.file, { force: true });
     this.removeFolder();
   }
 
@@ -208,8 +263,15 @@ export class RunPace implements RequestPace {
 }
 
 /** A run's pace, or undefined when nothing limits it. */
-export function runPace(dir: string, maxRps: number | undefined, byPath?: Record<string, number>): RunPace | undefined {
-  return maxRps || Object.keys(byPath ?? {}).length > 0 ? new RunPace(dir, maxRps, byPath) : undefined;
+export function runPace(
+  dir: string,
+  maxRps: number | undefined,
+  byPath?: Record<string, number>,
+  maxRequests?: number,
+): RunPace | undefined {
+  return maxRps || Object.keys(byPath ?? {}).length > 0 || maxRequests !== undefined
+    ? new RunPace(dir, maxRps, byPath, maxRequests)
+    : undefined;
 }
 
 const paces = new Map<string, RunPace | undefined>();
@@ -219,8 +281,9 @@ export function sharedRunPace(
   dir: string,
   maxRps: number | undefined,
   byPath?: Record<string, number>,
+  maxRequests?: number,
 ): RunPace | undefined {
-  const key = JSON.stringify([dir, maxRps, byPath]);
-  if (!paces.has(key)) paces.set(key, runPace(dir, maxRps, byPath));
+  const key = JSON.stringify([dir, maxRps, byPath, maxRequests]);
+  if (!paces.has(key)) paces.set(key, runPace(dir, maxRps, byPath, maxRequests));
   return paces.get(key);
 }

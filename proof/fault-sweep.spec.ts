@@ -3,6 +3,7 @@ import { OPERATIONS } from '../openapi/spec.ts';
 import { declareTests } from '../run/declare-tests.ts';
 import { test } from '../run/fixtures.ts';
 import { readConformOptions } from '../run/options.ts';
+import { plansCoverage } from '../run/plan.ts';
 
 // The fault sweep (proof/fault-sweep.ts): one describe per target (the clean server, or each
 // fault), each holding one describe per operation with the tests selected for it. All targets
@@ -13,7 +14,8 @@ import { readConformOptions } from '../run/options.ts';
 // (operations.spec.ts); a fault of a few operations, one group. Playwright's worker binds and
 // filters the whole file's tests for every group it is handed, so one group per test, Playwright's
 // default in a fully parallel run, made the sweep's thousands of tests quadratic.
-for (const target of readConformOptions().sweep ?? []) {
+const options = readConformOptions();
+for (const target of options.sweep ?? []) {
   const selected = target.tests ? new Set(target.tests) : undefined;
   const declared = OPERATIONS.map((op) => ({
     op,
@@ -35,7 +37,7 @@ for (const target of readConformOptions().sweep ?? []) {
     for (const { op, checks } of declared) {
       test.describe(op.label, () => {
         if (everyOperation) test.describe.configure({ mode: 'default' });
-        declareTests(op, checks);
+        declareTests(op, checks, plansCoverage(options) && target.generate !== false);
       });
     }
   });

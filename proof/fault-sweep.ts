@@ -82,6 +82,12 @@ export interface SweepResult {
   untrippedChecks: string[];
   /** The worst estimated run time against a fault, over the clean run's. */
   worstTimeRatio: { fault: string; ratio: number };
+  /**
+   * For each coverage item (contracts/coverage), the faults it caught: the cells whose checks caught a
+   * fault for its own reason, and the input items the requests that showed it carried (the ranking
+   * of a budgeted plan, run/revealing.json).
+   */
+  revealing: Record<string, string[]>;
   /** Folder holding the sweep's reports. */
   reportDir: string;
   durationMs: number;
@@ -274,6 +280,26 @@ export function timeRatio(
   return (cleanRun.durationMs + (after - before) / Math.max(1, cleanRun.workers)) / cleanRun.durationMs;
 }
 
+/**
+ * The coverage items that caught a fault: the cell of each finding that proves it (its check, on an
+ * operation the fault touches, for its own reason), and the input items the request behind the
+ * finding carried.
+ */
+export function revealingOf(fault: CatalogueFault, records: readonly TestRecord[]): Set<string> {
+  const labels = labelsOf(fault.operations);
+  const expected = FAULT_TABLE[fault.name]?.catches ?? [];
+  const byLabel = new Map(OPERATIONS.map((op) => [op.label, op.operationId as string]));
+  const out = new Set<string>();
+  for (const record of records)
+    for (const finding of record.findings) {
+      if (!expected.includes(finding.check) || !provesFault(finding, finding.check, labels)) continue;
+      const operationId = byLabel.get(finding.operation);
+      if (operationId) out.add(`cell:${operationId}:${finding.check}`);
+      for (const item of finding.items ?? []) out.add(item);
+    }
+  return out;
+}
+
 /** Reads the fault catalogue of a running reference server (or, with `variations`, its catalogue of legitimate variations). */
 export async function readCatalogue(url: string, path: 'faults' | 'variations' = 'faults'): Promise<CatalogueFault[]> {
   const response = await sendHttp({
@@ -312,7 +338,13 @@ export function compareTable(catalogue: CatalogueFault[]): { unknown: string[]; 
  * catalogue with the tests the fault can affect, and judges each fault against FAULT_TABLE.
  */
 export async function runSweep(
-  settings: { only?: string[]; workers?: number; reportDir?: string } = {},
+  settings: {
+    only?: string[];
+    workers?: number;
+    reportDir?: string;
+    /** A coverage plan every target follows (run/plan.ts): what a budgeted run would send, unpaced. */
+    planFile?: string;
+  } = {},
 ): Promise<SweepResult> {
   const started = Date.now();
   const reportDir = settings.reportDir ?? createRunDir('reports/conformance-sweep');
@@ -341,6 +373,7 @@ export async function runSweep(
         sweepFile,
         generate: DEFAULT_GENERATE,
         seed: DEFAULT_SEED,
+        ...(settings.planFile ? { planFile: settings.planFile } : {}),
       };
     };
     const keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
@@ -377,6 +410,16 @@ export async function runSweep(
         .filter((verdict) => ['forbidden', 'hostile'].includes(verdict.deviation))
         .flatMap((verdict) => verdict.tripped),
     );
+    const revealing: Record<string, string[]> = {};
+    for (const verdict of faults) {
+      if (!verdict.caught || !['forbidden', 'hostile'].includes(verdict.deviation)) continue;
+      const fault = catalogue.find((entry) => entry.name === verdict.fault)!;
+      for (const item of revealingOf(
+        fault,
+        faultRun.records.filter((record) => record.project === fault.name),
+      ))
+        revealing[item] = [...(revealing[item] ?? []), fault.name];
+    }
     const { unknown, mismatches } = compareTable(catalogue);
     const worst = [...faults, ...judgedVariations].reduce(
       (found, verdict) =>
@@ -393,6 +436,7 @@ export async function runSweep(
       tableMismatches: settings.only ? mismatches.filter((line) => !line.includes('not in the catalogue')) : mismatches,
       untrippedChecks: settings.only ? [] : CHECKS.map((check) => check.id).filter((id) => !properlyTripped.has(id)),
       worstTimeRatio: worst,
+      revealing: Object.fromEntries(Object.entries(revealing).sort(([a], [b]) => a.localeCompare(b))),
       reportDir,
       durationMs: Date.now() - started,
     };

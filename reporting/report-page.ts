@@ -12,7 +12,15 @@ import { shortLabel } from '../page/html.ts';
 import { type PageChanges, type PageItem, type PageSection, REPORT_HTML, type ReportPage } from '../page/page.ts';
 import { fingerprintOf } from './baseline.ts';
 import { isRunId, runIdTime } from './run-dir.ts';
-import { type RunSummary, runHeadline, SUMMARY_FILES, type TargetSummary, targetText } from './summary.ts';
+import {
+  type CoverageSummary,
+  coverageHeadline,
+  type RunSummary,
+  runHeadline,
+  SUMMARY_FILES,
+  type TargetSummary,
+  targetText,
+} from './summary.ts';
 
 /** A finished run found beside this one: its folder and what its summary file holds. */
 export interface PreviousRun<T> {
@@ -120,6 +128,27 @@ export function siblingPage(dir: string): string {
   return `../${basename(dir)}/${REPORT_HTML}`;
 }
 
+/**
+ * The coverage section: what the run judged of the coverage model, with a ledger what the runs
+ * before it did, the last failure of each item that failed, and the items not judged in this run.
+ */
+function coverageSection(coverage: CoverageSummary): PageSection {
+  const failures = (coverage.lastFailures ?? []).map((failure) => ({
+    text: `${failure.item}: last failed in run ${failure.run} (${failure.date.slice(0, 10)}, seed ${failure.seed}): ${failure.title}${failure.replay ? `; replay: ${failure.replay}` : ''}`,
+  }));
+  const left = coverage.notJudged.slice(0, 200).map((item) => ({
+    text: `${item}: not judged in this run${coverage.notPlanned.includes(item) ? ' (the budget left it out)' : ''}`,
+  }));
+  return {
+    id: 'coverage',
+    title: 'Coverage',
+    tone: coverage.notJudged.length > 0 ? 'skip' : 'info',
+    intro: `${coverageHeadline(coverage)}.${coverage.plan ? ` Budget ${coverage.plan.budget}: about ${coverage.plan.requests} requests announced.` : ''}${coverage.notJudged.length > 200 ? ` The first 200 items not judged are listed; summary.json (coverage.notJudged) holds all ${coverage.notJudged.length}.` : ''} Items not judged are never counted as passed; kgate coverage says what each item is.`,
+    items: [...failures, ...left],
+    count: failures.length + coverage.notJudged.length,
+  };
+}
+
 /** The page of a conformance run (its single target, or the first of a sweep). */
 export function conformancePage(
   run: RunSummary,
@@ -193,6 +222,7 @@ export function conformancePage(
     count: target.skips.length,
   });
   sections.push({ id: 'notes', title: 'Notes', tone: 'info', items: target.notes.map((note) => ({ text: note })) });
+  if (run.coverage) sections.push(coverageSection(run.coverage));
 
   let changes: PageChanges | undefined;
   const before = previous?.summary.targets?.[0];

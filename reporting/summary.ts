@@ -55,6 +55,8 @@ export interface TestRecord {
     test: number;
     discovery: number;
     data: string[];
+    /** The test's own requests by operation label (discovery's not counted). */
+    byOperation?: Record<string, number>;
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through. */
     front?: FrontLimits;
@@ -63,6 +65,14 @@ export interface TestRecord {
   };
   /** The same requests per operation with their latencies (absent in records of older runs). */
   timings?: OperationTimings;
+  /** The coverage items the test's answers judged (contracts/coverage; absent in records of older runs). */
+  items?: string[];
+  /** The test sent nothing: the operation's generated requests had judged its cell already. */
+  deferred?: boolean;
+  /** Open items the target refused (a 4xx to the class alone). */
+  refused?: string[];
+  /** For each cell the test's generated answers judged, the items of the first case that did. */
+  judgedBy?: Record<string, string[]>;
 }
 
 /** What one cell of the operation x check matrix says; `known`: only failures the baseline accepts. */
@@ -121,6 +131,40 @@ export interface TargetSummary {
   operations?: OperationStat[];
 }
 
+/** The last failure of an item, as a coverage ledger keeps it. */
+export interface ItemFailure {
+  item: string;
+  run: number;
+  date: string;
+  seed: number;
+  /** The check and the failure's title. */
+  title: string;
+  /** The command that sends the failed request again (a generated one's seed and items). */
+  replay?: string;
+}
+
+/** What a run judged of the coverage model (contracts/coverage), and with a ledger, what earlier runs did. */
+export interface CoverageSummary {
+  /** Items of the run's selection: its cells, and the input items of the operations it judged. */
+  items: number;
+  /** Of them, judged in this run. */
+  judged: number;
+  /** Items of the selection this run did not judge: left out by its budget, or planned and not judged (a skip). */
+  notJudged: string[];
+  /** Of those, the ones its budget left out. */
+  notPlanned: string[];
+  /** With a ledger: its file, and how many runs it holds. */
+  ledger?: { file: string; runs: number };
+  /** With a ledger: the window of runs in which a gate of this budget judges every item, and the items those runs judged. */
+  window?: { runs: number; judged: number };
+  /** With a ledger: items no run of it ever judged. */
+  never?: number;
+  /** With a ledger: the last failure of each item that ever failed. */
+  lastFailures?: ItemFailure[];
+  /** A budgeted run's plan: its budget and what it announced. */
+  plan?: { budget: string; requests: number; seconds: number };
+}
+
 /** The result object of a whole run (what `kgate conform --json` prints). */
 export interface RunSummary {
   verdict: 'pass' | 'fail';
@@ -149,6 +193,8 @@ export interface RunSummary {
   shard?: { current: number; total: number };
   /** A run merged from shards (kgate report merge): the shards found and those missing (a missing one fails it). */
   shards?: ShardsSummary;
+  /** What the run judged of the coverage model, and with a ledger, what the runs before it did. */
+  coverage?: CoverageSummary;
   /** Bounds of the configuration file's `envelope` this run's measurements break: each fails the run. */
   envelopeBreaches?: string[];
   /** How the run compared numbers a target computes (a tolerance learned on an operation is under its notes). */
@@ -518,6 +564,65 @@ function skipLines(target: TargetSummary): string[] {
   );
 }
 
+/** The headline of a run's coverage: what it judged, and with a ledger, what the runs before it did. */
+export function coverageHeadline(coverage: CoverageSummary): string {
+  const left = coverage.notPlanned.length;
+  const unjudged = coverage.notJudged.length - left;
+  const parts = [
+    `${coverage.judged} of ${coverage.items} items judged in this run${left > 0 ? ` (${left} not judged in this run: the budget left them out)` : ''}${unjudged > 0 ? `; ${unjudged} planned but not judged (skipped)` : ''}`,
+  ];
+  if (coverage.window)
+    parts.push(
+      `${coverage.window.judged} of ${coverage.items} judged within the last ${coverage.window.runs} run(s) of the ledger, ${coverage.never ?? 0} never judged`,
+    );
+  if (coverage.lastFailures?.length)
+    parts.push(`${coverage.lastFailures.length} item(s) whose last judgement failed at some run`);
+  return parts.join('; ');
+}
+
+/** Items not judged in this run, counted per operation: `evaluateGet 12 (2 cells)`. */
+function notJudgedByOperation(items: readonly string[]): string {
+  const by = new Map<string, { cells: number; inputs: number }>();
+  for (const item of items) {
+    const operation = item.split(':')[1] ?? '';
+    const entry = by.get(operation) ?? { cells: 0, inputs: 0 };
+    by.set(operation, entry);
+    if (item.startsWith('cell:')) entry.cells++;
+    else entry.inputs++;
+  }
+  return [...by]
+    .map(
+      ([operation, { cells, inputs }]) =>
+        `${operation} ${cells + inputs}${cells ? ` (${cells} cell${cells === 1 ? '' : 's'})` : ''}`,
+    )
+    .join(', ');
+}
+
+/** The coverage section of summary.md (and the CI job summary). */
+function renderCoverage(coverage: CoverageSummary): string[] {
+  const lines = ['### Coverage', '', `${coverageHeadline(coverage)}.`, ''];
+  if (coverage.plan)
+    lines.push(
+      `Budget: ${coverage.plan.budget}; the plan announced about ${coverage.plan.requests} requests${coverage.plan.seconds ? ` and ${Math.round(coverage.plan.seconds)} s` : ''}.`,
+      '',
+    );
+  if (coverage.notJudged.length > 0)
+    lines.push(
+      `Not judged in this run, per operation: ${notJudgedByOperation(coverage.notJudged)} (each item in summary.json, coverage.notJudged; \`kgate coverage\` says what each is).`,
+      '',
+    );
+  if (coverage.lastFailures?.length) {
+    lines.push(`Last failure of each item that failed (${coverage.ledger?.file}):`, '');
+    for (const failure of coverage.lastFailures.slice(0, 30))
+      lines.push(
+        `- \`${failure.item}\`: run ${failure.run}, ${failure.date.slice(0, 10)}, seed ${failure.seed}: ${failure.title}${failure.replay ? ` (\`${failure.replay}\`)` : ''}`,
+      );
+    if (coverage.lastFailures.length > 30) lines.push(`- and ${coverage.lastFailures.length - 30} more (summary.json)`);
+    lines.push('');
+  }
+  return lines;
+}
+
 /**
  * Renders a whole run as the terminal shows it at the end: the verdict and why, the cell counts,
  * the failed cells, then each failure, known failure and warning as formatFailure writes it (a long
@@ -544,6 +649,7 @@ export function renderTerminalSummary(run: RunSummary): string {
     );
   }
   if (run.requests) lines.push(`  requests:  ${run.requests}${run.maxRps ? ` (paced at most ${run.maxRps}/s)` : ''}`);
+  if (run.coverage) lines.push(`  coverage:  ${coverageHeadline(run.coverage)}`);
   for (const breach of run.envelopeBreaches ?? []) lines.push(`  envelope:  bound broken, ${breach}`);
   if (run.tolerance) lines.push(`  numbers:   ${run.tolerance.text}`);
   for (const target of run.targets) {
@@ -676,6 +782,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
       lines.push('');
     }
   }
+  if (run.coverage) lines.push(...renderCoverage(run.coverage));
   return lines.join('\n');
 }
 

@@ -355,10 +355,23 @@ test('the generative phase finds what only some inputs trigger, and --generate 0
   };
   const row = found.targets[0]!.matrix['GET /academic/v1.0/evaluate']!;
   assert.equal(row['positive-input-accepted'], 'fail', 'the generative check fails its cell');
+  const seed = found.targets[0]!.failures.find((failure) => failure.check === 'positive-input-accepted')?.seed ?? '';
   assert.match(
-    found.targets[0]!.failures.find((failure) => failure.check === 'positive-input-accepted')?.seed ?? '',
-    /^1, evaluateGet case \d+ \(expr:upper-case/,
-    'the finding names the seed and case',
+    seed,
+    /^1, evaluateGet expr:upper-case \(1 item\(s\).*: kgate fuzz --seed 1 --items 'input:evaluateGet:expr:upper-case'$/,
+    'the finding names its seed and the items its request was planned for',
+  );
+  // The finding replays from its seed and item alone.
+  const replay = await runKgate(
+    ['fuzz', '--seed', '1', '--items', 'input:evaluateGet:expr:upper-case', '--base-url', target[1]!, '--json'],
+    { env: { ...keys, KGATE_BASE_URL: '' } },
+  );
+  assert.equal(replay.code, 1, replay.stderr);
+  assert.ok(
+    (JSON.parse(replay.stdout) as { findings: { check: string }[] }).findings.some(
+      (finding) => finding.check === 'positive-input-accepted',
+    ),
+    'kgate fuzz --seed --items sends the same request and finds the same failure',
   );
   const fixed = await conform([...target, '--generate', '0', '--json'], keys);
   assert.equal(fixed.code, 0, `the fixed battery alone misses it: ${fixed.stdout.slice(0, 2000)}`);

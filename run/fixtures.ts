@@ -22,6 +22,7 @@ import {
 import { CHECK_IDS, FIXTURE_CHECKS, GENERATIVE_CHECK_IDS } from '../contracts/checks/index.ts';
 import { type Check, type CheckContext, failureOf, RATE_LIMIT_TAG, SkipCheck } from '../contracts/checks/registry.ts';
 import { CheckFailure, excerpt, type Failure, formatFailure } from '../contracts/failure.ts';
+import { judgedKeyOf } from '../contracts/generative/phase.ts';
 import { PROPERTY_CHECKS } from '../contracts/properties/index.ts';
 import { DataUnavailable } from '../contracts/test-data.ts';
 import { mergeTimings, type OperationTimings } from '../contracts/timings.ts';
@@ -36,6 +37,7 @@ import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
 import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders, scratchOf } from './options.ts';
+import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, targetsOf } from './plan.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -102,6 +104,8 @@ export interface TestOutcome {
     test: number;
     discovery: number;
     data: string[];
+    /** The test's own requests by operation label (discovery's not counted). */
+    byOperation?: Record<string, number>;
     retries?: Record<string, number>;
     /** Requests a front server refused for their size, and the longest that got through (http/front-limits.ts). */
     front?: FrontLimits;
@@ -110,6 +114,14 @@ export interface TestOutcome {
   };
   /** The same requests (the test's and discovery's for it) per operation, with their latencies. */
   timings?: OperationTimings;
+  /** The coverage items the test's answers judged (contracts/coverage), sorted. */
+  items?: string[];
+  /** Open items the target refused (a 4xx to the class alone), sorted. */
+  refused?: string[];
+  /** For each cell the test's generated answers judged, the items of the first case that did (see EngineResult). */
+  judgedBy?: Record<string, string[]>;
+  /** The test sent nothing: the operation's generated requests had judged its cell already (run/plan.ts). */
+  deferred?: boolean;
 }
 
 /**
@@ -162,7 +174,7 @@ export const test = base.extend<{ kgateTarget: TargetOption; api: Api; data: Dis
           // The breaker's files and the shared test data live in the run's scratch folder, not its reports.
           breakerDir: scratchOf(options),
           strict: options.strict,
-          pace: sharedRunPace(scratchOf(options), options.maxRps, options.maxRpsByPath),
+          pace: sharedRunPace(scratchOf(options), options.maxRps, options.maxRpsByPath, options.maxRequests),
           throttle: new AdaptivePace(scratchOf(options)),
           deadlineAt: options.deadlineAt,
           latencyBudgetMs: options.latencyBudgetMs,
@@ -270,6 +282,7 @@ export async function runCheck(
   /** The test could not judge for want of an answer (its own, or its data's): a given-up operation's test is not run. */
   let unanswered = false;
   let carrier = false;
+  let deferred = false;
   const fail = (
     title: string,
     detail: { received: string; documented: string; pointer?: string },
@@ -324,6 +337,9 @@ export async function runCheck(
         (id) =>
           (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),
+      ...(plansCoverage(kgate.options)
+        ? { targets: targetsOf(kgate.options, op.operationId), refused: refusedItems(kgate.options) }
+        : {}),
     },
     shared<T>(key: string, make: () => Promise<T>): Promise<T> {
       let value = kgate.shared.get(key) as Promise<T> | undefined;
@@ -344,7 +360,15 @@ export async function runCheck(
           `${check.id} on ${op.label} started after waiting ${Math.round(waitMs / 1000)} s for the other tests, before all had ended`,
         );
     }
-    await check.run!(ctx);
+    // A budgeted plan leaves some cells out: their tests send nothing and the cell is not judged.
+    const left = notPlanned(kgate.options, op.operationId, check.id);
+    if (left) throw new SkipCheck(left);
+    if (!(await judgedAlready(check, op, api, kgate))) await check.run!(ctx);
+    else {
+      deferred = true;
+      // What the check reads is read for it by the generated requests that judged its cell.
+      for (const id of check.reads?.(op) ?? []) api.reads.add(id);
+    }
   } catch (error) {
     if (error instanceof CheckFailure) {
       const severity = severityOf(check, kgate.options.severity);
@@ -401,6 +425,13 @@ export async function runCheck(
     test: api.requestCount,
     discovery: kgate.discoveryRequests() - discoveredBefore,
     data: [...api.dataUsed].sort(),
+    ...(Object.keys(api.timings).length > 0
+      ? {
+          byOperation: Object.fromEntries(
+            Object.entries(api.timings).map(([label, timing]) => [label, timing.requests]),
+          ),
+        }
+      : {}),
     ...(Object.keys(api.retries).length > 0 ? { retries: api.retries } : {}),
     ...(hasFrontLimits(api.front) ? { front: api.front } : {}),
     ...(hasObservations(api.observed) ? { observed: api.observed } : {}),
@@ -415,6 +446,10 @@ export async function runCheck(
     ...judgedOf(api, kgate),
     requests,
     timings,
+    ...(api.judgedItems.size > 0 ? { items: [...api.judgedItems].sort() } : {}),
+    ...(api.refusedItems.size > 0 ? { refused: [...api.refusedItems].sort() } : {}),
+    ...(Object.keys(api.judgedBy).length > 0 ? { judgedBy: api.judgedBy } : {}),
+    ...(deferred ? { deferred } : {}),
   };
   testInfo.annotations.push({ type: OUTCOME_ANNOTATION, description: JSON.stringify(outcome) });
   const ownFailures = findings.filter(
@@ -437,6 +472,16 @@ export async function runCheck(
   if (skipped !== undefined && ownFailures.length === 0) test.skip(true, skipped);
 }
 
+/**
+ * Whether the operation's generated requests, sent earlier in this worker, already judged the
+ * cell of a deferred check (run/plan.ts): its fixed test then sends nothing, and the cell is the
+ * properties' verdict on those answers (their findings travel with the generative tests).
+ */
+async function judgedAlready(check: Check, op: Operation, api: Api, kgate: Kgate): Promise<boolean> {
+  if (!DEFERRED_CHECKS.has(check.id) || !plansCoverage(kgate.options)) return false;
+  const judged = kgate.shared.get(judgedKeyOf(api.settings)) as Promise<Set<string>> | undefined;
+  return (await judged)?.has(`${check.id} ${op.label}`) === true;
+}
 /** A skip for want of test data, or of another operation's answer, that a path throttled throughout kept from coming: its cause. */
 const THROTTLED_DATA =
   /^(?:not judged, no test data|not run: throttled): (the target throttled .*?)(?:; no generated|$)/;

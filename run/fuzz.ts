@@ -6,6 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { Api, requestsSent } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
+import { planCases } from '../contracts/coverage/plan.ts';
 import { findingKey, formatFailureFolded } from '../contracts/failure.ts';
 import { allocate, caseAt, type GeneratedCase } from '../contracts/generative/cases.ts';
 import { type EngineProgress, GenerativeEngine, pacer } from '../contracts/generative/engine.ts';
@@ -59,6 +60,11 @@ export interface FuzzSettings {
   maxBytes: number;
   maxRps?: number;
   concurrency?: number;
+  /**
+   * Coverage items to send (`--items`, a finding's seed line): the planned requests that carry them,
+   * exactly as a planned run sent them for the seed; the budget is then theirs.
+   */
+  items?: readonly string[];
   reportDir: string;
   /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
   network?: string;
@@ -110,7 +116,21 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
   const discovery = new Discovery(apis[0]!);
   const pools = new Map<string, ValuePools>();
   for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
-  const plan = allocate(settings.budget, settings.operations);
+  // Items: the plan's requests for them, per operation, in the order given; else the draw of the budget.
+  const planned = settings.items
+    ? settings.operations.flatMap(
+        (id) =>
+          planCases(
+            settings.seed,
+            id,
+            settings.items!.filter((item) => item.startsWith(`input:${id}:`)),
+            pools.get(id)!,
+          ).cases,
+      )
+    : undefined;
+  const plan = planned
+    ? new Map(settings.operations.map((id) => [id, planned.filter((c) => c.operationId === id).length]))
+    : allocate(settings.budget, settings.operations);
   const engine = new GenerativeEngine({
     newApi: (judge = true) => {
       const api = new Api({ ...apiSettings, judge });
@@ -125,7 +145,7 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.budget / FUZZ_CASES_PER_RELATION)),
     onProgress: settings.onProgress,
   });
-  const run = await engine.run(fuzzCases(settings.seed, plan, pools));
+  const run = await engine.run(planned ?? fuzzCases(settings.seed, plan, pools));
   const total = run.cases.positive + run.cases.negative + run.cases.edge;
   const durationMs = performance.now() - started;
   const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));

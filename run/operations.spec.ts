@@ -4,6 +4,7 @@ import { OPERATIONS } from '../openapi/spec.ts';
 import { declareTests } from './declare-tests.ts';
 import { test } from './fixtures.ts';
 import { readConformOptions } from './options.ts';
+import { planOrder, plansCoverage } from './plan.ts';
 
 // One describe per operation of the spec, one test per check that applies to it; the request
 // fixture validates every response, so checks only state the semantics the schema cannot. The
@@ -15,6 +16,7 @@ import { readConformOptions } from './options.ts';
 // rate-limited operations' other tests have ended, while the others go on with operations the
 // rate limit does not cover.
 const generate = readConformOptions().generate > 0;
+const planned = plansCoverage(readConformOptions());
 const applies = (op: Operation) =>
   CHECKS.filter((check) => check.run && check.appliesTo(op) && (check.kind !== 'generative' || generate));
 const tagged = (op: Operation) => applies(op).filter((check) => check.tag);
@@ -28,8 +30,15 @@ const declareOperation = (op: Operation) =>
     declareTests(
       op,
       applies(op).filter((check) => !check.tag),
+      planned,
     );
   });
+// A budgeted plan starts the operations whose paced requests take longest first (run/budget.ts):
+// the slowest path's requests go from the start, the other operations side by side.
+const order = planOrder(readConformOptions());
+const operations = order
+  ? [...OPERATIONS].sort((a, b) => order.indexOf(a.operationId) - order.indexOf(b.operationId))
+  : OPERATIONS;
 for (const op of limited) declareOperation(op);
 if (limited.length > 0)
   test.describe(() => {
@@ -37,4 +46,4 @@ if (limited.length > 0)
     test.describe.configure({ mode: 'default' });
     for (const op of limited) test.describe(op.label, () => declareTests(op, tagged(op)));
   });
-for (const op of OPERATIONS) if (!limited.includes(op)) declareOperation(op);
+for (const op of operations) if (!limited.includes(op)) declareOperation(op);

@@ -100,6 +100,15 @@ export interface ConformOptions {
   updateBaseline?: boolean;
   /** Generated requests in the generative phase, over every operation (0: no generative phase). */
   generate: number;
+  /**
+   * `--generate N` given: a draw of N generated requests in rounds, as kgate sent them before it
+   * planned coverage; otherwise the generative phase sends the plan (run/plan.ts).
+   */
+  draw?: boolean;
+  /** The run's coverage plan (run/plan.ts, written by the CLI); absent: every item once. */
+  planFile?: string;
+  /** --ledger: the coverage ledger (run/ledger.ts) the reporter updates with what the run judged. */
+  ledgerFile?: string;
   /** Seed of the generated requests. */
   seed: number;
   /** Also write Playwright's own HTML and JSON reports, for debugging, into PLAYWRIGHT_DEBUG_DIR. */
@@ -110,6 +119,8 @@ export interface ConformOptions {
   shard?: { current: number; total: number };
   /** --max-duration: the whole run's time limit, in milliseconds. */
   maxDurationMs?: number;
+  /** --max-requests: at most this many requests over the whole run (every process, retries and probes included). */
+  maxRequests?: number;
   /** When the run must end (epoch ms, from maxDurationMs at the CLI's start): later tests are reported as not run. */
   deadlineAt?: number;
   /** latencyBudgetMs of the configuration file: per path of the spec, the longest an answer may take. */
@@ -188,12 +199,16 @@ export function readConformOptions(
     baselineFile: given.baselineFile,
     updateBaseline: given.updateBaseline,
     generate: given.generate ?? DEFAULT_GENERATE,
+    draw: given.draw,
+    planFile: given.planFile,
+    ledgerFile: given.ledgerFile,
     seed: given.seed ?? DEFAULT_SEED,
     playwrightReport: given.playwrightReport,
     playwrightReporter: given.playwrightReporter,
     grep: given.grep,
     shard: given.shard,
     maxDurationMs: given.maxDurationMs,
+    maxRequests: given.maxRequests,
     deadlineAt: given.deadlineAt,
     latencyBudgetMs: given.latencyBudgetMs,
     envelopeBounds: given.envelopeBounds,

@@ -18,18 +18,30 @@ import {
   writeBaseline,
 } from '../reporting/baseline.ts';
 import { envelopeBreaches, runEnvelope } from '../reporting/envelope.ts';
-import { runMeta } from '../reporting/run-meta.ts';
+import { runMeta, specSha256, targetName } from '../reporting/run-meta.ts';
 import { writeRunReports } from '../reporting/run-reports.ts';
 import { checksOfRun } from '../reporting/severity.ts';
 import {
   type BaselineContext,
+  type CoverageSummary,
   notSelectedOf,
   type RunSummary,
   renderTerminalSummary,
   summarise,
+  type TargetSummary,
   type TestRecord,
 } from '../reporting/summary.ts';
 import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
+import {
+  coverageSummary,
+  judgedItems,
+  LedgerError,
+  readLedger,
+  selectionOf,
+  updatedLedger,
+  windowOf,
+  writeLedger,
+} from './ledger.ts';
 import {
   type ConformOptions,
   OTHERS_ENDED_FILE,
@@ -38,6 +50,7 @@ import {
   runHeaders,
   scratchOf,
 } from './options.ts';
+import { readRunPlan } from './plan.ts';
 
 /**
  * Playwright reporter that turns test outcomes into the operation x check matrix: writes
@@ -129,6 +142,10 @@ export default class ConformanceReporter implements Reporter {
       ...(outcome?.judged ? { judged: outcome.judged } : {}),
       requests: outcome?.requests,
       timings: outcome?.timings,
+      ...(outcome?.items ? { items: outcome.items } : {}),
+      ...(outcome?.refused ? { refused: outcome.refused } : {}),
+      ...(outcome?.judgedBy ? { judgedBy: outcome.judgedBy } : {}),
+      ...(outcome?.deferred ? { deferred: true } : {}),
     };
     this.records.push(JSON.parse(redactSecrets(JSON.stringify(record))) as TestRecord);
     this.requests += record.requests ? record.requests.test + record.requests.discovery : 0;
@@ -197,6 +214,8 @@ export default class ConformanceReporter implements Reporter {
           baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
           startedAt: new Date(this.started),
         });
+    const coverage =
+      options.sweep || meta?.shard ? undefined : this.coverage(options, targets[0], failed ? 'fail' : 'pass');
     const run: RunSummary = {
       verdict: failed ? 'fail' : 'pass',
       exitCode: failed ? 1 : 0,
@@ -215,6 +234,7 @@ export default class ConformanceReporter implements Reporter {
       ),
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
+      ...(coverage ? { coverage } : {}),
       ...(breaches.length > 0 ? { envelopeBreaches: breaches } : {}),
       tolerance: TOLERANCE_STATEMENT,
       targets,
@@ -235,6 +255,58 @@ export default class ConformanceReporter implements Reporter {
     // A failed check is an expected failure to Playwright (see runCheck): the matrix decides the
     // run's status, so `npx playwright test` exits 1 exactly when the summary says FAIL.
     return failed ? { status: 'failed' } : undefined;
+  }
+
+  /**
+   * What the run judged of the coverage model (contracts/coverage), and with a ledger, what the runs
+   * before it did; the ledger is then written with this run's judgements (run/ledger.ts).
+   */
+  private coverage(
+    options: ConformOptions,
+    target: TargetSummary | undefined,
+    verdict: 'pass' | 'fail',
+  ): CoverageSummary | undefined {
+    if (!target) return undefined;
+    const fixture = CHECKS.filter((check) => check.kind === 'fixture' && !options.excludeChecks?.includes(check.id));
+    const selection = selectionOf(
+      this.records,
+      fixture.map((check) => check.id),
+    );
+    const { judged, failed } = judgedItems(target, this.records);
+    const plan = options.planFile && existsSync(options.planFile) ? readRunPlan(options.planFile) : undefined;
+    const notPlanned = plan?.notPlanned ?? [];
+    const budget = plan?.budgeted
+      ? {
+          plan: {
+            budget: plan.budget ?? '',
+            requests: plan.estimate?.requests ?? 0,
+            seconds: plan.estimate?.seconds ?? 0,
+          },
+        }
+      : {};
+    if (!options.ledgerFile) return { ...coverageSummary(selection, judged, notPlanned), ...budget };
+    try {
+      const env = readEnv();
+      const ledger = readLedger(options.ledgerFile, targetName(env.baseUrl, options.embedded), specSha256());
+      const refused = [...new Set(this.records.flatMap((record) => record.refused ?? []))];
+      const updated = updatedLedger(
+        ledger,
+        { date: new Date(this.started).toISOString(), seed: options.seed, verdict, items: selection.length },
+        judged,
+        failed,
+        refused,
+      );
+      writeLedger(options.ledgerFile, updated);
+      const window = plan?.window ?? windowOf(selection.length, plan?.planned ?? selection.length);
+      return {
+        ...coverageSummary(selection, judged, notPlanned, { file: options.ledgerFile, ledger: updated, window }),
+        ...budget,
+      };
+    } catch (error) {
+      // The CLI refused a damaged or foreign ledger before the run; one damaged since is left as it is.
+      if (!(error instanceof LedgerError)) throw error;
+      return { ...coverageSummary(selection, judged, notPlanned), ...budget };
+    }
   }
 
   /**

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { GENERATIVE_CHECK_IDS, getCheck } from '../contracts/checks/index.ts';
+import { allocate } from '../contracts/generative/cases.ts';
+import { OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
 import { DISCOVERY_NEEDS, DISCOVERY_REQUESTS, type DiscoveryItem } from './discovery.ts';
 import { type ConformOptions, DEFAULT_GENERATE } from './options.ts';
 
@@ -25,6 +27,19 @@ export interface TestBudget {
   requests: number;
   /** The discovery items it used (each worker fetches an item once, for the first test that needs it). */
   data: string[];
+  /** The coverage items its answers judged (contracts/coverage): what the plan leaves to it. */
+  items?: string[];
+  /** Open items the reference server refused (a 4xx to the class alone): the plan sends them alone. */
+  refused?: string[];
+  /** A generative test's: for each cell its answers judged, the items of the first case that did. */
+  judgedBy?: Record<string, string[]>;
+  /** Requests by path where some went to another operation's path than the test's own. */
+  paths?: Record<string, number>;
+  /**
+   * What the test sends when it runs in full: in a run without a plan (`--generate N`, `--generate 0`)
+   * where the planned run sent `requests` (fewer: its generated requests judged the cell first).
+   */
+  alone?: number;
 }
 
 /** The measured table. */
@@ -37,6 +52,12 @@ export interface RequestBudget {
 
 /** The most requests test data discovery sends in one worker that needs every item (without 429 retries). */
 export const DISCOVERY_MAX_REQUESTS = Object.values(DISCOVERY_REQUESTS).reduce((sum, cost) => sum + cost.most, 0);
+/**
+ * Requests a draw (`--generate N`) sends per generated case, its relations, chains and shrinking
+ * included: 576 for the 493 cases of one round against the reference server, before the plan.
+ */
+export const DRAW_REQUESTS_PER_CASE = 576 / 493;
+
 /** The most requests one rate-limit test sends: a burst of at most 1000, then one after the stated wait. */
 export const RATE_LIMIT_TEST_MAX_REQUESTS = 1001;
 
@@ -88,30 +109,37 @@ export function estimateRequests(
   workers: number,
   table: RequestBudget = requestBudget(),
   generate: number = DEFAULT_GENERATE,
+  draw = false,
 ): RequestEstimate {
   let testRequests = 0;
   let rateLimitRequests = 0;
   const byPath: Record<string, number> = {};
   const users = new Map<string, Map<DiscoveryItem, number>>();
   const generativeSent = new Set<string>();
+  // The table was measured with the planned generative phase; a draw (--generate N) and a run
+  // without one (--generate 0) send the fixed tests in full.
+  const planned = generate > 0 && !draw;
+  const drawn = draw ? allocate(generate, OPERATION_IDS) : undefined;
   for (const test of tests) {
     const measured = table.tests[budgetKey(test)];
     const generative = getCheck(test.check)?.kind === 'generative';
-    // The table was measured with the default generative phase; its requests grow with --generate.
-    const scale = generative ? generate / DEFAULT_GENERATE : 1;
     // An operation's generated requests are sent once, by the first of its generative tests to
     // run, whichever the table measured them under (the properties may run only one of them).
     const sent = `${test.project} ${test.operation}`;
-    const measuredRequests = !generative
-      ? (measured?.requests ?? 0)
+    const operationId = OPERATIONS.find((op) => op.label === test.operation)?.operationId ?? '';
+    const requests = !generative
+      ? planned
+        ? (measured?.requests ?? 0)
+        : (measured?.alone ?? measured?.requests ?? 0)
       : generativeSent.has(sent)
         ? 0
-        : GENERATIVE_CHECK_IDS.reduce(
-            (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
-            0,
-          );
+        : drawn
+          ? Math.round((drawn.get(operationId) ?? 0) * DRAW_REQUESTS_PER_CASE)
+          : GENERATIVE_CHECK_IDS.reduce(
+              (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
+              0,
+            );
     if (generative) generativeSent.add(sent);
-    const requests = Math.round(measuredRequests * scale);
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);
     // The rate-limit tests' bursts go unpaced (they exist to exceed a rate): no pace waits for them.
@@ -227,6 +255,6 @@ export function testTimeoutMs(
   if (rates.length === 0) return 60_000;
   // The rate-limit tests' bursts go unpaced (--with-rate-limit beside a pace): no slot to wait for.
   const paced = Object.entries(table.tests).filter(([key]) => !getCheck(key.split(' ').pop()!)?.tag);
-  const most = Math.max(0, ...paced.map(([, test]) => test.requests));
+  const most = Math.max(0, ...paced.map(([, test]) => Math.max(test.requests, test.alone ?? 0)));
   return 60_000 + Math.ceil(((most + DISCOVERY_MAX_REQUESTS) * workers * 1000) / Math.min(...rates));
 }

@@ -6,9 +6,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
+import type { TestRecord } from '../reporting/summary.ts';
 import { readConformOptions } from '../run/options.ts';
 import { budgetKey, type RequestBudget } from '../run/request-budget.ts';
 import { runSuite } from '../run/run.ts';
+
+/** A test's requests by path, when some went to another path than its own operation's (discovery's not counted). */
+function pathsOf(record: TestRecord): { paths?: Record<string, number> } {
+  const byOperation = record.requests?.byOperation;
+  if (!byOperation) return {};
+  const own = record.operation.slice(record.operation.indexOf(' ') + 1);
+  const paths: Record<string, number> = {};
+  for (const [label, count] of Object.entries(byOperation)) {
+    const path = label.slice(label.indexOf(' ') + 1);
+    paths[path] = (paths[path] ?? 0) + count;
+  }
+  return Object.keys(paths).some((path) => path !== own) ? { paths } : {};
+}
 
 const target = fileURLToPath(new URL('../run/request-budget.json', import.meta.url));
 const reportDir = mkdtempSync(join(tmpdir(), 'kgate-requests-'));
@@ -23,14 +37,34 @@ try {
     reportDir,
   };
   const keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
+  // The planned run (the default), then one without generated requests: what each fixed test sends
+  // when no generated answer judged its cell first.
   const result = await runSuite({ baseUrl: server.url, keys, options });
-  if (!result.records || result.summary?.verdict !== 'pass') {
-    console.error(`measure-requests: the run did not pass on the reference server\n${result.output}`);
-    process.exit(1);
+  const alone = await runSuite({
+    baseUrl: server.url,
+    keys,
+    options: { ...options, generate: 0, reportDir: `${reportDir}-alone` },
+  });
+  for (const run of [result, alone]) {
+    if (!run.records || run.summary?.verdict !== 'pass') {
+      console.error(`measure-requests: the run did not pass on the reference server\n${run.output}`);
+      process.exit(1);
+    }
   }
+  const fixed = new Map(alone.records!.map((record) => [budgetKey(record), record.requests?.test ?? 0]));
   const tests: RequestBudget['tests'] = {};
-  for (const record of result.records) {
-    tests[budgetKey(record)] = { requests: record.requests?.test ?? 0, data: record.requests?.data ?? [] };
+  for (const record of result.records!) {
+    const requests = record.requests?.test ?? 0;
+    const full = fixed.get(budgetKey(record));
+    tests[budgetKey(record)] = {
+      requests,
+      data: record.requests?.data ?? [],
+      ...(record.items?.length ? { items: record.items } : {}),
+      ...(record.refused?.length ? { refused: record.refused } : {}),
+      ...(record.judgedBy ? { judgedBy: record.judgedBy } : {}),
+      ...pathsOf(record),
+      ...(full !== undefined && full !== requests ? { alone: full } : {}),
+    };
   }
   const budget: RequestBudget = {
     measured:
@@ -50,4 +84,5 @@ try {
 } finally {
   await server.close();
   rmSync(reportDir, { recursive: true, force: true });
+  rmSync(`${reportDir}-alone`, { recursive: true, force: true });
 }

@@ -58,6 +58,7 @@ export const RUNTIME_DATA = [
   'config/compile-cache.cjs',
   'config/compile-cache-preload.cjs',
   'run/request-budget.json',
+  'run/revealing.json',
 ];
 
 /**

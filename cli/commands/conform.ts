@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
 import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
@@ -11,7 +11,10 @@ import { runPace } from '../../http/pacing.ts';
 import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
+import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
+import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
+import { historyOf, type Ledger, LedgerError, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -24,6 +27,7 @@ import {
   REFERENCE_UNSUBSCRIBED_GROUPS,
   readConformOptions,
 } from '../../run/options.ts';
+import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../../run/plan.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
@@ -38,7 +42,7 @@ import { runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]
-                     [--max-duration D]
+                     [--max-duration D] [--max-requests N] [--ledger FILE]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json]
@@ -65,7 +69,13 @@ configuration file it starts the embedded reference server and judges that.
   --max-duration     time limit of the whole run, such as 20m or 900s (a bare number is seconds; default: 10 minutes plus twice
                      the time the announced estimate says the pace needs); when it is reached the run
                      stops sending, reports every unfinished test as 'not run: deadline' (failing the
-                     gate), writes its reports and exits 1
+                     gate), writes its reports and exits 1. Given with a pace, it is also the run's
+                     budget: the run plans what fits it at the deployment's limits (see below)
+  --max-requests     at most N requests in the whole run (test data, retries, probes and the key
+                     preflight included), for a key with a quota: the run plans what fits
+  --ledger           coverage ledger file kept between runs (created when absent): which items each run
+                     judged; a budgeted run sends first what failed last time, then what was judged
+                     longest ago, so a gate on every push judges every item within a window of runs
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
@@ -78,16 +88,18 @@ configuration file it starts the embedded reference server and judges that.
                      fail are reported as fixed
   --update-baseline  rewrite the --baseline file to accept exactly this run's failures (keeping the
                      reason and expiry of entries that still fail), then judge the run against it
-  --generate         generated requests in the generative phase (default ${DEFAULT_GENERATE}: every kind
-                     of case once on every operation); 0 turns the phase off
+  --generate         draw N generated requests in rounds, as kgate did before it planned coverage;
+                     without it the run plans its generated requests: every item of the coverage model
+                     (kgate coverage) once, packed, or what fits the budget; 0 turns the phase off
   --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
   --report-dir       this run's reports go into DIR itself (created if needed; default: a new
                      ${DEFAULT_REPORT_DIR}/<run-id>/, with ${DEFAULT_REPORT_DIR}/latest pointing at it)
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
-                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), latencyBudgetMs,
-                     envelope (bounds on what the run measures, which fail the gate), baseline, strict, proxy, noProxy,
+                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, ledger,
+                     latencyBudgetMs, envelope (bounds on what the run measures, which fail the gate),
+                     baseline, strict, proxy, noProxy,
                      caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
   --json             print one JSON object instead of the report: the summary (summary.json) after
                      "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
@@ -114,8 +126,15 @@ reports: report.html (the page to open: verdict, matrix, failures with curl line
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
 envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
+budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path) or with
+--max-requests, the run plans what fits: the cells only their own tests judge first (a budget that
+cannot hold them is refused, exit 2, naming the smallest that would), then the other cells, then the
+input items the ledger or the fault catalogue ranks first; the slowest path's operation starts first.
+The announcement says what the run judges, its requests per key and its time; what did not fit is
+reported as not judged in this run, never as passed.
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
-unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
+unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every
+request, a budget too small, or a ledger that is damaged or another target's or spec's`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -175,6 +194,11 @@ export const command: Command = {
     const shard = given.shard;
     const json = given.json === true;
     const embedded = settings.baseUrl === undefined;
+    if (settings.maxRequests !== undefined && given['with-rate-limit'] === true)
+      throw new UsageError(
+        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
+        { option: '--with-rate-limit', rule: 'does not go with --max-requests' },
+      );
     if (settings.baseline !== undefined) {
       // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
       const folder = dirname(settings.baseline);
@@ -205,7 +229,8 @@ export const command: Command = {
       workers: given.workers,
       // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
       rateLimit:
-        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath) || given['with-rate-limit'] === true,
+        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath && settings.maxRequests === undefined) ||
+        given['with-rate-limit'] === true,
       embedded,
       unsubscribedGroups: embedded
         ? REFERENCE_UNSUBSCRIBED_GROUPS
@@ -221,6 +246,8 @@ export const command: Command = {
       quiet: true,
       sweep: undefined,
       generate: given.generate ?? DEFAULT_GENERATE,
+      // --generate N draws N generated requests, as kgate did before it planned coverage; without it the run plans them.
+      draw: given.generate !== undefined,
       seed: given.seed ?? DEFAULT_SEED,
       playwrightReport: given['playwright-report'] === true || given0.playwrightReport,
       network: {
@@ -231,6 +258,7 @@ export const command: Command = {
       grep,
       shard,
       latencyBudgetMs: settings.latencyBudgetMs,
+      maxRequests: settings.maxRequests,
       envelopeBounds: settings.envelopeBounds,
     };
     const checks = settings.checks;
@@ -244,13 +272,69 @@ export const command: Command = {
     if (given['playwright-reporter'] !== undefined) options.playwrightReporter = given['playwright-reporter'];
     const shardText = shard ? `${shard.current}/${shard.total}` : undefined;
     const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shardText ? ['--shard', shardText] : [])];
+    // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
+    // a budget too small for the cells only their own tests judge is refused here.
+    const selected = selectedTests(options, grep);
+    // The coverage ledger: refused before anything is sent when it is not this target's and spec's.
+    let ledger: Ledger | undefined;
+    if (settings.ledger !== undefined) {
+      if (shard)
+        throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard', {
+          option: '--ledger',
+          rule: 'does not go with --shard',
+        });
+      if (!existsSync(dirname(settings.ledger)))
+        throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`, {
+          option: '--ledger',
+          rule: 'a file in a folder that exists',
+        });
+      try {
+        ledger = readLedger(settings.ledger, targetName(settings.baseUrl, embedded), specSha256());
+      } catch (error) {
+        if (error instanceof LedgerError)
+          throw new UsageError(`kgate conform: ${error.message}`, {
+            option: '--ledger',
+            file: settings.ledger,
+            rule: error.rule,
+          });
+        throw error;
+      }
+      options.ledgerFile = settings.ledger;
+    }
+    let plan: PricedPlan | undefined;
+    if (plansCoverage(options)) {
+      try {
+        plan = planRun({
+          selected,
+          limits: {
+            maxRps: options.maxRps,
+            maxRpsByPath: options.maxRpsByPath,
+            maxDurationMs: settings.maxDurationMs,
+            maxRequests: settings.maxRequests,
+          },
+          seed: options.seed,
+          refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
+          revealing: revealingItems(),
+          ...(ledger ? { history: historyOf(ledger) } : {}),
+        });
+      } catch (error) {
+        if (error instanceof BudgetTooSmall)
+          throw new UsageError(`kgate conform: ${error.message}`, {
+            option: settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
+            rule: 'holds the cells only their own tests judge',
+          });
+        throw error;
+      }
+    }
     const say = (line: string) => (json ? console.error(line) : console.log(line));
 
-    // The preflight is paced too; its pace moves into the run's folder once that exists.
+    // The preflight is paced (and counted against --max-requests) too; its pace moves into the run's
+    // folder once that exists.
     const pace = runPace(
       join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}`),
       options.maxRps,
       options.maxRpsByPath,
+      options.maxRequests,
     );
     let keys: Keys = settings.keys;
     let target = settings.baseUrl;
@@ -307,16 +391,23 @@ export const command: Command = {
     options.scratchDir = scratchDir;
     pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
-    const selected = selectedTests(options, grep);
-    const estimateWith = (workers: number) => estimateRequests(selected, workers, undefined, options.generate);
-    options.workers = workersOf(options, estimateWith(1).total.typical);
+    const estimateWith = (workers: number) =>
+      estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
+    options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
     const workers = options.workers;
     const estimate = estimateWith(workers);
     options.maxDurationMs =
       settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
     options.deadlineAt = started + options.maxDurationMs;
+    if (plan) {
+      options.planFile = join(resolve(options.reportDir), PLAN_FILE);
+      mkdirSync(dirname(options.planFile), { recursive: true });
+      writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
+    }
     say(
-      `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
+      plan?.budgeted
+        ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
+        : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
     );
     // Playwright's own reporter writes to the terminal too: no live line to fight with it.
     const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {

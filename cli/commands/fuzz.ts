@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { readEnv } from '../../config/env.ts';
+import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { allInputItems } from '../../contracts/coverage/inputs.ts';
 import type { EngineProgress } from '../../contracts/generative/engine.ts';
 import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { isLoopback, startEmbeddedTarget, type Target } from '../../load/target.ts';
@@ -23,6 +25,7 @@ import {
   option,
   parseBaseUrl,
   parseCommandArgs,
+  RuleBroken,
   TargetError,
   UsageError,
 } from '../args.ts';
@@ -39,7 +42,7 @@ import { JSON_USAGE, printJson } from '../output.ts';
 import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../progress.ts';
 import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
 
-const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--duration D] [--seed S]
+const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--items ids] [--duration D] [--seed S]
                   [--max-rps R] [--timeout D] [--allow-remote] [--report-dir DIR] [--json]
                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
@@ -53,6 +56,8 @@ conformance failures, with a curl line (key masked) and the seed that reproduces
   --base-url      target base URL, may carry a path prefix (env KGATE_BASE_URL)
   --operations    comma-separated operation ids (default: all ${OPERATION_IDS.length}: ${OPERATION_IDS.join(', ')})
   --budget        generated requests to send, spread over the operations (default ${DEFAULT_BUDGET})
+  --items         comma-separated coverage items (kgate coverage): send the requests kgate conform's plan
+                  sends for them with --seed, as a finding's seed line names them (--budget is then theirs)
   --duration      stop starting new requests after this long, e.g. 30s or 5m (a bare number is seconds;
                   default ${formatDuration(DEFAULT_DURATION_MS)})
   --seed          seed of the generated requests (default: a random one, printed); same seed, same requests
@@ -73,10 +78,35 @@ retried after the wait they state.
 exit codes: 0 no findings, 1 findings, 2 bad usage, an unreachable target or proxy, a refused proxy or
 TLS connection, a front server refusing every request, or a key every API refuses`;
 
+/** Reads --items: input items of the coverage model; throws RuleBroken naming the first unknown one. */
+function parseItems(raw: string): string[] {
+  const items = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (items.length === 0) throw new RuleBroken('an empty list');
+  const known = allInputItems().map((item) => item.id);
+  const unknown = items.find((item) => !known.includes(item));
+  if (unknown !== undefined) {
+    const near = didYouMean(unknown, known);
+    throw new RuleBroken(`unknown: '${unknown}'${near ? `; ${near}` : ''}`);
+  }
+  return items;
+}
+
 const OPTIONS = {
   'base-url': option.url(),
   operations: option.list('operation ids', OPERATION_IDS),
   budget: option.whole(1, 10_000_000, 'generated requests'),
+  items: option.text(
+    'a comma-separated list of input items of the coverage model (kgate coverage --kind inputs), such as input:evaluateGet:expr:wide-or',
+    'input:no-such-item',
+    parseItems,
+  ),
   duration: option.duration(100, 24 * 3_600_000, 's'),
   seed: option.whole(0, 2 ** 32 - 1),
   'max-rps': option.decimal(0.1, 100_000, 'requests per second'),
@@ -92,6 +122,8 @@ export interface FuzzArgs {
   baseUrl?: string;
   operations: OperationId[];
   budget: number;
+  /** --items: the coverage items whose planned requests to send. */
+  items?: string[];
   durationMs: number;
   seed: number;
   maxRps?: number;
@@ -105,9 +137,14 @@ export interface FuzzArgs {
 export function parseFuzzArgs(argv: string[], envBaseUrl?: string): FuzzArgs {
   const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'fuzz');
   noPositionals(positionals, 'fuzz');
+  const items = given.items;
   const args: FuzzArgs = {
     baseUrl: given['base-url'] ?? (envBaseUrl ? parseBaseUrl(envBaseUrl, 'KGATE_BASE_URL') : undefined),
-    operations: (given.operations ?? [...OPERATION_IDS]) as OperationId[],
+    // The items name their operations.
+    operations: (items
+      ? [...new Set(items.map((item) => item.split(':')[1]!))]
+      : (given.operations ?? [...OPERATION_IDS])) as OperationId[],
+    ...(items ? { items } : {}),
     budget: given.budget ?? DEFAULT_BUDGET,
     durationMs: given.duration ?? DEFAULT_DURATION_MS,
     seed: given.seed ?? randomInt(0, 2 ** 31),
@@ -196,6 +233,7 @@ export const command: Command = {
         key: target.key,
         operations: args.operations,
         budget: args.budget,
+        ...(args.items ? { items: args.items } : {}),
         durationMs: args.durationMs,
         seed: args.seed,
         timeoutMs: args.timeoutMs,

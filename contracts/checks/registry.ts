@@ -61,7 +61,19 @@ export interface CheckContext {
    * The generative phase of the run: cases in all (0: off), the seed they are drawn from, the
    * checks that judge them, and the checks whose properties judge its valid requests.
    */
-  generate: { cases: number; seed: number; checks: string[]; properties: string[] };
+  generate: {
+    cases: number;
+    seed: number;
+    checks: string[];
+    properties: string[];
+    /**
+     * The run's coverage plan for this operation: the input items its generated requests carry, in
+     * the order they are planned (contracts/coverage/plan.ts). Absent: a draw of `cases` requests.
+     */
+    targets?: readonly string[];
+    /** Open items the target (or the reference server) refused before: the plan sends them alone. */
+    refused?: ReadonlySet<string>;
+  };
   /**
    * A value computed once per worker for `key` and shared by every test that asks for it (the
    * generated requests of an operation, sent once for its three generative tests).
@@ -119,5 +131,13 @@ export function failureOf(
   detail: { received: string; documented: string; pointer?: string },
   response?: ApiResponse,
 ): Failure {
-  return { check, operation, title, ...detail, excerpt: response?.excerpt, curl: response?.curl };
+  return {
+    check,
+    operation,
+    title,
+    ...detail,
+    excerpt: response?.excerpt,
+    curl: response?.curl,
+    ...(response?.items ? { items: response.items } : {}),
+  };
 }

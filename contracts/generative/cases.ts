@@ -4,6 +4,7 @@
 // (seed, operation, k) and the value pools, so a seed and a case number reproduce a finding.
 import { getOperation, type OperationInfo } from '../../openapi/spec.ts';
 import {
+  ATTRIBUTES,
   attributesOf,
   EXPRESSION_EDGES,
   EXPRESSION_FEATURES,
@@ -22,6 +23,7 @@ import {
   LOOKALIKE_DATES,
   MARKET_CASES,
   paddedText,
+  reservedText,
   type WorldValue,
   worldText,
   worldUrl,
@@ -76,6 +78,17 @@ export interface GeneratedCase {
   chain?: Chain;
   /** Statuses besides 2xx that accept a valid input (similarity's documented 408; the 404 of an id the target may not know). */
   alsoAccepted?: number[];
+  /** A case of the coverage plan: the items it carries (contracts/coverage), and the kinds packed into it. */
+  items?: string[];
+  /** The kinds (with their variants) a planned case was packed from, beyond its own. */
+  packed?: string[];
+  /** The items the plan sends this case for: planning them again plans this case. */
+  assigned?: string[];
+  /**
+   * A planned request packing open classes of several inputs: the cases it was packed from, each sent
+   * alone when the packed request is refused (a 4xx may come from any one of them).
+   */
+  parts?: GeneratedCase[];
 }
 
 /** A draft built by a kind; the schedule adds the identity. */
@@ -870,6 +883,188 @@ function eventDocumentsKinds(): Kind[] {
       note: 'an event id of another form',
     })),
   ];
+}
+
+/** The largest page size the spec allows for an operation's count / $top. */
+function maximumOf(op: OperationInfo): number | undefined {
+  const name = op.paging?.count;
+  const param = op.parameters.find((p) => p.name === name);
+  const fromGet = getOperation(op.operationId.replace(/Post$/, 'Get'))?.parameters.find((p) => p.name === name);
+  const maximum = (param ?? fromGet)?.schema.maximum;
+  return typeof maximum === 'number' ? maximum : undefined;
+}
+
+/**
+ * Kinds the coverage plan may send besides a round's: classes no kind of a round is built around
+ * (RFC 3986's reserved characters in free text, every documented attribute in one expression and in
+ * one attribute list, a page of the spec's largest size, a query string with every byte escaped).
+ * `--generate N` draws rounds only, so its requests stay what they were.
+ */
+function planOnlyKinds(op: OperationInfo): Kind[] {
+  const base = baseOf(op);
+  const out: Kind[] = [];
+  const text = ({ interpret: 'query', answerSearch: 'q' } as Record<string, string>)[base];
+  if (text)
+    out.push(
+      positive(`${text}:reserved`, (b) => ({
+        params: set(b.valid(), text, reservedText(b.rng)),
+        note: `${text} holds RFC 3986 reserved characters and a percent sign as text (any string is a query)`,
+      })),
+    );
+  if (base === 'similarity')
+    out.push(
+      positive('texts:reserved', (b) => ({
+        params: set(set([], 's1', reservedText(b.rng)), 's2', reservedText(b.rng)),
+        note: 'both texts hold RFC 3986 reserved characters and a percent sign as text (the inputs are strings)',
+        alsoAccepted: [408],
+      })),
+      positive('texts:padded', (b) => ({
+        params: set(set([], 's1', paddedText(b.rng)), 's2', paddedText(b.rng)),
+        note: 'both texts as users type them: every script and form, spaces at the ends (the inputs are strings)',
+        alsoAccepted: [408],
+      })),
+      positive('texts:world-s2', (b) => ({
+        params: set([{ name: 's1', value: b.text() }], 's2', abstractText(b.rng)),
+        note: 'an abstract pasted as s2 with its line breaks and tabs, in every script and form (the inputs are strings)',
+        alsoAccepted: [408],
+      })),
+      positive('texts:long-s2', (b) => ({
+        params: set(
+          [{ name: 's1', value: b.text() }],
+          's2',
+          op.method === 'post' ? b.long(6_500, 60_000) : b.long(600, 3000),
+        ),
+        note: 'a long s2 (the GET input is bounded by the URL length only)',
+        alsoAccepted: [408],
+      })),
+      edge('edge:control-s2', (b) => ({
+        params: set(b.valid(), 's2', b.withControl(b.text())),
+        note: 's2 holds a control character',
+      })),
+      edge('edge:blank-s2', (b) => ({ params: set(b.valid(), 's2', '   '), note: 's2 is only spaces' })),
+    );
+  if (base === 'evaluate' || base === 'calchistogram') {
+    const names = Object.keys(ATTRIBUTES);
+    out.push(
+      positive('expr:every-attribute', (b) => ({
+        params: b.withAttributesOf(b.expressions.everyAttribute()),
+        note: 'expr is an Or of a predicate on every queryable attribute (facts.md)',
+      })),
+      positive('attributes:every', (b) => ({
+        params: set(b.valid(), 'attributes', names.join(',')),
+        note: 'attributes names every documented paper attribute',
+      })),
+      positive('attributes:one-part', (b) => ({
+        params: set(b.valid(), 'attributes', b.rng.pick(['AA.AuN', 'F.FN', 'J.JN', 'C.CN', 'AA.AfN'])),
+        note: 'attributes names one part of a composite attribute alone',
+      })),
+    );
+  }
+  const maximum = maximumOf(op);
+  if (op.paging)
+    out.push(
+      positive('paging:first-page', (b) => ({
+        params: set(set(b.valid(false), op.paging!.count, '1'), op.paging!.offset, '0'),
+        note: `the first item: ${op.paging!.count}=1, ${op.paging!.offset}=0, the lower boundary`,
+      })),
+    );
+  if (op.paging)
+    out.push(
+      positive('paging:second-page', (b) => {
+        // A list long enough to page through: interpret completes a first name (complete=1).
+        const params =
+          base === 'interpret'
+            ? [
+                { name: 'query', value: `papers by ${b.rng.pick(b.pools.authors).split(' ')[0]}` },
+                { name: 'complete', value: '1' },
+              ]
+            : b.pageable();
+        return {
+          params: set(
+            set(params, op.paging!.count, b.rng.pick(['2', '3'])),
+            op.paging!.offset,
+            b.rng.pick(['1', '2', '3']),
+          ),
+          note: `the second page: ${op.paging!.count} and ${op.paging!.offset} are small non-negative integers`,
+        };
+      }),
+    );
+  if (base === 'eventDocuments' && op.paging)
+    out.push(
+      edge('edge:repeated-parameter', (b) => ({
+        params: [
+          ...b.valid(false),
+          { name: op.paging!.count, value: '2' },
+          { name: op.paging!.count, value: '3', focus: true },
+        ],
+        note: `carries ${op.paging!.count} twice (the interface does not say which wins)`,
+      })),
+    );
+  if (op.paging && maximum !== undefined)
+    out.push(
+      positive(`paging:${op.paging.count}-maximum`, (b) => ({
+        params: set(b.pageable(), op.paging!.count, String(maximum)),
+        note: `${op.paging!.count}=${maximum}, the spec's largest page (a boundary)`,
+      })),
+    );
+  if (op.method === 'get')
+    out.push(
+      positive('request:escaped', (b) => ({
+        params: b.valid(),
+        encoding: 'escaped',
+        note: 'every byte of the query string percent-encoded with lower-case hex (the same text by RFC 3986)',
+      })),
+    );
+  return out;
+}
+
+const PLAN_KIND_CACHE = new Map<string, Kind[]>();
+
+/** Every kind the coverage plan may send on an operation: a round's, then the plan's own. */
+function planKindsOf(op: OperationInfo): Kind[] {
+  const known = PLAN_KIND_CACHE.get(op.operationId);
+  if (known) return known;
+  const kinds = [...kindsOf(op), ...planOnlyKinds(op)];
+  PLAN_KIND_CACHE.set(op.operationId, kinds);
+  return kinds;
+}
+
+/** The kinds the coverage plan may send on an operation, with their intents, in a fixed order. */
+export function planKinds(operationId: string): { name: string; intent: Intent }[] {
+  return planKindsOf(requireOperation(operationId)).map((kind) => ({ name: kind.name, intent: kind.intent }));
+}
+
+/**
+ * Variant `variant` of one kind of case of an operation for a seed: what the coverage plan sends.
+ * Its details come from (seed, operation, kind, variant) alone, whatever else the plan sends.
+ */
+export function kindCase(
+  seed: number,
+  operationId: string,
+  kindName: string,
+  variant: number,
+  pools: ValuePools,
+): GeneratedCase {
+  const op = requireOperation(operationId);
+  const kind = planKindsOf(op).find((candidate) => candidate.name === kindName);
+  if (!kind) throw new Error(`no kind ${kindName} on ${operationId}`);
+  const rng = new Random(seedOf(seed, operationId, 'kind', kindName, variant));
+  const builder = new Builder(rng, pools, op);
+  const draft = kind.build(builder);
+  const encoding = draft.encoding ?? pickEncoding(rng, op, draft.params);
+  const pathParams = op.parameters.some((param) => param.in === 'path')
+    ? (draft.pathParams ?? { event_id: builder.eventId() })
+    : undefined;
+  return {
+    operationId,
+    index: variant,
+    seed,
+    intent: kind.intent,
+    kind: kind.name,
+    ...draft,
+    ...(pathParams ? { pathParams } : {}),
+    encoding,
+  };
 }
 
 const KIND_CACHE = new Map<string, Kind[]>();

@@ -10,6 +10,8 @@ import {
   ResponseUnusable,
   TargetBroken,
 } from '../api.ts';
+import { judgedByAnswer } from '../coverage/classify.ts';
+import { caseItems } from '../coverage/plan.ts';
 import type { Failure } from '../failure.ts';
 import { findingKey } from '../failure.ts';
 import { field, objects } from '../json.ts';
@@ -87,8 +89,20 @@ export interface EngineResult {
   stopped: string[];
   /** Operation ids read (cases and chains). */
   reads: Set<string>;
-  /** `<check> <operation label>` of every invariant that judged an answer carrying what it reads. */
+  /**
+   * `<check> <operation label>` of every invariant that judged an answer carrying what it reads, and
+   * of every relation that got the answers it compares.
+   */
   judged: Set<string>;
+  /** The coverage items the answers judged (contracts/coverage): the classes each case carried, as its answer speaks for them. */
+  items: Set<string>;
+  /** Open items the target refused (a 4xx to a request of that class alone): a plan sends them alone. */
+  refused: Set<string>;
+  /**
+   * For each `judged` entry, the items the first planned case that judged it was sent for: planning
+   * them again plans the requests that judge the cell (what a budgeted plan relies on).
+   */
+  judgedBy: Record<string, string[]>;
   /**
    * The relative tolerance numbers were compared within, by operation label, where answers differed
    * beyond a double's rounding and a repeat of the same request taught how much they vary (operations
@@ -142,6 +156,8 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
 interface Sent {
   response?: ApiResponse;
   findings: Failure[];
+  /** The coverage items its answer judged. */
+  items: string[];
   /** The relations the answer can start (valid requests answered 200). */
   relations: { relation: Relation; exchange: Exchange }[];
 }
@@ -167,12 +183,17 @@ export class GenerativeEngine {
   private readonly seenIn: Record<string, number> = {};
   private readonly reads = new Set<string>();
   private readonly judged = new Set<string>();
+  private readonly judgedItems = new Set<string>();
+  private readonly refusedItems = new Set<string>();
+  private readonly judgedBy = new Map<string, { index: number; items: string[] }>();
   private readonly stopped = new Map<string, string>();
   private requests = 0;
   private notSent = 0;
   private readonly cases: Record<Intent, number> = { positive: 0, negative: 0, edge: 0 };
   private targetDown: string | undefined;
   private readonly pending = new Map<string, Pending[]>();
+  /** Per relation and operation, the best answer that can show what the check's own test shows (Relation.decisive). */
+  private readonly decisive = new Map<string, Pending>();
   private readonly tolerances: Record<string, number> = {};
 
   constructor(private readonly settings: EngineSettings) {}
@@ -225,12 +246,26 @@ export class GenerativeEngine {
     c: GeneratedCase,
     response: ApiResponse,
   ): Promise<Failure[]> {
-    const violations: RelationViolation[] = await relation.run(exchange, this.relationSend, (agreement) => {
+    let sends = 0;
+    let answered = 0;
+    const send: Send = async (operationId, request) => {
+      sends++;
+      const reply = await this.relationSend(operationId, request);
+      if (reply) answered++;
+      return reply;
+    };
+    const violations: RelationViolation[] = await relation.run(exchange, send, (agreement) => {
       if (!agreement.learned) return;
       const label = response.operation;
       this.tolerances[label] = Math.max(this.tolerances[label] ?? 0, agreement.tolerance);
     });
-    return violations.map((violation) => this.propertyFinding(relation.check, violation, response, c));
+    // A relation that got every answer it compares judged its check on the case's operation.
+    if (sends > 0 && answered === sends && (relation.decisive?.(exchange) ?? true))
+      this.markJudged(`${relation.check} ${response.operation}`, c);
+    return violations.map((violation) => ({
+      ...this.propertyFinding(relation.check, violation, response, c),
+      ...(c.items ? { items: c.items } : {}),
+    }));
   }
 
   private async call(api: Api, op: OperationInfo, options: CallOptions): Promise<ApiResponse> {
@@ -318,7 +353,7 @@ export class GenerativeEngine {
         // A GET too long for a server in front of the interface: its input goes through the POST
         // variant, as the interface says long inputs do, and is judged there.
         const post = c.operationId.endsWith('Get') ? getOperation(c.operationId.replace(/Get$/, 'Post')) : undefined;
-        if (!post) return { findings: [], relations: [] };
+        if (!post) return { findings: [], relations: [], items: [] };
         c = { ...c, operationId: post.operationId };
         op = post;
         api = this.settings.newApi();
@@ -332,24 +367,39 @@ export class GenerativeEngine {
     }
     const own = response ? judgeCase(c, op.group, response) : [];
     const disabled = this.settings.disabledChecks;
+    // The classes the case carried for its intent (caseItems), as far as its answer speaks for them;
+    // open classes packed together and refused speak for none (each is sent again alone: unpacked).
+    const refusedPack =
+      c.parts !== undefined && response !== undefined && (response.status < 200 || response.status >= 300);
+    const items = response && !refusedPack ? judgedByAnswer(caseItems(c, true), response.status) : [];
     // One defect, one failure: a 5xx is no-server-error's, also where the group documents no 5xx at all.
     const fixture = api.findings.filter(
       (finding) => !(response && response.status >= 500 && finding.title === UNDOCUMENTED_STATUS),
     );
-    const findings = [...fixture, ...own].filter((finding) => !disabled?.has(finding.check));
+    const findings = [...fixture, ...own]
+      .filter((finding) => !disabled?.has(finding.check))
+      .map((finding) => (items.length > 0 && !finding.items ? { ...finding, items } : finding));
     const relations: Sent['relations'] = [];
     if (response && c.intent === 'positive' && c.body === undefined && response.status === 200) {
       const exchange = exchangeOf(c.operationId, pairsOf(c.params), c.pathParams, response.status, response.json);
       for (const { check, violation } of judgeResponse(exchange, this.enabled))
-        findings.push(this.propertyFinding(check, violation, response, c));
-      for (const check of propertiesReading(exchange, this.enabled)) this.judged.add(`${check} ${response.operation}`);
+        findings.push({ ...this.propertyFinding(check, violation, response, c), ...(items.length ? { items } : {}) });
+      for (const check of propertiesReading(exchange, this.enabled))
+        this.markJudged(`${check} ${response.operation}`, c);
       for (const relation of relationsFor(exchange, this.enabled)) {
         if (relationCheck === undefined) relations.push({ relation, exchange });
         else if (relation.check === relationCheck)
           findings.push(...(await this.relate(relation, exchange, c, response)));
       }
     }
-    return { response, findings, relations };
+    return { response, findings, relations, items };
+  }
+
+  /** Notes that a property or relation judged a cell on a case's answer (and which planned case did, first). */
+  private markJudged(key: string, c: GeneratedCase): void {
+    this.judged.add(key);
+    const known = this.judgedBy.get(key);
+    if (c.assigned && (!known || c.index < known.index)) this.judgedBy.set(key, { index: c.index, items: c.assigned });
   }
 
   /**
@@ -371,7 +421,13 @@ export class GenerativeEngine {
    */
   private async runRelations(): Promise<void> {
     const limit = this.settings.relationsPerOperation ?? 0;
-    const chosen = [...this.pending.values()].flatMap((list) => list.slice(0, limit));
+    // Where none of the best answers of a relation is decisive, the best decisive one is related
+    // too: its cell is then judged by the generated requests, not by the check's own test again.
+    const chosen = [...this.pending.entries()].flatMap(([key, list]) => {
+      const best = list.slice(0, limit);
+      const decisive = this.decisive.get(key);
+      return decisive && !best.some((entry) => entry.relation.decisive?.(entry.exchange)) ? [...best, decisive] : best;
+    });
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < chosen.length; i = next++) {
@@ -393,18 +449,28 @@ export class GenerativeEngine {
   /** Sends one case, counts it, and keeps its new findings. */
   private async runCase(c: GeneratedCase): Promise<void> {
     const resolved = await this.resolveChain(c);
-    const { findings, response, relations } = await this.send(resolved);
+    const { findings, response, relations, items } = await this.send(resolved);
     this.cases[c.intent]++;
+    for (const item of items) this.judgedItems.add(item);
+    if (resolved.intent === 'edge' && !resolved.parts && response && response.status >= 400 && response.status < 500)
+      for (const item of items) this.refusedItems.add(item);
+    // A packed request of open classes that was refused: any one of them may be why, so each is
+    // judged on its own (a 5xx needs no unpacking: the shrinker drops the packed inputs).
+    if (c.parts && response && response.status < 500 && (response.status < 200 || response.status >= 300))
+      for (const part of c.parts) await this.runCase({ ...part, index: c.index });
     this.keep(findings, resolved, response?.elapsedMs ?? 0);
     if (!response || (this.settings.relationsPerOperation ?? 0) <= 0) return;
     const limit = this.settings.relationsPerOperation!;
     for (const { relation, exchange } of relations) {
       const key = `${relation.check}\u0000${resolved.operationId}`;
+      const rank = relation.priority(exchange);
+      if (relation.decisive?.(exchange)) {
+        const best = this.decisive.get(key);
+        if (!best || rank > best.rank || (rank === best.rank && resolved.index < best.case.index))
+          this.decisive.set(key, { rank, relation, exchange, case: resolved, response });
+      }
       // Only the best `limit` are kept, so a long run holds a bounded number of answers.
-      const list = [
-        ...(this.pending.get(key) ?? []),
-        { rank: relation.priority(exchange), relation, exchange, case: resolved, response },
-      ]
+      const list = [...(this.pending.get(key) ?? []), { rank, relation, exchange, case: resolved, response }]
         .sort((a, b) => b.rank - a.rank || a.case.index - b.case.index)
         .slice(0, Math.min(limit, relation.limit ?? limit));
       this.pending.set(key, list);
@@ -540,6 +606,9 @@ export class GenerativeEngine {
         stopped: [...new Set([...(this.targetDown ? [this.targetDown] : []), ...this.stopped.values()])],
         reads: this.reads,
         judged: this.judged,
+        items: this.judgedItems,
+        refused: this.refusedItems,
+        judgedBy: Object.fromEntries([...this.judgedBy].map(([key, entry]) => [key, entry.items])),
         tolerances: this.tolerances,
         durationMs: performance.now() - this.started,
       };

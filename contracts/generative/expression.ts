@@ -624,6 +624,25 @@ export class ExpressionGenerator {
     }
   }
 
+  /**
+   * An Or of one predicate on every queryable attribute (the parts of a composite attribute each in
+   * a Composite of its own): every documented attribute in one valid expression.
+   */
+  everyAttribute(): Expression {
+    const preds = Object.entries(ATTRIBUTES)
+      .filter(([, rule]) => rule.equals || rule.prefix || rule.between)
+      .map(([attr, rule]): ExprNode => {
+        const pred =
+          rule.type === 'string'
+            ? this.stringPred(attr, '=')
+            : rule.type === 'date'
+              ? ({ kind: 'pred', attr, op: '=', value: { type: 'date', text: this.date() } } as ExprNode)
+              : this.numberPred(attr);
+        return rule.group ? { kind: 'composite', inner: pred } : pred;
+      });
+    return { tree: this.bool('Or', this.rng.shuffle(preds)) };
+  }
+
   /** A valid expression built around one feature, sometimes combined with other constraints. */
   valid(feature: ExpressionFeature): Expression {
     let tree = this.core(feature);

@@ -52,7 +52,14 @@ export function errorSignature(json: unknown, text: string): string {
 }
 
 /** The seed line of a generated finding: the seed, the case, and the command that sends it again. */
-export function seedLine(c: Pick<GeneratedCase, 'seed' | 'operationId' | 'index' | 'kind'>, detail?: string): string {
+export function seedLine(
+  c: Pick<GeneratedCase, 'seed' | 'operationId' | 'index' | 'kind' | 'assigned' | 'items'>,
+  detail?: string,
+): string {
+  // A planned case is sent again by its seed and the items it was planned for (contracts/coverage).
+  const items = c.assigned ?? c.items;
+  if (items && items.length > 0)
+    return `${c.seed}, ${c.operationId} ${c.kind} (${items.length} item(s)${detail ? `; ${detail}` : ''}): kgate fuzz --seed ${c.seed} --items '${items.join(',')}'`;
   return `${c.seed}, ${c.operationId} case ${c.index} (${c.kind}${detail ? `; ${detail}` : ''}): kgate fuzz --seed ${c.seed} --operations ${c.operationId} --budget ${c.index + 1}`;
 }
 

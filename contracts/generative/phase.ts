@@ -6,7 +6,8 @@ import { mergeObservations, noObservations, type Observations } from '../../http
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { Api, requestsSent, TargetBroken } from '../api.ts';
 import type { CheckContext } from '../checks/registry.ts';
-import { findingKey } from '../failure.ts';
+import { planCases } from '../coverage/plan.ts';
+import { type Failure, findingKey } from '../failure.ts';
 import { PROPERTY_CHECKS } from '../properties/index.ts';
 import { toleranceNote } from '../properties/tolerance.ts';
 import { mergeTimings, type OperationTimings } from '../timings.ts';
@@ -23,10 +24,20 @@ const SHRINK_ATTEMPTS = 30;
 const SHRINK_MS = 1_000;
 
 /**
- * Relations and chains started per operation and relation in the gate, from the valid requests
- * that rank highest for each (about 70 requests over the 13 operations).
+ * Relations and chains started per operation and relation in a draw (`--generate N`), from the valid
+ * requests that rank highest for each (about 70 requests over the 13 operations).
  */
 export const GATE_RELATIONS_PER_OPERATION = 3;
+/** The same in a planned run: one per operation and relation judges its cell; the ranking picks the most telling. */
+export const PLAN_RELATIONS_PER_OPERATION = 1;
+
+/**
+ * The key under which a worker keeps what its generated requests judged on a target (the sweep
+ * judges one fault with and without the generative phase: each its own breaker scope).
+ */
+export function judgedKeyOf(settings: { baseUrl: string; breakerScope?: string }): string {
+  return `judged-by-generated ${settings.breakerScope ?? ''} ${settings.baseUrl}`;
+}
 
 /** Which cases each generative check's test reports: its own intent. */
 export const INTENT_OF_CHECK: Record<string, Intent> = {
@@ -49,6 +60,10 @@ interface Sent {
   observed: Observations;
   /** Set by the test that counts `requests` as its own, so the run counts them once. */
   counted: boolean;
+  /** Planned items no case of the generator carries on this target. */
+  uncovered: string[];
+  /** What reading the target's values found wrong with it (a reset, a hang), reported once. */
+  discovered: Failure[];
 }
 
 /** Sends the operation's generated cases of the intents the run judges, once per worker. */
@@ -58,11 +73,19 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
   // The properties judge the valid requests whether or not positive-input-accepted is selected.
   if (ctx.generate.properties.some((id) => PROPERTY_CHECKS.has(id))) intents.add('positive');
   const settings = ctx.api.settings;
-  const key = `generate ${settings.baseUrl} ${ctx.op.operationId} ${total} ${seed} ${[...intents].sort().join(',')}`;
+  const targets = ctx.generate.targets;
+  const key = `generate ${settings.baseUrl} ${ctx.op.operationId} ${total} ${seed} ${[...intents].sort().join(',')} ${targets ? targets.length : 'draw'}`;
   return ctx.shared(key, async () => {
-    const count = allocate(total, OPERATION_IDS).get(ctx.op.operationId) ?? 0;
-    const pools = await poolsFor(ctx.op.operationId, ctx.data);
-    const cases = casesFor(seed, ctx.op.operationId, count, pools).filter((c) => intents.has(c.intent));
+    const discovered: Failure[] = [];
+    const pools = await poolsFor(ctx.op.operationId, ctx.data, discovered);
+    // A planned run sends the cases that carry its items (packed); a draw, the first cases of its rounds.
+    const planned = targets
+      ? planCases(seed, ctx.op.operationId, targets, pools, undefined, ctx.generate.refused)
+      : undefined;
+    const count = planned ? planned.cases.length : (allocate(total, OPERATION_IDS).get(ctx.op.operationId) ?? 0);
+    const cases = (planned ? planned.cases : casesFor(seed, ctx.op.operationId, count, pools)).filter((c) =>
+      intents.has(c.intent),
+    );
     const apis: Api[] = [];
     const engine = new GenerativeEngine({
       newApi: (judge = true) => {
@@ -76,14 +99,30 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       shrinkMs: SHRINK_MS,
       disabledChecks: settings.disabledChecks,
       propertyChecks: new Set(ctx.generate.properties),
-      relationsPerOperation: GATE_RELATIONS_PER_OPERATION,
+      relationsPerOperation: planned ? PLAN_RELATIONS_PER_OPERATION : GATE_RELATIONS_PER_OPERATION,
       strict: settings.strict,
     });
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});
     const front = apis.reduce<FrontLimits>((all, api) => mergeFrontLimits(all, api.front), noFrontLimits());
     const observed = apis.reduce((all, api) => mergeObservations(all, api.observed), noObservations());
-    return { result, count, requests: requestsSent(apis), timings, front, observed, counted: false };
+    // What the generated answers judged, for the operation's other tests in this worker (a fixed test
+    // whose cell they judged sends nothing of its own: see run/fixtures.ts).
+    const judged = await ctx.shared(judgedKeyOf(settings), async () => new Set<string>());
+    for (const entry of result.judged) judged.add(entry);
+    // A valid generated request answered judges what response-matches-spec's own test asks: a 2xx, as the spec says.
+    if (result.cases.positive > 0) judged.add(`response-matches-spec ${ctx.op.label}`);
+    return {
+      result,
+      count,
+      requests: requestsSent(apis),
+      timings,
+      front,
+      observed,
+      counted: false,
+      uncovered: planned?.uncovered ?? [],
+      discovered,
+    };
   });
 }
 
@@ -103,6 +142,10 @@ export function generativeTest(intent: Intent): (ctx: CheckContext) => Promise<v
       mergeTimings(ctx.api.timings, sent.timings);
       mergeFrontLimits(ctx.api.front, sent.front);
       mergeObservations(ctx.api.observed, sent.observed);
+      for (const item of result.items) ctx.api.judgedItems.add(item);
+      for (const item of result.refused) ctx.api.refusedItems.add(item);
+      Object.assign(ctx.api.judgedBy, result.judgedBy);
+      for (const finding of sent.discovered) ctx.report(finding);
     }
     for (const id of result.reads) ctx.api.reads.add(id);
     if (intent === 'positive')

@@ -1,18 +1,23 @@
 // Value pools drawn from the target through test-data discovery: each operation reads only what
 // its generated requests use, so a fault elsewhere never changes its cases.
 
+import type { Failure } from '../failure.ts';
 import { objects } from '../json.ts';
 import { DataUnavailable, type TestData } from '../test-data.ts';
 import { baseOf } from './cases.ts';
 import { cleanInt, cleanText, distinct, isCalendarDate, isHttpUrl, mergePools, type ValuePools } from './values.ts';
 
-/** Runs a discovery read; no data (or a broken answer) leaves the built-in values in place. */
-async function attempt<T>(read: () => Promise<T>): Promise<T | undefined> {
+/**
+ * Runs a discovery read; no data (or a broken answer) leaves the built-in values in place, and what
+ * the read found wrong (a reset, a hang) goes to `findings` for the test that needed the data.
+ */
+async function attempt<T>(read: () => Promise<T>, findings?: Failure[]): Promise<T | undefined> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof DataUnavailable) return undefined;
-    throw error;
+    if (!(error instanceof DataUnavailable)) throw error;
+    findings?.push(...error.findings);
+    return undefined;
   }
 }
 
@@ -45,24 +50,27 @@ export function poolsFromPapers(papers: Record<string, unknown>[]): Partial<Valu
   };
 }
 
-/** The value pools the generated requests of an operation use, read from the target where it has them. */
-export async function poolsFor(operationId: string, data: TestData): Promise<ValuePools> {
+/**
+ * The value pools the generated requests of an operation use, read from the target where it has
+ * them; what the reads found wrong with the target goes to `findings`.
+ */
+export async function poolsFor(operationId: string, data: TestData, findings?: Failure[]): Promise<ValuePools> {
   const found: Partial<ValuePools> = {};
   const base = baseOf({ operationId });
   if (['interpret', 'evaluate', 'calchistogram', 'similarity'].includes(base)) {
-    const papers = await attempt(() => data.paperValues());
+    const papers = await attempt(() => data.paperValues(), findings);
     if (papers) Object.assign(found, poolsFromPapers(papers));
   }
   if (base === 'answerSearch') {
-    const q = await attempt(() => data.answerQuery());
+    const q = await attempt(() => data.answerQuery(), findings);
     if (q) found.answerQueries = distinct([cleanText(q), 'knowledge graph', 'weather']);
   }
   if (base === 'urlPreview') {
-    const url = await attempt(() => data.previewUrl());
+    const url = await attempt(() => data.previewUrl(), findings);
     if (url && isHttpUrl(url)) found.urls = [url, 'https://www.example.com/'];
   }
   if (['hotEvents', 'relatedEvents', 'eventDocuments'].includes(base)) {
-    const hot = await attempt(() => data.hotDate());
+    const hot = await attempt(() => data.hotDate(), findings);
     if (hot) {
       found.eventDates = [hot.date];
       found.eventIds = distinct(
@@ -72,7 +80,7 @@ export async function poolsFor(operationId: string, data: TestData): Promise<Val
     }
   }
   if (base === 'relatedEvents') {
-    const id = await attempt(() => data.wikipediaId());
+    const id = await attempt(() => data.wikipediaId(), findings);
     if (id) found.wikipediaIds = [id];
   }
   return mergePools(found);

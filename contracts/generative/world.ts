@@ -119,6 +119,23 @@ export function encyclopediaId(rng: Random): WorldValue {
   };
 }
 
+/**
+ * Text holding RFC 3986's reserved characters and the percent sign, one part each: gen-delims
+ * (`: / ? # [ ] @`), sub-delims (`! $ & ' ( ) * + , ; =`) and a percent sign as text (`100%`, a
+ * literal `%20`). On the wire each is percent-encoded; a server that splits on one, or decodes twice,
+ * reads another value.
+ */
+export function reservedText(rng: Random): WorldValue {
+  return {
+    parts: rng.shuffle([
+      rng.pick(['graphs: a/b?', 'section #2 [draft]', 'mail@home: 1/2', 'what? [x] #tag']),
+      rng.pick(['rock & roll!', '$5 *stars* c++', 'x=y; (z)', 'a+b=c, d;e']),
+      rng.pick(['100% recall', 'literal %20 text', '50%-off %zz', 'a %2F b']),
+    ]),
+    joiner: ' ',
+  };
+}
+
 /** Markets written in another case than en-US (language and country codes read the same in any case). */
 export const MARKET_CASES = ['en-us', 'EN-US', 'En-Us', 'en-Us'];
 

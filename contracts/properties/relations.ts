@@ -138,6 +138,13 @@ export const pageIsSliceOfLargerPage: Relation = {
     const filled = pagedLists(x.json, paging.items).some((list) => list.items.length > 0) ? 1_000_000_000 : 0;
     return filled + (intParam(x.params, paging.offset) ?? 0) * 1000 + (intParam(x.params, paging.count) ?? 0);
   },
+  decisive(x) {
+    const paging = getOperation(x.operationId)!.paging!;
+    return (
+      (intParam(x.params, paging.offset) ?? 0) > 0 &&
+      pagedLists(x.json, paging.items).some((list) => list.items.length > 0)
+    );
+  },
   async run(x, send) {
     const paging = getOperation(x.operationId)!.paging!;
     const size = intParam(x.params, paging.count)!;
@@ -214,6 +221,21 @@ export const postAgreesWithGet: Relation = {
     );
   },
   priority: (x) => encoded(x.params).length,
+  // Where the operation pages, only a POST that pages past the start and fills a page of its size
+  // shows what the GET twin would answer otherwise (a POST ignoring offset or count).
+  decisive(x) {
+    const paging = getOperation(x.operationId)?.paging;
+    // A similarity of exactly -1, 0 or +1 survives many a wrong POST (a rounding, a truncation).
+    if (typeof x.json === 'number') return !Number.isInteger(x.json);
+    if (!paging) return true;
+    const size = intParam(x.params, paging.count);
+    return (
+      (intParam(x.params, paging.offset) ?? 0) > 0 &&
+      size !== undefined &&
+      size > 0 &&
+      pagedLists(x.json, paging.items).some((list) => list.items.length === size)
+    );
+  },
   async run(x, send, record) {
     const twin = `${baseOf(x.operationId)}Get`;
     const get = await send(twin, { params: x.params });
@@ -473,6 +495,8 @@ export const histogramAgreesWithEvaluate: Relation = {
     );
   },
   priority: (x) => x.params.expr?.length ?? 0,
+  // A Y histogram is what the relation compares beyond num_entities.
+  decisive: (x) => objects(field(x.json, 'histograms')).some((histogram) => histogram.attribute === 'Y'),
   async run(x, send) {
     const expr = x.params.expr!;
     const attributes = [...new Set(['Y', ...histogramAttributes(x.json)])].join(',');

@@ -74,6 +74,11 @@ export interface Relation {
   priority(exchange: Exchange): number;
   /** At most this many per operation, whatever the run's budget allows (a cheap relation may not need more). */
   limit?: number;
+  /**
+   * Whether relating this exchange can show what the check's own test shows (a page past the first,
+   * with items): only then does it judge the check's cell for the coverage plan. Absent: always.
+   */
+  decisive?(exchange: Exchange): boolean;
   /** `record` hears every comparison of numbers the relation made and the tolerance it used (for the summary). */
   run(exchange: Exchange, send: Send, record?: (agreement: Agreement) => void): Promise<RelationViolation[]>;
 }
