@@ -12,6 +12,7 @@ import {
   DeadlineReached,
   FrontServerRefused,
   isJsonMediaType,
+  MAX_THROTTLE_RETRIES,
   op,
   ResponseUnusable,
   SLOW_OPERATION_LIMIT,
@@ -26,6 +27,9 @@ const PREVIEW = {
   description: 'd',
   primaryImageOfPage: { contentUrl: 'https://example.org/i.png' },
 };
+/** More throttled answers than a request's retries, fewer than its retries under contention. */
+const CONTENDED_THROTTLES = MAX_THROTTLE_RETRIES + 4;
+let contendedThrottles = 0;
 let limitedOnce = false;
 /** Requests that reached the server, by `METHOD path`. */
 const arrivals = new Map<string, number>();
@@ -56,6 +60,13 @@ before(async () => {
     if (path.startsWith('/drop')) return json(200, { ...PREVIEW, url: undefined, primaryImageOfPage: undefined });
     if (path.startsWith('/extra')) return json(200, { ...PREVIEW, undocumentedField: 1 });
     if (path.startsWith('/teapot')) return json(418, { message: 'no' });
+    // A front's HTML 429 to one request for its first CONTENDED_THROTTLES tries, while others get through.
+    if (
+      path.startsWith('/contended/') &&
+      (req.url ?? '').includes('blocked') &&
+      contendedThrottles++ < CONTENDED_THROTTLES
+    )
+      return json(429, '<html><title>429 Too Many Requests</title></html>', 'text/html');
     if (path.startsWith('/limited') && !limitedOnce) {
       limitedOnce = true;
       return json(
@@ -201,6 +212,28 @@ test('undocumented fields pass, and an undocumented 4xx passes for a deliberatel
 test('a 429 on an ordinary request is retried after the stated wait', async () => {
   const response = await api('/limited').call(op('urlPreview'), { params: { q: 'https://example.org/' } });
   assert.equal(response.status, 200);
+});
+
+test('a throttled request on a path whose other answers get through keeps its turn until the pace is slowest: contention is never judged', async () => {
+  const client = api('/contended');
+  let done = false;
+  const blocked = client.call(op('urlPreview'), { params: { q: 'https://example.org/blocked' } }).finally(() => {
+    done = true;
+  });
+  // Enough answers getting through between two of its tries to keep the path's pace from slowing.
+  const others = Promise.all(
+    Array.from({ length: 12 }, async () => {
+      while (!done) {
+        await client.call(op('urlPreview'), { params: { q: 'https://example.org/free' } });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }),
+  );
+  const response = await blocked;
+  await others;
+  assert.equal(contendedThrottles, CONTENDED_THROTTLES + 1, 'throttled more often than a request retries alone');
+  assert.equal(response.status, 200, 'answered once its turn came');
+  assert.deepEqual(client.findings, [], 'a throttled answer is never judged as the answer');
 });
 
 test('a target that stops answering is given up on after one timeout and a failed probe', async () => {

@@ -345,6 +345,11 @@ const SUBSCRIPTION_HEADER = 'Ocp-Apim-Subscription-Key';
  * at its slowest); still throttled after that, it is persistent (see http/throttle.ts).
  */
 export const MAX_THROTTLE_RETRIES = 6;
+/**
+ * Retries of a throttled request on a path whose pace other answers keep from its slowest (they get
+ * through, so it recovers a step with each): the wait for a turn among them, bounded.
+ */
+export const MAX_CONTENDED_RETRIES = 4 * MAX_THROTTLE_RETRIES;
 /** A stated wait longer than this is not waited for: the answer is persistent at once. */
 export const MAX_THROTTLE_WAIT_MS = 30_000;
 /** The adaptive pace of a process whose Api has none of its run's (compare, tests). */
@@ -482,7 +487,10 @@ export class Api {
       // decide together instead of each waiting out retries of its own behind the others.
       const slowest = after.intervalMs >= SLOWEST_INTERVAL_MS / 2;
       const stuck = slowest && (after.sinceAccepted ?? 0) > MAX_THROTTLE_RETRIES;
-      if (attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) && patient && !stuck) continue;
+      // On a path others' answers get through, a pace kept fast by them is contention, not a
+      // lockout: the request keeps its turn (up to MAX_CONTENDED_RETRIES) until the pace is slowest.
+      const contended = gotThrough && !slowest && attempt < MAX_CONTENDED_RETRIES;
+      if ((attempt < (hopeless ? 1 : MAX_THROTTLE_RETRIES) || contended) && patient && !stuck) continue;
       // At the path's slowest pace, still throttled: a 503 nothing ever got past is a server
       // failing; a 429 where answers got through before is a lockout, or a key refused so.
       if (signal.status === 503) {
