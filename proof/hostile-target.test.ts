@@ -100,13 +100,21 @@ async function conformAgainst(
 }
 
 /**
+ * The time bound: twice a clean run plus two deadlines. It sits between the right behaviour (a clean
+ * run, plus a deadline or SLOW_OPERATION_LIMIT slow answers per worker before evaluate is given up)
+ * and the wrong one's least (every evaluate test waiting out its deadline: tens of seconds), with
+ * room for a loaded machine, where the slow answers' fixed waits no longer overlap the rest.
+ */
+const boundMs = () => 2 * cleanMs + 2 * TIMEOUT_MS;
+
+/**
  * The machine these tests run on is shared: a run that misses the time bound is compared again with
  * a clean run measured right then, the slower of the two clean runs counting.
  */
 async function withinTimeBound(run: Run): Promise<boolean> {
-  if (run.ms <= 2 * cleanMs + TIMEOUT_MS) return true;
+  if (run.ms <= boundMs()) return true;
   cleanMs = Math.max(cleanMs, (await conformAgainst('none')).ms);
-  return run.ms <= 2 * cleanMs + TIMEOUT_MS;
+  return run.ms <= boundMs();
 }
 
 /** The assertions every hostile behaviour must meet. */
@@ -123,7 +131,7 @@ async function assertBounded(run: Run, behaviour: string, want: RegExp): Promise
   );
   const elsewhere = run.summary.targets[0]!.failures.filter((failure) => !EVALUATE.includes(failure.operation));
   assert.deepEqual(elsewhere, [], `${detail}\nno failure on any other operation`);
-  assert.ok(await withinTimeBound(run), `${detail}\nat most twice a clean run plus one deadline`);
+  assert.ok(await withinTimeBound(run), `${detail}\nat most twice a clean run plus two deadlines`);
   assert.ok(run.peakProcess < MEMORY_LIMIT, `${detail}\nno kgate process above 400 MB`);
   assert.doesNotMatch(`${run.stdout}\n${run.stderr}`, /\n\s+at .+:\d+:\d+\)?\n/, `${detail}\nno stack trace`);
 }
