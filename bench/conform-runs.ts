@@ -136,9 +136,14 @@ export function median(values: number[]): number {
 /** The keys `kgate serve --json` prints. */
 export type ServedKeys = { full: string; academicOnly: string; exhausted: string };
 
-/** A reference server in a process of its own (`kgate serve`), as a deployment would be. */
-export async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: ServedKeys }> {
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json'], {
+/**
+ * A reference server in a process of its own (`kgate serve`, with any of its options), as a
+ * deployment would be; resolves once it listens.
+ */
+export async function serveApart(
+  options: string[] = [],
+): Promise<{ child: ChildProcess; url: string; keys: ServedKeys }> {
+  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json', ...options], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

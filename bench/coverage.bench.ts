@@ -14,9 +14,8 @@
 //   input-triggered fault within three.
 // KGATE_BENCH_COVERAGE_ROUNDS (default 2) rounds; KGATE_BENCH_COVERAGE_PACED=0 leaves out the 10-minute
 // paced run, KGATE_BENCH_COVERAGE_SWEEP=0 the sweeps.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { runSweep, type SweepResult } from '../proof/fault-sweep.ts';
 import { FAULT_TABLE } from '../proof/fault-table.ts';
 import type { RunSummary } from '../reporting/summary.ts';
@@ -25,8 +24,8 @@ import { readConformOptions } from '../run/options.ts';
 import { referenceRefused, revealingItems } from '../run/plan.ts';
 import { selectedTests } from '../run/selection.ts';
 import { referenceKeyEnv } from '../scripts/run-process.ts';
+import { ROOT, type ServedKeys, serveApart } from './conform-runs.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}reports/bench/coverage`;
 const ROUNDS = Number(process.env.KGATE_BENCH_COVERAGE_ROUNDS ?? 2);
 const PACED = process.env.KGATE_BENCH_COVERAGE_PACED !== '0';
@@ -49,26 +48,6 @@ const PUBLISHED_ARGS = [
   '--max-duration',
   '10m',
 ];
-
-type ServedKeys = { full: string; academicOnly: string; exhausted: string };
-
-/** A reference server in a process of its own (`kgate serve`), as a deployment would be. */
-async function serveApart(): Promise<{ child: ChildProcess; url: string; keys: ServedKeys }> {
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`kgate serve exited with ${code} before listening`)));
-  });
-  const { url, keys } = JSON.parse(line) as { url: string; keys: ServedKeys };
-  return { child, url, keys };
-}
 
 interface Run {
   seconds: number;

@@ -4,13 +4,12 @@
 // in under 30 s. The project's tests check the probe at limits a loaded machine still sends past,
 // with a loaded machine's margin (load/probes/rate-limit.test.ts); the accuracy is measured here.
 // KGATE_BENCH_PROBES_ROUNDS (default 2) rounds per limit; the worst of them is reported.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { probeRateLimit } from '../load/probes/rate-limit.ts';
 import { validateResponse } from '../openapi/validator.ts';
+import { ROOT, serveApart } from './conform-runs.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_PROBES_ROUNDS ?? 2);
 const WITHIN = 0.1;
 const DURATION_TARGET_S = 30;
@@ -21,21 +20,9 @@ const CASES = [
   { operation: 'answerSearch' as const, rateLimit: 300, maxRate: 400 },
 ];
 
-/** `kgate serve` in a process of its own; resolves with its URL and full key once it listens. */
+/** `kgate serve` in a process of its own at a rate limit; resolves with its URL and full key once it listens. */
 async function serve(rateLimit: number): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const child = spawn(process.execPath, ['bin/kgate.mjs', 'serve', '--json', '--rate-limit', String(rateLimit)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`kgate serve exited with ${code} before listening`)));
-  });
-  const { url, keys } = JSON.parse(line) as { url: string; keys: { full: string } };
+  const { child, url, keys } = await serveApart(['--rate-limit', String(rateLimit)]);
   return { child, url, key: keys.full };
 }
 
