@@ -5,6 +5,8 @@ import { connect, type Socket } from 'node:net';
 export interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The header fields as received: names as written, in order (node:http's rawHeaders). */
+  rawHeaders: string[];
   text: string;
   /** The parsed body, or undefined when the body is not JSON. */
   json: unknown;
@@ -47,7 +49,7 @@ export function send(
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, text, json });
         });
         res.on('error', reject);
       },

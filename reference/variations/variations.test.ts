@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
+import { type Reply, send } from '../test-client.ts';
 import { createVariations, VARIATIONS } from './index.ts';
 
 // Every variation is proven over real HTTP: the varied base_url shows the variation, the clean one
@@ -16,36 +16,11 @@ after(async () => {
   await server?.close();
 });
 
-interface Raw {
-  status: number;
-  rawHeaders: string[];
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  json: unknown;
-}
-
 /** One GET with the full key, as raw as node:http gives it (field names as written, the body as sent). */
-function get(base: string, path: string, query: Record<string, string> = {}, key = server.keys.full): Promise<Raw> {
+function get(base: string, path: string, query: Record<string, string> = {}, key = server.keys.full): Promise<Reply> {
   const url = new URL(base + path);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  return new Promise((resolve, reject) => {
-    request(url, { headers: { 'Ocp-Apim-Subscription-Key': key } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, headers: res.headers, text, json });
-      });
-    })
-      .on('error', reject)
-      .end();
-  });
+  return send(url.origin, `${url.pathname}${url.search}`, { key });
 }
 
 const A = '/academic/v1.0';
@@ -72,7 +47,7 @@ interface Case {
   name: string;
   path: string;
   query?: Record<string, string>;
-  shows(varied: Raw, clean: Raw): boolean;
+  shows(varied: Reply, clean: Reply): boolean;
 }
 
 const SEARCH = { q: 'weather', mkt: 'en-US', count: '10' };
@@ -181,7 +156,7 @@ const CASES: Case[] = [
     path: HOT,
     query: { date: DATE },
     shows: (v, c) => {
-      const entities = (res: Raw) =>
+      const entities = (res: Reply) =>
         (res.json as { value: { relatedEntities: string[] }[] }).value.map((event) => event.relatedEntities);
       const [varied, clean] = [entities(v), entities(c)];
       return (
@@ -281,7 +256,7 @@ describe('legitimate variations', () => {
 
   test('Retry-After as an HTTP-date on a 429, the message still stating the seconds', async () => {
     const base = `${server.url}/variations/retry-after-http-date`;
-    let limited: Raw | undefined;
+    let limited: Reply | undefined;
     for (let i = 0; i < 20 && !limited; i++) {
       const res = await get(base, '/urlpreview/v7.0/search', { q: 'https://example.test/' });
       if (res.status === 429) limited = res;
@@ -298,7 +273,7 @@ describe('legitimate variations', () => {
     const eventId = (hot.json as { value: { eventId: string }[] }).value[0]!.eventId;
     const path = `/eventknowledge/v1.0/events/${eventId}/documents`;
     const base = `${server.url}/variations/eventdocuments-oldest-first`;
-    const ids = (res: Raw) => (res.json as { value: { documentId: string }[] }).value.map((doc) => doc.documentId);
+    const ids = (res: Reply) => (res.json as { value: { documentId: string }[] }).value.map((doc) => doc.documentId);
     const all = ids(await get(server.url, path, { $top: '100' }));
     const reversed = ids(await get(base, path, { $top: '100' }));
     assert.ok(all.length > 3);
