@@ -1049,15 +1049,28 @@ export function kindCase(
   const kind = planKindsOf(op).find((candidate) => candidate.name === kindName);
   if (!kind) throw new Error(`no kind ${kindName} on ${operationId}`);
   const rng = new Random(seedOf(seed, operationId, 'kind', kindName, variant));
+  return buildCase(op, kind, rng, pools, seed, variant);
+}
+
+/** A case of `kind` built with `rng`: its draft, encoding and path parameters, and where it stands. */
+function buildCase(
+  op: OperationInfo,
+  kind: Kind,
+  rng: Random,
+  pools: ValuePools,
+  seed: number,
+  index: number,
+): GeneratedCase {
   const builder = new Builder(rng, pools, op);
   const draft = kind.build(builder);
   const encoding = draft.encoding ?? pickEncoding(rng, op, draft.params);
+  // An operation with a path parameter always gets one: an id the target returned, unless the kind chose another.
   const pathParams = op.parameters.some((param) => param.in === 'path')
     ? (draft.pathParams ?? { event_id: builder.eventId() })
     : undefined;
   return {
-    operationId,
-    index: variant,
+    operationId: op.operationId,
+    index,
     seed,
     intent: kind.intent,
     kind: kind.name,
@@ -1152,23 +1165,7 @@ export function caseAt(seed: number, operationId: string, index: number, pools: 
   const order = new Random(seedOf(seed, operationId, 'round', round)).shuffle(kinds);
   const kind = order[index % kinds.length]!;
   const rng = new Random(seedOf(seed, operationId, index));
-  const builder = new Builder(rng, pools, op);
-  const draft = kind.build(builder);
-  const encoding = draft.encoding ?? pickEncoding(rng, op, draft.params);
-  // An operation with a path parameter always gets one: an id the target returned, unless the kind chose another.
-  const pathParams = op.parameters.some((param) => param.in === 'path')
-    ? (draft.pathParams ?? { event_id: builder.eventId() })
-    : undefined;
-  return {
-    operationId,
-    index,
-    seed,
-    intent: kind.intent,
-    kind: kind.name,
-    ...draft,
-    ...(pathParams ? { pathParams } : {}),
-    encoding,
-  };
+  return buildCase(op, kind, rng, pools, seed, index);
 }
 
 /** The first `count` cases of an operation. */
