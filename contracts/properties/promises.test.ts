@@ -2,7 +2,7 @@
 // that breaks its promise and passes the forms the interface and the standards allow.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Exchange, judgeResponse, type Reply } from './index.ts';
+import { type Exchange, judgeResponse } from './index.ts';
 import {
   eventDocumentsAgree,
   histogramAgreesWithEvaluate,
@@ -14,37 +14,11 @@ import {
   sameItem,
 } from './relations.ts';
 import { instantOf, pagedLists } from './responses.ts';
+import { sender, x } from './test-fakes.ts';
 import { SCORE_TOLERANCE } from './tolerance.ts';
 
-const x = (operationId: string, params: Record<string, string>, json: unknown, status = 200): Exchange => ({
-  operationId,
-  params,
-  pathParams: {},
-  status,
-  json,
-});
 const titles = (exchange: Exchange) =>
   judgeResponse(exchange).map(({ check, violation }) => `${check}: ${violation.title}`);
-
-/** A relation's sender answering from a function, recording the requests. */
-function sender(
-  answer: (
-    operationId: string,
-    params: Record<string, string>,
-    path?: Record<string, string>,
-  ) => { status?: number; json: unknown },
-) {
-  const sent: string[] = [];
-  const send = async (
-    operationId: string,
-    request: { params: Record<string, string>; pathParams?: Record<string, string> },
-  ): Promise<Reply> => {
-    sent.push(`${operationId} ${new URLSearchParams(request.params)}`);
-    const { status = 200, json } = answer(operationId, request.params, request.pathParams);
-    return { operationId, status, json, curl: 'curl' };
-  };
-  return { send, sent };
-}
 
 /** A calchistogram answer: one histogram per attribute given, each of `entries` values counted `count` times. */
 const histograms = (lists: Record<string, unknown[]>) => ({

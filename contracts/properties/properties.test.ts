@@ -1,24 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHECKS, getCheck } from '../checks/index.ts';
-import {
-  type Exchange,
-  judgeResponse,
-  PROPERTY_CHECKS,
-  RELATIONS,
-  type Reply,
-  relationsFor,
-  WARN_PROPERTIES,
-} from './index.ts';
+import { type Exchange, judgeResponse, PROPERTY_CHECKS, RELATIONS, relationsFor, WARN_PROPERTIES } from './index.ts';
 import { agree, eventDocumentsAgree, pageIsSliceOfLargerPage, postAgreesWithGet } from './relations.ts';
+import { sender, x } from './test-fakes.ts';
 
-const x = (operationId: string, params: Record<string, string>, json: unknown, status = 200): Exchange => ({
-  operationId,
-  params,
-  pathParams: {},
-  status,
-  json,
-});
 const interpretations = (...probs: number[]) => ({ query: 'q', interpretations: probs.map((prob) => ({ prob })) });
 const entities = (key: string, values: unknown[]) => ({
   expr: 'Y>1',
@@ -439,33 +425,20 @@ test('every property belongs to a registered check, with the severity the regist
   }
 });
 
-/** A fake target for relations: answers each request from a function. */
-function sender(
-  answer: (operationId: string, params: Record<string, string>, path?: Record<string, string>) => unknown,
-) {
-  const sent: string[] = [];
-  const send = async (
-    operationId: string,
-    request: { params: Record<string, string>; pathParams?: Record<string, string> },
-  ): Promise<Reply> => {
-    sent.push(`${operationId} ${new URLSearchParams(request.params)}`);
-    return { operationId, status: 200, json: answer(operationId, request.params, request.pathParams), curl: 'curl' };
-  };
-  return { send, sent };
-}
-
 test('relations: a page is the matching slice of a larger page; GET agrees with POST; the top document is listed', async () => {
   const all = Array.from({ length: 12 }, (_, i) => ({ Id: i }));
   const page = (offset: number, count: number) => ({ expr: 'Y>1', entities: all.slice(offset, offset + count) });
   const right = x('evaluateGet', { expr: 'Y>1', count: '3', offset: '5' }, page(5, 3));
   const shifted = x('evaluateGet', { expr: 'Y>1', count: '3', offset: '5' }, page(6, 3));
-  const larger = sender((_, params) => page(Number(params.offset), Number(params.count)));
+  const larger = sender((_, params) => ({ json: page(Number(params.offset), Number(params.count)) }));
   assert.deepEqual(await pageIsSliceOfLargerPage.run(right, larger.send), []);
   assert.deepEqual(larger.sent, ['evaluateGet expr=Y%3E1&count=10&offset=0'], 'one larger page from 0');
   // A replica may compute the same paper's prob with other last digits: still the same item.
   const rescored = sender((_, params) => ({
-    expr: 'Y>1',
-    entities: all.slice(0, Number(params.count)).map((entity) => ({ ...entity, prob: 0.1 + 1e-15 })),
+    json: {
+      expr: 'Y>1',
+      entities: all.slice(0, Number(params.count)).map((entity) => ({ ...entity, prob: 0.1 + 1e-15 })),
+    },
   }));
   const scored = x(
     'evaluateGet',
@@ -493,12 +466,12 @@ test('relations: a page is the matching slice of a larger page; GET agrees with 
     'calchistogram pages are related',
   );
   assert.deepEqual(
-    await pageIsSliceOfLargerPage.run(yearPage, sender((_, params) => years(0, Number(params.count))).send),
+    await pageIsSliceOfLargerPage.run(yearPage, sender((_, params) => ({ json: years(0, Number(params.count)) })).send),
     [],
   );
   const [yearShift] = await pageIsSliceOfLargerPage.run(
     yearPage,
-    sender((_, params) => years(1, Number(params.count))).send,
+    sender((_, params) => ({ json: years(1, Number(params.count)) })).send,
   );
   assert.equal(
     yearShift?.title,
@@ -520,8 +493,12 @@ test('relations: a page is the matching slice of a larger page; GET agrees with 
   );
 
   const post = x('similarityPost', { s1: 'a'.repeat(3000), s2: 'b' }, 0.6);
-  assert.deepEqual(await postAgreesWithGet.run(post, sender(() => 0.6 + 1e-12).send), [], 'within the tolerance');
-  const [differs] = await postAgreesWithGet.run(post, sender(() => 0.61).send);
+  assert.deepEqual(
+    await postAgreesWithGet.run(post, sender(() => ({ json: 0.6 + 1e-12 })).send),
+    [],
+    'within the tolerance',
+  );
+  const [differs] = await postAgreesWithGet.run(post, sender(() => ({ json: 0.61 })).send);
   assert.equal(differs?.title, 'POST answers differently from GET');
   assert.ok(
     !postAgreesWithGet.appliesTo(x('similarityPost', { s1: 'a'.repeat(20_000), s2: 'b' }, 0.5)),
@@ -530,11 +507,11 @@ test('relations: a page is the matching slice of a larger page; GET agrees with 
 
   const event = { eventId: 'e'.repeat(32), documentCount: 2, topDocument: { documentId: 'd1' } };
   const hot = x('hotEvents', { date: '2024-06-03' }, { value: [event] });
-  const listed = sender(() => ({ value: [{ documentId: 'd1' }, { documentId: 'd2' }] }));
+  const listed = sender(() => ({ json: { value: [{ documentId: 'd1' }, { documentId: 'd2' }] } }));
   assert.deepEqual(await eventDocumentsAgree.run(hot, listed.send), []);
   const missing = await eventDocumentsAgree.run(
     hot,
-    sender(() => ({ value: [{ documentId: 'd2' }, { documentId: 'd3' }, { documentId: 'd4' }] })).send,
+    sender(() => ({ json: { value: [{ documentId: 'd2' }, { documentId: 'd3' }, { documentId: 'd4' }] } })).send,
   );
   assert.deepEqual(
     missing.map((v) => v.title),
