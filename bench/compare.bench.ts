@@ -5,12 +5,10 @@
 // pairs per operation at 50 pairs/s). The comparison answers another question than conform (what
 // the release changes, not whether each deployment conforms); the ratio says what that answer costs.
 // KGATE_BENCH_COMPARE_ROUNDS (default 1) rounds; medians are reported.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
+import { kgateJson, median, ROOT } from './conform-runs.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_COMPARE_ROUNDS ?? 1);
 
 interface Timed {
@@ -19,34 +17,21 @@ interface Timed {
   requests: number;
 }
 
-function kgate(args: string[], key: string, requestsOf: (json: Record<string, unknown>) => number): Promise<Timed> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/kgate.mjs', ...args, '--json'], {
-    cwd: ROOT,
-    // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
-    env: { ...process.env, KGATE_BASE_URL: '', KGATE_KEY: key, KGATE_AGAINST_KEY: '', GITHUB_STEP_SUMMARY: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+async function kgate(
+  args: string[],
+  key: string,
+  requestsOf: (json: Record<string, unknown>) => number,
+): Promise<Timed> {
+  const { seconds, exitCode, json } = await kgateJson(['bin/kgate.mjs', ...args], {
+    env: { KGATE_KEY: key, KGATE_AGAINST_KEY: '' },
   });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => {
-    child.on('close', (exitCode) => {
-      let requests = 0;
-      try {
-        requests = requestsOf(JSON.parse(stdout) as Record<string, unknown>);
-      } catch {
-        requests = 0;
-      }
-      resolve({ seconds: (performance.now() - started) / 1000, exitCode, requests });
-    });
-  });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  let requests = 0;
+  try {
+    requests = requestsOf(json);
+  } catch {
+    requests = 0;
+  }
+  return { seconds, exitCode, requests };
 }
 
 const [candidate, current] = await Promise.all([

@@ -1,5 +1,6 @@
 // The runs the conformance benches time (bench/conform.bench.ts, bench/node-lines.bench.ts): a
-// `kgate conform` run, Playwright alone with empty tests, a reference server in a process of its own.
+// `kgate conform` run, Playwright alone with empty tests, a reference server in a process of its own;
+// and what the other benches share with them: any `kgate ... --json` run timed, and the median.
 // Each run's CPU time is that of every process of it (the CLI, Playwright's runner, its workers:
 // /proc's times of waited-for children).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { OPERATIONS } from '../openapi/spec.ts';
 import { playwrightCommand } from '../run/run.ts';
 import { workersOf } from '../run/selection.ts';
 import { waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
+import { runProcess } from '../scripts/run-process.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,7 +30,7 @@ export type Cli = 'sources' | 'compiled';
  * Runs `kgate conform --json ARGS` to its end with `node` (default this process's), reports going to
  * reports/bench/conformance.
  */
-export function conform(
+export async function conform(
   args: string[],
   env: Record<string, string> = {},
   cli: Cli = 'sources',
@@ -42,40 +44,61 @@ export function conform(
           '-e',
           "const { main } = await import('./dist/cli/main.js'); process.exitCode = await main(process.argv.slice(1));",
         ];
+  const { seconds, cpuSeconds, exitCode, json } = await kgateJson([...entry, 'conform', ...args], {
+    env: { KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/conformance' }), ...env },
+    node,
+  });
+  // No summary: the run failed, which its exit code shows.
+  const summary = json as { requests?: number; targets?: { tests: { total: number } }[] };
+  return {
+    seconds,
+    cpuSeconds,
+    exitCode,
+    tests: summary.targets?.[0]?.tests.total ?? 0,
+    requests: summary.requests ?? 0,
+  };
+}
+
+/** One timed `kgate ... --json`: what it printed, and what it cost. */
+export interface KgateRun {
+  seconds: number;
+  /** The CPU time of every process of the run (/proc's times of waited-for children). */
+  cpuSeconds: number;
+  exitCode: number | null;
+  /** The one object `--json` printed, or {} when it printed none (the exit code shows why). */
+  json: Record<string, unknown>;
+}
+
+/**
+ * Runs `node ENTRY... --json` (ENTRY `bin/kgate.mjs` and its arguments, or any other start of the
+ * CLI) from `cwd` (default this checkout) to its end, or for an hour at most, with no base URL or CI
+ * job summary inherited (these runs never land in a real CI job summary) and `env` over that; its
+ * standard error as `stderr` says (default this process's, so that its progress shows).
+ */
+export async function kgateJson(
+  entry: string[],
+  options: { cwd?: string; env?: Record<string, string>; node?: string; stderr?: 'inherit' | 'ignore' } = {},
+): Promise<KgateRun> {
   const cpuBefore = waitedChildrenCpuSeconds();
   const started = performance.now();
-  const child = spawn(node, [...entry, 'conform', '--json', ...args], {
-    cwd: ROOT,
-    // GITHUB_STEP_SUMMARY is cleared so these runs never land in a real CI job summary.
-    env: {
-      ...process.env,
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/conformance' }),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const { code, stdout } = await runProcess(options.node ?? process.execPath, [...entry, '--json'], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, KGATE_BASE_URL: '', GITHUB_STEP_SUMMARY: '', ...options.env },
+    stderr: options.stderr ?? 'inherit',
+    timeoutMs: 3_600_000,
   });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => {
-    child.on('close', (exitCode) => {
-      const seconds = (performance.now() - started) / 1000;
-      const cpuSeconds = waitedChildrenCpuSeconds() - cpuBefore;
-      let tests = 0;
-      let requests = 0;
-      try {
-        const summary = JSON.parse(stdout) as { requests?: number; targets: { tests: { total: number } }[] };
-        tests = summary.targets[0]!.tests.total;
-        requests = summary.requests ?? 0;
-      } catch {
-        // No summary: the run failed, which its exit code shows.
-      }
-      resolve({ seconds, cpuSeconds, exitCode, tests, requests });
-    });
-  });
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(stdout) as Record<string, unknown>;
+  } catch {
+    // No result: the exit code shows the run failed.
+  }
+  return {
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: waitedChildrenCpuSeconds() - cpuBefore,
+    exitCode: code,
+    json,
+  };
 }
 
 /** Where the Playwright-alone runs keep their suite and configuration (inside the clone, so that `@playwright/test` resolves). */

@@ -22,10 +22,10 @@ import { writeRunReports } from '../reporting/run-reports.ts';
 import type { RunSummary, TestRecord } from '../reporting/summary.ts';
 import { missingBinaries, startNginx } from '../scripts/real-servers.ts';
 import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { median } from './conform-runs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_ENVELOPE_ROUNDS ?? 3);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const scratch = join(tmpdir(), `kgate-bench-envelope-${process.pid}`);
 const figures: Record<string, unknown> = {};
 

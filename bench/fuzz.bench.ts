@@ -19,6 +19,7 @@ import type { ValuePools } from '../contracts/generative/values.ts';
 import { getOperation, OPERATION_IDS } from '../openapi/spec.ts';
 import { Discovery } from '../run/discovery.ts';
 import { FUZZ_CONCURRENCY, fuzzCases, runFuzz } from '../run/fuzz.ts';
+import { median } from './conform-runs.ts';
 
 const ROUND_CASES = Number(process.env.KGATE_BENCH_FUZZ_CASES ?? 20_000);
 const ROUNDS = 3;
@@ -124,10 +125,6 @@ async function rawRate(requests: autocannon.Request[]): Promise<number> {
   } finally {
     await stop(server);
   }
-}
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 async function main(): Promise<void> {

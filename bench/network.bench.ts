@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
 import { makeTestCertificates, missingBinaries, startNginx, startSquid } from '../scripts/real-servers.ts';
 import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { median } from './conform-runs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_NETWORK_ROUNDS ?? 3);
@@ -52,8 +53,6 @@ async function gate(args: string[], extra: Record<string, string> = {}): Promise
   }
   return { seconds: (performance.now() - started) / 1000, code: run.code, requests };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const runs: Record<'direct' | 'nginx' | 'squid', Timed[]> = { direct: [], nginx: [], squid: [] };
 try {

@@ -8,12 +8,12 @@
 // KGATE_BENCH_PROMISES_ROUNDS (default 3) rounds; the wall time and the CPU time of every process
 // of each run (/proc's times of waited-for children). Target: no cost beyond the noise, the after
 // run within the spread of the before runs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitedChildrenCpuSeconds } from '../scripts/process-cpu.ts';
+import { type KgateRun, kgateJson, median } from './conform-runs.ts';
 
 const AFTER = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.KGATE_BENCH_PROMISES_ROUNDS ?? 3);
@@ -37,46 +37,13 @@ function extract(revision: string): string {
   return dir;
 }
 
-interface Run {
-  seconds: number;
-  cpuSeconds: number;
-  exitCode: number | null;
-  json: Record<string, unknown>;
-}
-
-/** `kgate <args> --json` from a checkout, timed, its process tree's CPU read. */
-function kgate(root: string, args: string[], reportDir: string): Promise<Run> {
-  const cpuBefore = waitedChildrenCpuSeconds();
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/kgate.mjs', ...args, '--json', '--report-dir', reportDir], {
+/** `kgate <args> --json` from a checkout, its report in `reportDir`, timed, its process tree's CPU read. */
+function kgate(root: string, args: string[], reportDir: string): Promise<KgateRun> {
+  return kgateJson(['bin/kgate.mjs', ...args, '--report-dir', reportDir], {
     cwd: root,
-    env: { ...process.env, KGATE_BASE_URL: '', KGATE_CONFORM_OPTIONS: '', GITHUB_STEP_SUMMARY: '' },
-    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { KGATE_CONFORM_OPTIONS: '' },
+    stderr: 'ignore',
   });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => {
-    child.on('close', (exitCode) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(stdout) as Record<string, unknown>;
-      } catch {
-        // No result: the exit code shows the run failed.
-      }
-      resolve({
-        seconds: (performance.now() - started) / 1000,
-        cpuSeconds: waitedChildrenCpuSeconds() - cpuBefore,
-        exitCode,
-        json,
-      });
-    });
-  });
-}
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 const spread = (values: number[]) => `${Math.min(...values).toFixed(2)} to ${Math.max(...values).toFixed(2)}`;
 
@@ -86,8 +53,8 @@ async function main(): Promise<void> {
   const reports = mkdtempSync(join(tmpdir(), 'kgate-promises-bench-'));
   const sides = { before, after: AFTER } as const;
   type Side = keyof typeof sides;
-  const gate: Record<Side, Run[]> = { before: [], after: [] };
-  const fuzz: Record<Side, Run[]> = { before: [], after: [] };
+  const gate: Record<Side, KgateRun[]> = { before: [], after: [] };
+  const fuzz: Record<Side, KgateRun[]> = { before: [], after: [] };
   let runs = 0;
   try {
     console.log(

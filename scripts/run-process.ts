@@ -22,18 +22,25 @@ export interface RunProcessOptions {
   timeoutMs?: number;
   /** Called with the process id once it started (to measure it while it runs). */
   onSpawn?: (pid: number) => void;
+  /** Where its standard error goes: kept in the result (default), or this process's, or nowhere. */
+  stderr?: 'keep' | 'inherit' | 'ignore';
 }
 
 /** Runs `command` with `args` asynchronously (a server in the calling process keeps answering meanwhile). */
 export function runProcess(command: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+  const stderrTo = options.stderr ?? 'keep';
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', stderrTo === 'keep' ? 'pipe' : stderrTo],
+  });
   if (child.pid !== undefined) options.onSpawn?.(child.pid);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8');
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
   const killer = setTimeout(() => child.kill(), options.timeoutMs ?? 120_000);
