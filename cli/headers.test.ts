@@ -4,7 +4,7 @@
 // front server on 127.0.0.1 as it arrives; that none of those secrets reaches a file or the terminal;
 // that a run folder holds reports only; and that a key or header value HTTP forbids is one line, exit 2.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,6 +12,7 @@ import { scanForSecrets } from '../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { kgateVersion } from '../reporting/run-meta.ts';
 import { type RecordingFront, type SeenRequest, startRecordingFront } from '../scripts/recording-front.ts';
+import { filesBelow, scratchLeft } from '../scripts/run-folder-left.ts';
 import { NO_PROXY_ENV, type ProcessResult, runKgate } from '../scripts/run-process.ts';
 
 const USER = 'kgate-user';
@@ -84,23 +85,9 @@ function assertCarried(command: string, seen: SeenRequest[], userAgent = `kgate/
   );
 }
 
-/** Every file below `dir`, relative to it. */
-function filesBelow(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesBelow(path).map((file) => join(name, file)) : [name];
-  });
-}
-
 /** What a conformance run folder may hold: its reports, and the folded curl lines they point at. */
 const REPORT_FILE =
   /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|repro\/[^/]+\.txt)$/;
-
-/** The scratch folders of a run (named for its folder) left in the OS temp folder. */
-function scratchLeft(runFolder: string): string[] {
-  const name = `kgate-run-${runFolder.split('/').pop()}-`;
-  return readdirSync(tmpdir()).filter((entry) => entry.startsWith(name));
-}
 
 describe('headers, identity and credentials on every request', { concurrency: false }, () => {
   test('kgate conform: every request, the ones without a key included; a failing run writes and prints no secret, and its folder holds reports only', async () => {

@@ -3,23 +3,16 @@
 // only while it ran, whether the run passed or ended at its deadline; the reports say when the
 // target was the embedded reference server, and show the checks --checks left out as not selected.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { RunSummary } from '../reporting/summary.ts';
+import { filesBelow, scratchLeft } from '../scripts/run-folder-left.ts';
 import { NO_PROXY_ENV, runKgate } from '../scripts/run-process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kgate-run-folder-'));
 after(() => rmSync(work, { recursive: true, force: true }));
-
-/** Every file below `dir`, relative to it. */
-function filesBelow(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesBelow(path).map((file) => join(name, file)) : [name];
-  });
-}
 
 const REPORT_FILE =
   /^(report\.html|summary\.md|summary\.json|junit\.xml|tests\.json|run\.json|envelope\.json|plan\.json|repro\/[^/]+\.txt)$/;
@@ -49,11 +42,7 @@ test('a run on the embedded server with --checks: reports only, the embedded ser
     [],
     'the folder holds reports only',
   );
-  assert.deepEqual(
-    readdirSync(tmpdir()).filter((name) => name.startsWith(`kgate-run-${basename(dir)}-`)),
-    [],
-    'the scratch folder is gone',
-  );
+  assert.deepEqual(scratchLeft(dir), [], 'the scratch folder is gone');
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
   assert.equal(summary.embedded, true, 'summary.json says the target was the embedded server');
   assert.ok(summary.notSelected?.includes('paging-is-consistent'), 'summary.json lists the checks left out');
@@ -95,9 +84,5 @@ test('a run that reaches its deadline leaves reports only, and its scratch folde
     [],
     'the folder holds reports only',
   );
-  assert.deepEqual(
-    readdirSync(tmpdir()).filter((name) => name.startsWith(`kgate-run-${basename(dir)}-`)),
-    [],
-    'the scratch folder is gone',
-  );
+  assert.deepEqual(scratchLeft(dir), [], 'the scratch folder is gone');
 });
