@@ -21,7 +21,7 @@ import { conformancePage } from '../reporting/report-page.ts';
 import { writeRunReports } from '../reporting/run-reports.ts';
 import type { RunSummary, TestRecord } from '../reporting/summary.ts';
 import { missingBinaries, startNginx } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { median } from './conform-runs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -33,7 +33,7 @@ const figures: Record<string, unknown> = {};
 async function gate(args: string[], env: Record<string, string>, dir: string) {
   const started = performance.now();
   const run = await runKgate(['conform', '--json', '--report-dir', dir, ...args], {
-    env: { KGATE_BASE_URL: '', GITHUB_STEP_SUMMARY: '', KGATE_CONFORM_OPTIONS: '', ...NO_PROXY_ENV, ...env },
+    env: { ...RUN_ALONE_ENV, ...env },
     timeoutMs: 600_000,
   });
   return { seconds: (performance.now() - started) / 1000, code: run.code };

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../reference/index.ts';
 import { makeTestCertificates, missingBinaries, startNginx, startSquid } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 import { median } from './conform-runs.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -26,11 +26,8 @@ const pki = makeTestCertificates();
 const nginx = await startNginx({ upstream: server.url, tls: pki });
 const squid = await startSquid();
 const env = {
-  KGATE_BASE_URL: '',
-  GITHUB_STEP_SUMMARY: '',
-  KGATE_CONFORM_OPTIONS: '',
+  ...RUN_ALONE_ENV,
   ...referenceKeyEnv(server.keys),
-  ...NO_PROXY_ENV,
 };
 
 interface Timed {

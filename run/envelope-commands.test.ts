@@ -12,7 +12,7 @@ import { type ReferenceServer, startReferenceServer } from '../reference/index.t
 import type { Envelope } from '../reporting/envelope.ts';
 import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
 import { missingBinaries, type RealNginx, startNginx } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 let server: ReferenceServer;
 let other: ReferenceServer;
@@ -35,10 +35,7 @@ after(async () => {
 async function kgate(args: string[], env: Record<string, string> = {}) {
   return runKgate(args, {
     env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: '',
-      ...NO_PROXY_ENV,
+      ...RUN_ALONE_ENV,
       ...referenceKeyEnv(server.keys),
       KGATE_AGAINST_KEY: other.keys.full,
       ...env,

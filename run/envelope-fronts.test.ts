@@ -17,7 +17,7 @@ import type { Envelope } from '../reporting/envelope.ts';
 import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
 import type { RunSummary } from '../reporting/summary.ts';
 import { missingBinaries, type RealServer, startNginx, startVarnish } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { NO_PROXY_ENV, type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skipNginx = missingBinaries(['nginx']);
 const skipVarnish = missingBinaries(['varnishd']);
@@ -42,10 +42,7 @@ async function kgate(args: string[]): Promise<ProcessResult & { dir: string }> {
   const dir = join(reports, `run-${++runs}`);
   const result = await runKgate(['conform', ...args, '--report-dir', dir], {
     env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: '',
-      ...NO_PROXY_ENV,
+      ...RUN_ALONE_ENV,
       ...referenceKeyEnv(server.keys),
     },
     timeoutMs: 300_000,

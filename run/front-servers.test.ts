@@ -18,7 +18,7 @@ import {
   startNginx,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skip = missingBinaries(['nginx', 'openssl']);
 
@@ -55,10 +55,7 @@ function kgate(
   const dir = join(reports, `run-${++runs}`);
   return runKgate([command, ...args, '--report-dir', dir], {
     env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: '',
-      ...NO_PROXY_ENV,
+      ...RUN_ALONE_ENV,
       ...referenceKeyEnv(server.keys),
       ...env,
     },

@@ -21,7 +21,7 @@ import {
   startSquid,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
-import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skip = missingBinaries(['squid', 'htpasswd', 'basicNcsaAuth', 'nginx', 'openssl']);
 
@@ -64,11 +64,8 @@ function kgate(args: string[], env: Record<string, string> = {}): Promise<Proces
   const dir = join(reports, `run-${++runs}`);
   return runKgate([...args, '--report-dir', dir], {
     env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: '',
+      ...RUN_ALONE_ENV,
       ...referenceKeyEnv(server.keys),
-      ...NO_PROXY_ENV,
       ...env,
     },
     timeoutMs: 240_000,

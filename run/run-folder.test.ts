@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { RunSummary } from '../reporting/summary.ts';
 import { filesBelow, scratchLeft } from '../scripts/run-folder-left.ts';
-import { NO_PROXY_ENV, runKgate } from '../scripts/run-process.ts';
+import { RUN_ALONE_ENV, runKgate } from '../scripts/run-process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kgate-run-folder-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ const REPORT_FILE =
 function conform(dir: string, args: string[]) {
   return runKgate(['conform', ...args, '--report-dir', dir], {
     cwd: work,
-    env: { ...NO_PROXY_ENV, KGATE_BASE_URL: '', KGATE_CONFORM_OPTIONS: '', GITHUB_STEP_SUMMARY: '' },
+    env: RUN_ALONE_ENV,
     timeoutMs: 180_000,
   });
 }

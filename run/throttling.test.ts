@@ -15,7 +15,7 @@ import { type ReferenceServer, startReferenceServer } from '../reference/index.t
 import type { Envelope } from '../reporting/envelope.ts';
 import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
 import type { RunSummary } from '../reporting/summary.ts';
-import { NO_PROXY_ENV, type ProcessResult, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
+import { type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 let server: ReferenceServer;
 let reports: string;
@@ -37,10 +37,7 @@ async function kgate(args: string[], embedded = false): Promise<ProcessResult & 
   const started = Date.now();
   const result = await runKgate(['conform', ...args, '--report-dir', dir], {
     env: {
-      KGATE_BASE_URL: '',
-      GITHUB_STEP_SUMMARY: '',
-      KGATE_CONFORM_OPTIONS: '',
-      ...NO_PROXY_ENV,
+      ...RUN_ALONE_ENV,
       ...(embedded ? { KGATE_KEY: '' } : referenceKeyEnv(server.keys)),
     },
     timeoutMs: 240_000,

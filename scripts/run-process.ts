@@ -100,3 +100,14 @@ export const NO_PROXY_ENV = {
   NO_PROXY: '',
   no_proxy: '',
 };
+
+/**
+ * An environment that takes nothing of the one the tests run in: no base URL, no options, no proxy,
+ * no CI job summary to write into; a run names its own target, options and proxy, or has none.
+ */
+export const RUN_ALONE_ENV = {
+  KGATE_BASE_URL: '',
+  GITHUB_STEP_SUMMARY: '',
+  KGATE_CONFORM_OPTIONS: '',
+  ...NO_PROXY_ENV,
+};
