@@ -91,7 +91,7 @@ export class SharedPace implements RequestPace {
    * still keep its distance from it at the target.
    */
   sent(): void {
-    this.locked(() => {
+    this.withLock(() => {
       const now = Date.now();
       if (this.next() < now + this.intervalMs) writeFileSync(this.file, String(now + this.intervalMs));
     });
@@ -99,7 +99,7 @@ export class SharedPace implements RequestPace {
 
   /** Claims the slot if its time has come (`at`), else says how long until it comes. */
   claim(): { at: number; retryInMs?: undefined } | { at?: undefined; retryInMs: number } {
-    return this.locked(() => {
+    return this.withLock(() => {
       const next = this.next();
       const now = Date.now();
       if (now < next) return { retryInMs: Math.max(1, Math.ceil(next - now)) };
@@ -115,7 +115,7 @@ export class SharedPace implements RequestPace {
 
   /** Runs `body` holding the file's lock. */
   protected withLock<T>(body: () => T): T {
-    return this.locked(body);
+    return withFileLock(this.file, body);
   }
 
   /** The earliest time the next request may go (0 before the first). */
@@ -126,34 +126,33 @@ export class SharedPace implements RequestPace {
       return 0;
     }
   }
+}
 
-  /** Runs `body` holding the file's lock. */
-  private locked<T>(body: () => T): T {
-    mkdirSync(dirname(this.file), { recursive: true });
-    const lock = `${this.file}.lock`;
-    this.lock(lock);
+/**
+ * Runs `body` holding `file`'s lock, which every process of a run sees: a folder `FILE.lock` beside
+ * it; one older than STALE_LOCK_MS was left by a process that died holding it, and is taken over.
+ */
+export function withFileLock<T>(file: string, body: () => T): T {
+  mkdirSync(dirname(file), { recursive: true });
+  const lock = `${file}.lock`;
+  for (;;) {
     try {
-      return body();
-    } finally {
-      rmdirSync(lock);
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmdirSync(lock);
+    } catch {
+      // Released meanwhile.
+    }
+    pause(1);
   }
-
-  private lock(lock: string): void {
-    for (;;) {
-      try {
-        mkdirSync(lock);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmdirSync(lock);
-      } catch {
-        // Released meanwhile.
-      }
-      pause(1);
-    }
+  try {
+    return body();
+  } finally {
+    rmdirSync(lock);
   }
 }
 

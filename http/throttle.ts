@@ -14,9 +14,10 @@
 // throughout: there is nothing to judge).
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { withFileLock } from './pacing.ts';
 
 /** The statuses that say "not now": 429 Too Many Requests, and 503 Service Unavailable as front servers use it. */
 export const THROTTLE_STATUSES: readonly number[] = [429, 503];
@@ -164,10 +165,8 @@ export interface ThrottleState {
 /** File prefix of the paths' states in a run's folder. */
 export const THROTTLE_FILE_PREFIX = '.throttle';
 
-const sleepArray = new Int32Array(new SharedArrayBuffer(4));
 /** How long a key found never throttled is taken as such without looking again. */
 const ABSENT_FOR_MS = 20;
-const STALE_LOCK_MS = 2_000;
 
 /**
  * The adaptive pace of a run: per path of the spec, a pace that starts when the path is first
@@ -316,23 +315,7 @@ export class AdaptivePace {
       return result;
     }
     const file = this.file(key);
-    mkdirSync(dirname(file), { recursive: true });
-    const lock = `${file}.lock`;
-    for (;;) {
-      try {
-        mkdirSync(lock);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmdirSync(lock);
-      } catch {
-        // Released meanwhile.
-      }
-      Atomics.wait(sleepArray, 0, 0, 1);
-    }
-    try {
+    return withFileLock(file, () => {
       this.absent.delete(key);
       const { result, state } = change(this.state(key));
       if (state) {
@@ -340,9 +323,7 @@ export class AdaptivePace {
         writeFileSync(file, JSON.stringify(state));
       }
       return result;
-    } finally {
-      rmdirSync(lock);
-    }
+    });
   }
 }
 
