@@ -4,7 +4,7 @@
 // was measured; drift live keeps it in its history and compare holds both deployments' with the
 // changes between them.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,6 +12,7 @@ import { type ReferenceServer, startReferenceServer } from '../reference/index.t
 import type { Envelope } from '../reporting/envelope.ts';
 import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
 import { missingBinaries, type RealNginx, startNginx } from '../scripts/real-servers.ts';
+import { envelopeIn } from '../scripts/run-folder-left.ts';
 import { RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 let server: ReferenceServer;
@@ -43,15 +44,6 @@ async function kgate(args: string[], env: Record<string, string> = {}) {
     timeoutMs: 180_000,
     cwd: reports,
   });
-}
-
-/** The envelope of a report folder, checked against the schema. */
-function envelopeIn(dir: string): Envelope {
-  const file = join(dir, 'envelope.json');
-  assert.ok(existsSync(file), `${file} written`);
-  const envelope = JSON.parse(readFileSync(file, 'utf8')) as Envelope;
-  assert.deepEqual(envelopeSchemaErrors(envelope), [], `${file} is valid against the schema`);
-  return envelope;
 }
 
 /** The one run folder under a kind's default reports folder. */

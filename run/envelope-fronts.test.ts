@@ -13,10 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import type { Envelope } from '../reporting/envelope.ts';
-import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
-import type { RunSummary } from '../reporting/summary.ts';
 import { missingBinaries, type RealServer, startNginx, startVarnish } from '../scripts/real-servers.ts';
+import { envelopeIn, summaryIn } from '../scripts/run-folder-left.ts';
 import { NO_PROXY_ENV, type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skipNginx = missingBinaries(['nginx']);
@@ -50,16 +48,6 @@ async function kgate(args: string[]): Promise<ProcessResult & { dir: string }> {
   return { ...result, dir };
 }
 
-function summaryOf(dir: string): RunSummary {
-  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-}
-
-function envelopeOf(dir: string): Envelope {
-  const envelope = JSON.parse(readFileSync(join(dir, 'envelope.json'), 'utf8')) as Envelope;
-  assert.deepEqual(envelopeSchemaErrors(envelope), [], 'envelope.json is valid against its schema');
-  return envelope;
-}
-
 const ANSWER_SEARCH = 'GET /answersearch/v7.0/search';
 
 describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer search', { skip: skipNginx }, () => {
@@ -83,7 +71,7 @@ describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer s
       started.push(front);
       const run = await kgate(['--base-url', front.url, '--with-rate-limit']);
       assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
-      const target = summaryOf(run.dir).targets[0]!;
+      const target = summaryIn(run.dir).targets[0]!;
       // Exactly one finding: the front's limit, on rate-limit-signalled of answer search.
       assert.equal(target.failures.length, 1, JSON.stringify(target.failures, null, 2));
       const [failure] = target.failures;
@@ -103,7 +91,7 @@ describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer s
         front.accessLog().some((line) => line.startsWith(`${given.status ?? 503} `)),
         'nginx did throttle the run',
       );
-      const envelope = envelopeOf(run.dir);
+      const envelope = envelopeIn(run.dir);
       const limit = envelope.rateLimits.find((item) => item.path === '/answersearch/v7.0/search')!;
       assert.equal(limit.status, given.status ?? 503);
       assert.equal(limit.contentType, 'text/html');
@@ -165,7 +153,7 @@ describe('kgate probe rate-limit through nginx limit_req', { skip: skipNginx }, 
       ),
       result.problems.join('; '),
     );
-    const envelope = envelopeOf(dir);
+    const envelope = envelopeIn(dir);
     assert.equal(envelope.command, 'probe rate-limit');
     assert.equal(envelope.rateLimits[0]?.rps, result.thresholdRps);
     assert.equal(envelope.rateLimits[0]?.status, 503);
@@ -180,7 +168,7 @@ describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
     started.push(cache);
     const run = await kgate(['--base-url', cache.url, ...checks]);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     const gets = Object.keys(target.matrix).filter((operation) => operation.startsWith('GET '));
     assert.equal(gets.length, 9);
     assert.deepEqual(
@@ -197,7 +185,7 @@ describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
     }
     for (const operation of Object.keys(target.matrix).filter((label) => label.startsWith('POST ')))
       assert.equal(target.matrix[operation]!['auth-required'], 'pass', `${operation}: Varnish passes POSTs on`);
-    const envelope = envelopeOf(run.dir);
+    const envelope = envelopeIn(run.dir);
     assert.ok(envelope.infrastructure.cacheHeaders.includes('x-varnish'));
     assert.ok(envelope.infrastructure.cacheHits >= gets.length);
     assert.ok(envelope.infrastructure.via.some((via) => /varnish/i.test(via)));
@@ -208,7 +196,7 @@ describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
     started.push(cache);
     const run = await kgate(['--base-url', cache.url, ...checks]);
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     assert.ok(
       target.notes.some((note) =>
         /^auth-required: a cache in front of the interface \((Age, )?X-Varnish.*Via: 1\.1 varnish.*\) keys its answers on the subscription key/.test(
@@ -217,7 +205,7 @@ describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
       ),
       target.notes.join('\n'),
     );
-    const envelope = envelopeOf(run.dir);
+    const envelope = envelopeIn(run.dir);
     assert.ok(envelope.infrastructure.cacheHits > 0, 'the keyed cache served some answers from its cache');
     assert.ok(
       target.notes.some((note) => new RegExp(`served ${envelope.infrastructure.cacheHits} of the answers`).test(note)),
@@ -232,9 +220,9 @@ describe('envelope.json agrees with what the run measured', { skip: skipNginx },
     started.push(front);
     const run = await kgate(['--base-url', front.url]);
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    const summary = summaryOf(run.dir);
+    const summary = summaryIn(run.dir);
     const target = summary.targets[0]!;
-    const envelope = envelopeOf(run.dir);
+    const envelope = envelopeIn(run.dir);
     assert.equal(envelope.command, 'conform');
     assert.equal(envelope.urlLimit.limitBytes, 4096);
     assert.equal(envelope.urlLimit.shortestRefused?.status, 414);
@@ -285,7 +273,7 @@ describe('envelope.json agrees with what the run measured', { skip: skipNginx },
       'positive-input-accepted,no-server-error,negative-input-rejected',
     ]);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
-    const summary = summaryOf(run.dir);
+    const summary = summaryIn(run.dir);
     assert.equal(summary.verdict, 'fail');
     assert.equal(summary.envelopeBreaches?.length, 1);
     assert.match(
@@ -295,7 +283,7 @@ describe('envelope.json agrees with what the run measured', { skip: skipNginx },
     assert.match(readFileSync(join(run.dir, 'summary.md'), 'utf8'), /Envelope bounds broken/);
     assert.match(readFileSync(join(run.dir, 'junit.xml'), 'utf8'), /kgate envelope bounds.*failures="1"/);
     assert.match(run.stdout, /envelope: {2}bound broken, urlLimitMin 8,192 bytes/);
-    assert.deepEqual(envelopeOf(run.dir).breaches, summary.envelopeBreaches);
+    assert.deepEqual(envelopeIn(run.dir).breaches, summary.envelopeBreaches);
   });
 });
 

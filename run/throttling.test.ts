@@ -5,16 +5,14 @@
 // failure), a target that throttles everything forever (ends within --max-duration, every test
 // not run: throttled), and --with-rate-limit beside --max-rps and --max-rps-by-path.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import type { Envelope } from '../reporting/envelope.ts';
-import { envelopeSchemaErrors } from '../reporting/envelope-schema.ts';
-import type { RunSummary } from '../reporting/summary.ts';
+import { envelopeIn, summaryIn } from '../scripts/run-folder-left.ts';
 import { type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 let server: ReferenceServer;
@@ -43,10 +41,6 @@ async function kgate(args: string[], embedded = false): Promise<ProcessResult & 
     timeoutMs: 240_000,
   });
   return { ...result, dir, ms: Date.now() - started };
-}
-
-function summaryOf(dir: string): RunSummary {
-  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
 }
 
 /** Listens on 127.0.0.1 and resolves the base URL. */
@@ -101,7 +95,7 @@ describe('throttling through the CLI', { concurrency: true }, () => {
       '0',
     ]);
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     assert.deepEqual(target.failures, []);
     assert.deepEqual(target.skips, []);
     const note = target.notes.find((text) => text.startsWith('GET /answersearch/v7.0/search throttled: '));
@@ -110,8 +104,7 @@ describe('throttling through the CLI', { concurrency: true }, () => {
       note,
       /503 text\/html with Retry-After as an HTTP-date from a front server \(Server: kgate-test-limiter\)/,
     );
-    const envelope = JSON.parse(readFileSync(join(run.dir, 'envelope.json'), 'utf8')) as Envelope;
-    assert.deepEqual(envelopeSchemaErrors(envelope), []);
+    const envelope = envelopeIn(run.dir);
     const limit = envelope.rateLimits.find((item) => item.path === '/answersearch/v7.0/search');
     assert.equal(limit?.status, 503);
     assert.equal(limit?.retryAfter, 'http-date');
@@ -121,7 +114,7 @@ describe('throttling through the CLI', { concurrency: true }, () => {
   test('a server whose 503 is its own fault (answersearch-503-unavailable): persistent at every pace, judged as the answer: response-matches-spec fails, nothing outside answer search does', async () => {
     const run = await kgate(['--base-url', `${server.url}/faults/answersearch-503-unavailable`]);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     const failed = new Set(target.failures.map((failure) => `${failure.check} ${failure.operation}`));
     assert.ok(failed.has('response-matches-spec GET /answersearch/v7.0/search'), [...failed].join('\n'));
     assert.deepEqual(
@@ -153,7 +146,7 @@ describe('throttling through the CLI', { concurrency: true }, () => {
     const run = await kgate(['--base-url', base, '--max-duration', '60s']);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
     assert.ok(run.ms < 60_000 + 30_000, `ended in ${run.ms} ms`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     assert.equal(target.counts.passed, 0);
     assert.equal(target.counts.skipped, 0, JSON.stringify(target.skips.slice(0, 3)));
     assert.ok(target.counts.failed > 100);
@@ -182,7 +175,7 @@ describe('throttling through the CLI', { concurrency: true }, () => {
       true,
     );
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    const target = summaryOf(run.dir).targets[0]!;
+    const target = summaryIn(run.dir).targets[0]!;
     assert.equal(target.matrix['GET /answersearch/v7.0/search']!['rate-limit-signalled'], 'pass');
     assert.equal(target.matrix['GET /urlpreview/v7.0/search']!['rate-limit-signalled'], 'pass');
     assert.equal(target.matrix['GET /academic/v1.0/evaluate']!['paging-respects-size'], 'pass');
