@@ -178,16 +178,19 @@ const ABSENT_FOR_MS = 20;
  * every worker and discovery slow down together; a process without a folder keeps it in memory.
  */
 export class AdaptivePace {
+  /** The paths' states when there is no folder. */
   private readonly memory = new Map<string, ThrottleState>();
-  /** Paths this process has seen throttled (a path never throttled costs one failed read per request). */
+  /** Keys found never throttled, until when: a path is asked about several times a request, other processes' throttling is seen within ABSENT_FOR_MS. */
+  private readonly absent = new Map<string, number>();
+  /** Paths known to this process as throttled (so a path never throttled costs nothing on acceptance). */
+  private readonly known = new Set<string>();
+
+  /** `dir`: the run's folder, where every process of the run keeps the paths' states; none: this process's memory. */
   constructor(readonly dir?: string) {}
 
   private file(key: string): string {
     return join(this.dir!, `${THROTTLE_FILE_PREFIX}-${createHash('sha1').update(key).digest('hex').slice(0, 12)}`);
   }
-
-  /** Keys found never throttled, until when: a path is asked about several times a request, other processes' throttling is seen within ABSENT_FOR_MS. */
-  private readonly absent = new Map<string, number>();
 
   /** The state of a path, or undefined while it was never throttled. */
   state(key: string): ThrottleState | undefined {
@@ -294,9 +297,6 @@ export class AdaptivePace {
       return { result: undefined, state };
     });
   }
-
-  /** Paths known to this process as throttled (so a path never throttled costs nothing on acceptance). */
-  private readonly known = new Set<string>();
 
   private maybeThrottled(key: string): boolean {
     const state = this.state(key);
