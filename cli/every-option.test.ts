@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { scanForSecrets } from '../proof/secret-scan.ts';
 import { startReferenceServer } from '../reference/index.ts';
 import { runKgate } from '../scripts/run-process.ts';
-import { invalidValueOf, type OptionTable, ruleOf } from './args.ts';
-import type { Command } from './command.ts';
+import { invalidValueOf, type OptionTable, ruleOf } from './door/args.ts';
+import type { Command } from './door/command.ts';
 import { COMMANDS, main } from './main.ts';
 
 /** One table of options: the words that reach it (`drift live`), its options, its usage text. */

@@ -1,9 +1,9 @@
 import { format } from 'node:util';
 import { didYouMean, nearMisses } from '../config/near-miss.ts';
 import { redactSecrets } from '../config/redact.ts';
-import { EXIT, TargetError, UsageError } from './args.ts';
-import type { Command } from './command.ts';
-import { errorMember, jsonPrinted, printJson, resetJsonPrinted } from './output.ts';
+import { EXIT, TargetError, UsageError } from './door/args.ts';
+import type { Command } from './door/command.ts';
+import { errorMember, jsonPrinted, printJson, resetJsonPrinted } from './door/output.ts';
 
 /** The subcommands, loaded lazily so that `kgate validate` does not pay for Playwright or autocannon. */
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {

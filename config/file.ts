@@ -77,7 +77,7 @@ export interface KgateConfig {
   clientCert?: string;
   /** The client certificate's key (PEM), absolute. */
   clientKey?: string;
-  /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/identity.ts). */
+  /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/door/identity.ts). */
   headers?: Record<string, string> | string[];
 }
 

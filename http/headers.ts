@@ -9,7 +9,7 @@
 export interface AddedHeader {
   name: string;
   value: string;
-  /** Masked wherever it could be shown (curl lines, reports): see cli/identity.ts for which are. */
+  /** Masked wherever it could be shown (curl lines, reports): see cli/door/identity.ts for which are. */
   secret: boolean;
   /** kgate's own default (its User-Agent): sent, but left out of curl lines, where curl sends its own. */
   implied?: boolean;

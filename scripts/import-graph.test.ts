@@ -28,10 +28,12 @@ const FLOORS: Record<string, number> = {
   compare: 6,
   proof: 6,
   'playwright.config.ts': 6,
-  cli: 7,
-  scripts: 8,
-  bin: 9, // the command: a clone's build of its sources (scripts/runtime-build.mjs), or the package's dist/
-  bench: 9,
+  'cli/door': 7, // what every command shares: its target, key, route, folder, limits, stops, options
+  'cli/commands': 8, // each command's own work, between the door and its reports
+  cli: 9, // cli/main.ts: the command line's entry
+  scripts: 10,
+  bin: 11, // the command: a clone's build of its sources (scripts/runtime-build.mjs), or the package's dist/
+  bench: 11,
 };
 
 /** Imports that point up, each with its reason. */

@@ -86,7 +86,12 @@ export function circles(graph: Map<string, Set<string>>): string[][] {
   return found;
 }
 
-/** The room of a file: its top folder, or the file itself at the root. */
+/** Rooms inside a room: what every command shares (`cli/door`) under the commands (`cli/commands`). */
+export const INNER_ROOMS: readonly string[] = ['cli/door', 'cli/commands'];
+
+/** The room of a file: an inner room it lies in, else its top folder, or the file itself at the root. */
 export function roomOf(file: string): string {
-  return relative('.', file).split(/[\\/]/)[0]!;
+  const parts = relative('.', file).split(/[\\/]/);
+  const inner = parts.slice(0, 2).join('/');
+  return INNER_ROOMS.includes(inner) ? inner : parts[0]!;
 }

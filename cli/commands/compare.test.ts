@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
-import { UsageError } from '../args.ts';
+import { UsageError } from '../door/args.ts';
 import { parseCompareArgs } from './compare.ts';
 
 /** A key no real deployment would use, so finding it anywhere is a leak. */

@@ -23,12 +23,12 @@ import {
   parseCommandArgs,
   TargetError,
   UsageError,
-} from '../args.ts';
-import type { Command } from '../command.ts';
-import { configUsageError } from '../config-error.ts';
-import { applyNetwork, NETWORK_OPTIONS, NETWORK_USAGE, networkLine, resolveNetwork } from '../network.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+} from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { configUsageError } from '../door/config-error.ts';
+import { applyNetwork, NETWORK_OPTIONS, NETWORK_USAGE, networkLine, resolveNetwork } from '../door/network.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
 
 const USAGE = `usage: kgate compare --base-url CANDIDATE --against-url CURRENT [--latency] [--latency-samples N]
                      [--regression-percent P] [--regression-ms D] [--requests N] [--seed S]

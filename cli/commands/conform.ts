@@ -31,14 +31,14 @@ import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../.
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
-import { EXIT, formatDuration, noPositionals, parseCommandArgs, TargetError, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { configUsageError } from '../config-error.ts';
-import { CONFORM_OPTIONS, resolveConformSettings } from '../conform-settings.ts';
-import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../network.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
-import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
-import { runFolder } from '../run-folder.ts';
+import { EXIT, formatDuration, noPositionals, parseCommandArgs, TargetError, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { configUsageError } from '../door/config-error.ts';
+import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../door/network.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
+import { humanDuration, progressDisplay, timeLeft } from '../door/progress.ts';
+import { runFolder } from '../door/run-folder.ts';
+import { CONFORM_OPTIONS, resolveConformSettings } from './conform-settings.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]

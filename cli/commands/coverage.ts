@@ -1,9 +1,9 @@
 import { ROLES, roleOf } from '../../contracts/coverage/classes.ts';
 import { type CoverageItem, coverageItems } from '../../contracts/coverage/items.ts';
 import { OPERATION_IDS, OPERATIONS } from '../../openapi/spec.ts';
-import { EXIT, noPositionals, option, parseCommandArgs } from '../args.ts';
-import type { Command } from '../command.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
+import { EXIT, noPositionals, option, parseCommandArgs } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
 
 const USAGE = `usage: kgate coverage [--operations ids] [--kind cells|inputs] [--json]
 

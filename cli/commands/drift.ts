@@ -35,9 +35,8 @@ import {
   RuleBroken,
   TargetError,
   UsageError,
-} from '../args.ts';
-import type { Command } from '../command.ts';
-import { driftPage } from '../drift-page.ts';
+} from '../door/args.ts';
+import type { Command } from '../door/command.ts';
 import {
   applyNetwork,
   commandNetwork,
@@ -45,10 +44,11 @@ import {
   NETWORK_OPTIONS,
   NETWORK_USAGE,
   networkLine,
-} from '../network.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
-import { humanDuration, progressDisplay, timeLeft } from '../progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+} from '../door/network.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
+import { humanDuration, progressDisplay, timeLeft } from '../door/progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
+import { driftPage } from './drift-page.ts';
 
 const EXIT_USAGE = `exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable
 target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;

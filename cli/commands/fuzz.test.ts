@@ -7,7 +7,7 @@ import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { startArrivalsProxy } from '../../scripts/arrivals-proxy.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
-import { UsageError } from '../args.ts';
+import { UsageError } from '../door/args.ts';
 import { parseFuzzArgs } from './fuzz.ts';
 
 /** Requests of the CLI's key preflight (one per API) before a run against --base-url. */

@@ -28,8 +28,8 @@ import {
   RuleBroken,
   TargetError,
   UsageError,
-} from '../args.ts';
-import type { Command } from '../command.ts';
+} from '../door/args.ts';
+import type { Command } from '../door/command.ts';
 import {
   applyNetwork,
   commandNetwork,
@@ -37,10 +37,10 @@ import {
   NETWORK_OPTIONS,
   NETWORK_USAGE,
   networkLine,
-} from '../network.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
-import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+} from '../door/network.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
+import { humanDuration, isInteractive, PROGRESS_EVERY_MS } from '../door/progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
 
 const USAGE = `usage: kgate fuzz [--base-url URL] [--operations ids] [--budget N] [--items ids] [--duration D] [--seed S]
                   [--max-rps R] [--timeout D] [--allow-remote] [--report-dir DIR] [--json]

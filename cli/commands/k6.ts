@@ -1,9 +1,9 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS, K6_TARGET } from '../../load/k6-bundle.ts';
-import { EXIT, option, parseCommandArgs, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
+import { EXIT, option, parseCommandArgs, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
 
 const USAGE = `usage: kgate k6 bundle <${K6_SCENARIOS.join('|')}> [--out FILE] [--json]
 

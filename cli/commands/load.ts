@@ -19,8 +19,8 @@ import {
   RuleBroken,
   TargetError,
   UsageError,
-} from '../args.ts';
-import type { Command } from '../command.ts';
+} from '../door/args.ts';
+import type { Command } from '../door/command.ts';
 import {
   applyNetwork,
   commandNetwork,
@@ -29,10 +29,10 @@ import {
   NETWORK_USAGE,
   networkLine,
   type ResolvedNetwork,
-} from '../network.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
-import { isInteractive } from '../progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+} from '../door/network.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
+import { isInteractive } from '../door/progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
 
 const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
                   [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]

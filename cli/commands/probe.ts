@@ -9,12 +9,12 @@ import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } 
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
 import { getOperation } from '../../openapi/spec.ts';
 import { buildEnvelope, type Envelope, writeEnvelope } from '../../reporting/envelope.ts';
-import { EXIT, noPositionals, option, parseCommandArgs, TargetError, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { NETWORK_OPTIONS, NETWORK_USAGE } from '../network.ts';
-import { JSON_USAGE, outcomeObject, printJson } from '../output.ts';
-import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../run-folder.ts';
+import { EXIT, noPositionals, option, parseCommandArgs, TargetError, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { NETWORK_OPTIONS, NETWORK_USAGE } from '../door/network.ts';
+import { JSON_USAGE, outcomeObject, printJson } from '../door/output.ts';
+import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../door/progress.ts';
+import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
 import { loadValidator, resolveTarget } from './load.ts';
 
 const ROUTE_USAGE = `${NETWORK_USAGE}

@@ -1,9 +1,9 @@
 // The usage and options of `kgate report merge`, apart from its code so that `kgate report` can
 // name them (its --help, the option tests) without loading the merge.
 import { kindFolder } from '../../reporting/run-dir.ts';
-import { option } from '../args.ts';
-import { JSON_USAGE } from '../output.ts';
-import { REPORT_DIR_OPTION, reportDirUsage } from '../run-folder.ts';
+import { option } from '../door/args.ts';
+import { JSON_USAGE } from '../door/output.ts';
+import { REPORT_DIR_OPTION, reportDirUsage } from '../door/run-folder.ts';
 
 /** The usage text of `kgate report merge`. */
 export const MERGE_USAGE = `usage: kgate report merge DIR... [--report-dir OUT] [--expect-shards N] [--json]

@@ -4,10 +4,10 @@ import { redactSecrets } from '../../config/redact.ts';
 import { findRunFolders, MergeError, mergeRuns, mergeVerdictLine, readRunFolder } from '../../reporting/merge.ts';
 import { writeRunReports } from '../../reporting/run-reports.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
-import { EXIT, parseCommandArgs, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { printJson } from '../output.ts';
-import { runFolder } from '../run-folder.ts';
+import { EXIT, parseCommandArgs, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { printJson } from '../door/output.ts';
+import { runFolder } from '../door/run-folder.ts';
 import { MERGE_OPTIONS, MERGE_USAGE } from './report-merge-usage.ts';
 
 /** `kgate report merge`: one verdict from the run folders of a sharded run. */

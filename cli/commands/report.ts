@@ -5,9 +5,9 @@ import { readEnv } from '../../config/env.ts';
 import { maskUrl } from '../../config/redact.ts';
 import { REPORT_HTML } from '../../page/page.ts';
 import { isRunId, REPORTS_DIR, RUN_KINDS, runIdTime } from '../../reporting/run-dir.ts';
-import { EXIT, option, parseCommandArgs, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
+import { EXIT, option, parseCommandArgs, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
 import { MERGE_OPTIONS, MERGE_USAGE } from './report-merge-usage.ts';
 
 /** Runs listed when --limit is not given. */

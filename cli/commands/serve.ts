@@ -9,9 +9,9 @@ import {
   type ReferenceKeys,
   startReferenceServer,
 } from '../../reference/index.ts';
-import { EXIT, noPositionals, option, parseCommandArgs, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { printJson } from '../output.ts';
+import { EXIT, noPositionals, option, parseCommandArgs, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { printJson } from '../door/output.ts';
 
 const USAGE = `usage: kgate serve [--port N] [--host 127.0.0.1] [--seed S] [--papers N] [--rate-limit R]
                    [--body-limit B] [--config FILE] [--profile clean|real] [--json] [--list-faults]

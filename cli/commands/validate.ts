@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { OPERATION_IDS } from '../../openapi/spec.ts';
 import { validateResponse } from '../../openapi/validator.ts';
-import { EXIT, option, parseCommandArgs, RuleBroken, UsageError } from '../args.ts';
-import type { Command } from '../command.ts';
-import { JSON_USAGE, printJson } from '../output.ts';
+import { EXIT, option, parseCommandArgs, RuleBroken, UsageError } from '../door/args.ts';
+import type { Command } from '../door/command.ts';
+import { JSON_USAGE, printJson } from '../door/output.ts';
 
 const USAGE = `usage: kgate validate --operation <operationId> --status <code> [--content-type TYPE] [--strict] [--json] <file.json>
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
-import { isRunId } from '../reporting/run-dir.ts';
+import { isRunId } from '../../reporting/run-dir.ts';
 import { invalidValueOf, RuleBroken } from './args.ts';
 import { REPORT_DIR_OPTION, runFolder } from './run-folder.ts';
 

@@ -1,4 +1,4 @@
-import type { ConfigError } from '../config/file.ts';
+import type { ConfigError } from '../../config/file.ts';
 import { UsageError } from './args.ts';
 
 /** A configuration file (or variable) that cannot be used, as the usage error of `command`: one line, its key and rule kept. */

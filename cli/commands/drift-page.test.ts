@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DriftFinding } from '../drift/findings.ts';
-import type { LiveResult } from '../drift/live.ts';
-import { renderPage as renderReportHtml } from '../page/page.ts';
+import type { DriftFinding } from '../../drift/findings.ts';
+import type { LiveResult } from '../../drift/live.ts';
+import { renderPage as renderReportHtml } from '../../page/page.ts';
 import { driftPage } from './drift-page.ts';
 
 const OP = 'GET /academic/v1.0/interpret';

@@ -1,8 +1,8 @@
-import type { HarnessEnv } from '../config/env.ts';
-import { ConfigError, type KgateConfig, loadConfig } from '../config/file.ts';
-import { registerSecret } from '../config/redact.ts';
-import { configureNetwork } from '../http/client.ts';
-import { type AddedHeader, configureHeaders } from '../http/headers.ts';
+import type { HarnessEnv } from '../../config/env.ts';
+import { ConfigError, type KgateConfig, loadConfig } from '../../config/file.ts';
+import { registerSecret } from '../../config/redact.ts';
+import { configureNetwork } from '../../http/client.ts';
+import { type AddedHeader, configureHeaders } from '../../http/headers.ts';
 import {
   describeNetwork,
   NetworkConfigError,
@@ -10,7 +10,7 @@ import {
   networkSettings,
   parseProxyUrl,
   proxySecrets,
-} from '../http/network.ts';
+} from '../../http/network.ts';
 import { option, type ParsedArgs, RuleBroken, stringOption, UsageError } from './args.ts';
 import { configUsageError } from './config-error.ts';
 import {
@@ -59,7 +59,7 @@ export interface ResolvedNetwork {
   settings: NetworkSettings;
   /** The route in words, credentials masked; undefined when requests go directly with Node's CAs. */
   description?: string;
-  /** The headers every request carries (cli/identity.ts): the User-Agent and the user's; absent: none. */
+  /** The headers every request carries (cli/door/identity.ts): the User-Agent and the user's; absent: none. */
   headers?: AddedHeader[];
 }
 

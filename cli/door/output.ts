@@ -8,7 +8,7 @@
 //              "rule"?: "takes a number of requests per second from 0.001 to 10000",
 //              "suggestion"?: "--max-rps", "message": "<the line printed on stderr>" }
 // (an internal error, a defect of kgate, is exit code 1 with verdict "error").
-import { redactSecrets } from '../config/redact.ts';
+import { redactSecrets } from '../../config/redact.ts';
 import type { UsageDetails } from './args.ts';
 
 /** The verdict word of an exit code. */

@@ -2,15 +2,15 @@
 // (page/page.ts). It lives in the CLI because the CLI is where drift results and the
 // page renderer meet: drift/ and contracts/ do not import each other.
 import { basename } from 'node:path';
-import { maskUrl } from '../config/redact.ts';
-import { type OperationTimings, operationStats, recordTiming } from '../contracts/timings.ts';
-import { causeCounts, type DriftChange, type DriftFinding, groupByCause } from '../drift/findings.ts';
-import { placeText } from '../drift/history.ts';
-import type { LiveResult } from '../drift/live.ts';
-import { changesPhrase } from '../drift/report.ts';
-import { FINDING_KINDS, type FindingKind } from '../drift/walk.ts';
-import type { Cell as PageCell, Finding as PageFinding } from '../page/components.ts';
-import { type PageChanges, REPORT_HTML, type ReportPage } from '../page/page.ts';
+import { maskUrl } from '../../config/redact.ts';
+import { type OperationTimings, operationStats, recordTiming } from '../../contracts/timings.ts';
+import { causeCounts, type DriftChange, type DriftFinding, groupByCause } from '../../drift/findings.ts';
+import { placeText } from '../../drift/history.ts';
+import type { LiveResult } from '../../drift/live.ts';
+import { changesPhrase } from '../../drift/report.ts';
+import { FINDING_KINDS, type FindingKind } from '../../drift/walk.ts';
+import type { Cell as PageCell, Finding as PageFinding } from '../../page/components.ts';
+import { type PageChanges, REPORT_HTML, type ReportPage } from '../../page/page.ts';
 
 /** The previous live drift run beside this one (see previousRun in reporting/report-page.ts). */
 export interface PreviousDrift {

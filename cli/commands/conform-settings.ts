@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
-import { type HarnessEnv, readKeys } from '../config/env.ts';
-import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../config/file.ts';
-import { didYouMean } from '../config/near-miss.ts';
-import type { Keys } from '../contracts/api.ts';
-import { CHECK_IDS } from '../contracts/checks/index.ts';
-import { OPERATIONS } from '../openapi/spec.ts';
-import { DEFAULT_TIMEOUT_MS, PLAYWRIGHT_REPORTERS } from '../run/options.ts';
-import { option, type ParsedArgs, parseBaseUrl, RuleBroken, UsageError } from './args.ts';
-import { configUsageError } from './config-error.ts';
-import { NETWORK_OPTIONS } from './network.ts';
-import { REPORT_DIR_OPTION } from './run-folder.ts';
+import { type HarnessEnv, readKeys } from '../../config/env.ts';
+import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../../config/file.ts';
+import { didYouMean } from '../../config/near-miss.ts';
+import type { Keys } from '../../contracts/api.ts';
+import { CHECK_IDS } from '../../contracts/checks/index.ts';
+import { OPERATIONS } from '../../openapi/spec.ts';
+import { DEFAULT_TIMEOUT_MS, PLAYWRIGHT_REPORTERS } from '../../run/options.ts';
+import { option, type ParsedArgs, parseBaseUrl, RuleBroken, UsageError } from '../door/args.ts';
+import { configUsageError } from '../door/config-error.ts';
+import { NETWORK_OPTIONS } from '../door/network.ts';
+import { REPORT_DIR_OPTION } from '../door/run-folder.ts';
 
 /** Largest --max-rps / maxRps accepted. */
 export const MAX_RPS_LIMIT = 10_000;

@@ -4,9 +4,9 @@
 // `--user-agent` or a User-Agent header replaces), and the checks that every header value and every
 // key obeys HTTP's rules before anything is sent. The credentials a base URL carries are sent as
 // Basic authorization by the client itself (http/headers.ts).
-import { KEY_VARIABLES } from '../config/env.ts';
-import type { KgateConfig } from '../config/file.ts';
-import { registerSecret } from '../config/redact.ts';
+import { KEY_VARIABLES } from '../../config/env.ts';
+import type { KgateConfig } from '../../config/file.ts';
+import { registerSecret } from '../../config/redact.ts';
 import {
   type AddedHeader,
   credentialSecrets,
@@ -14,8 +14,8 @@ import {
   fieldValueProblem,
   headerSecrets,
   isHeaderName,
-} from '../http/headers.ts';
-import { kgateVersion } from '../reporting/run-meta.ts';
+} from '../../http/headers.ts';
+import { kgateVersion } from '../../reporting/run-meta.ts';
 import { option, type ParsedArgs, RuleBroken, stringOption, UsageError } from './args.ts';
 
 /** The options of every command that talks to a target: what its requests carry (see IDENTITY_USAGE). */

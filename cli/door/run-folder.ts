@@ -3,7 +3,7 @@
 // reports/<kind>/ (conformance, fuzz, drift, compare, load, merge), named by reporting/run-dir.ts.
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunDir, isRunId, kindFolder, type RunKind } from '../reporting/run-dir.ts';
+import { createRunDir, isRunId, kindFolder, type RunKind } from '../../reporting/run-dir.ts';
 import { option, RuleBroken, type ValueSpec } from './args.ts';
 
 /** The --report-dir option of every command that writes reports: a folder, or a path where one can be made. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readEnv } from '../config/env.ts';
-import type { KgateConfig } from '../config/file.ts';
-import { parseCommandArgs, UsageError } from './args.ts';
+import { readEnv } from '../../config/env.ts';
+import type { KgateConfig } from '../../config/file.ts';
+import { parseCommandArgs, UsageError } from '../door/args.ts';
 import { CONFORM_OPTIONS, type ConformSettings, resolveConformSettings } from './conform-settings.ts';
 
 function settings(argv: string[], env: NodeJS.ProcessEnv, config: KgateConfig): ConformSettings {

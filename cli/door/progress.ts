@@ -3,7 +3,7 @@
 // PROGRESS_EVERY_MS that the log keeps. Whatever the target does (a hung target stops a command's
 // own progress events, never this timer), with --json too, since stdout then carries one JSON
 // object and nothing else. Progress never lists tests or source files: it counts.
-import { readEnv } from '../config/env.ts';
+import { readEnv } from '../../config/env.ts';
 
 /** How often a long-running command writes its progress line to stderr, at least. */
 export const PROGRESS_EVERY_MS = 10_000;

@@ -10,8 +10,8 @@ import {
   describeDuration,
   formatDuration,
   parseDuration,
-} from '../config/duration.ts';
-import { didYouMean, nearMisses } from '../config/near-miss.ts';
+} from '../../config/duration.ts';
+import { didYouMean, nearMisses } from '../../config/near-miss.ts';
 
 /** What a usage error is about: an option, a key of the configuration file, an environment variable or an argument. */
 export interface UsageSubject {
