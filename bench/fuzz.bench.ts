@@ -68,7 +68,7 @@ async function fuzzRate(cases: number): Promise<{ rate: number; findings: number
       baseUrl: server.url,
       key: server.key,
       operations: OPERATION_IDS,
-      budget: cases,
+      maxRequests: cases,
       durationMs: 600_000,
       seed: SEED,
       timeoutMs: 10_000,

@@ -1,9 +1,11 @@
 import { format } from 'node:util';
 import { didYouMean, nearMisses } from '../config/near-miss.ts';
 import { redactSecrets } from '../config/redact.ts';
+import { kgateVersion } from '../reporting/run-meta.ts';
 import { EXIT, TargetError, UsageError } from './door/args.ts';
 import type { Command } from './door/command.ts';
 import { errorMember, jsonPrinted, printJson, resetJsonPrinted } from './door/output.ts';
+import { stopping } from './door/stops.ts';
 
 /** The subcommands, loaded lazily so that `kgate validate` does not pay for Playwright or autocannon. */
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -56,25 +58,35 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
 const USAGE = `kgate: conformance, load and drift harness for the academic search, answer search,
 URL preview and event knowledge interface
 
-usage: kgate <command> [options]     (kgate <command> --help, kgate <command> <subcommand> --help)
+usage: kgate <command> [options]     (kgate help <command>, kgate <command> --help, kgate --version)
 
 commands:
 ${Object.entries(COMMANDS)
   .map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`)
   .join('\n')}
 
-every command:
-  durations: a number with a unit, 500ms, 10s, 2m, 1h (a bare number keeps the unit the option had
-    before units, which its --help names: milliseconds for --timeout of conform, fuzz and compare)
-  --report-dir DIR: this run's reports go into DIR itself; without it, a new reports/<kind>/<run-id>/
-    (kind: conformance, fuzz, drift, compare, load, merge; run id such as 20261128T103942Z-f719)
+every command that talks to a target (conform, coverage, fuzz, compare, drift live, load, probe):
+  the target: --base-url, else KGATE_BASE_URL, else baseUrl of the configuration file, else the
+    embedded reference server; the first line says which and where it came from
+  the key: KGATE_KEY (or the variable keyVariables.full of the configuration file names); against a
+    deployment, a missing or refused key, an unreachable target, a base URL that routes nothing of
+    the interface or a used-up quota stops it before the run, in one line (exit 2)
+  one vocabulary: --max-requests N, --max-rps R, --max-duration D, --timeout D, --config FILE,
+    --report-dir DIR, --json mean the same in every command that takes them
+  durations: a number with a unit, 500ms, 10s, 2m, 1h (a bare number is refused, with the unit it needs)
+  --report-dir DIR: this run's reports go into DIR itself, made and proven writable before anything is
+    sent; without it, a new reports/<kind>/<run-id>/ (kind: conformance, fuzz, drift, compare, load,
+    probe, merge; run id such as 20261128T103942Z-f719)
+  SIGINT or SIGTERM: every process the command started is stopped and its folder marked interrupted
+    (neither a verdict of the target nor a defect of kgate); exit 130 or 143
   --json: exactly one JSON object on stdout, whatever the outcome: {"command", "verdict" (pass, fail
     or error), "exitCode", ...}; a stop adds "error": {"kind" (usage, target or internal), "option" |
     "key" | "variable", "rule", "message"}
   bad input: one line naming the option (or configuration key, or variable), its rule and its unit,
     exit 2; an unknown option, key, command or mode gets its near miss (did you mean --max-rps?)
 
-exit codes: 0 pass, 1 failure found, 2 bad usage or unreachable target`;
+exit codes: 0 pass, 1 failure found, 2 bad usage, a target the door refused, or a run that judged
+nothing; 130 or 143 stopped by SIGINT or SIGTERM`;
 
 /** Whether a command line asks for --json (before a `--` that ends the options). */
 function wantsJson(argv: string[]): boolean {
@@ -90,14 +102,16 @@ function stopLine(label: string, message: string): string {
 
 /** Runs kgate with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [first, ...after] = argv;
+  if (first === '--version' || first === '-V' || first === 'version') {
+    console.log(`kgate ${kgateVersion()}`);
+    return EXIT.ok;
+  }
+  // `kgate help conform` is `kgate conform --help`; `kgate help drift live` that of drift live.
+  const [name, ...rest] = first === 'help' && after.length > 0 ? [after[0], ...after.slice(1), '--help'] : argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
     return name === undefined ? EXIT.usage : EXIT.ok;
-  }
-  if (name === '--version') {
-    console.log('kgate 0.1.0');
-    return EXIT.ok;
   }
   const json = wantsJson(argv);
   resetJsonPrinted();
@@ -127,11 +141,14 @@ export async function main(argv: string[]): Promise<number> {
   // Every line a command prints passes the masking (a password in a URL, a registered key), and
   // with --json the last line written to stderr explains an exit code 2 that no error carried.
   let lastError = '';
+  // Once a signal stops the run, only the stop's own lines are printed (cli/door/stops.ts): what the
+  // command's code says as its work is torn down would read as a verdict.
   const { log, error, warn, info } = console;
-  console.log = (...parts: unknown[]) => log(redactSecrets(format(...parts)));
-  console.warn = (...parts: unknown[]) => warn(redactSecrets(format(...parts)));
-  console.info = (...parts: unknown[]) => info(redactSecrets(format(...parts)));
+  console.log = (...parts: unknown[]) => stopping() || log(redactSecrets(format(...parts)));
+  console.warn = (...parts: unknown[]) => stopping() || warn(redactSecrets(format(...parts)));
+  console.info = (...parts: unknown[]) => stopping() || info(redactSecrets(format(...parts)));
   console.error = (...parts: unknown[]) => {
+    if (stopping()) return;
     const text = redactSecrets(format(...parts));
     lastError = text.trim().split('\n').pop() ?? lastError;
     error(text);

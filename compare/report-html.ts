@@ -124,8 +124,10 @@ export function comparePage(result: CompareResult, samples: LatencySamples[]): R
   }));
   return {
     tool: 'kgate compare',
-    verdict: result.verdict,
-    headline: result.verdict === 'pass' ? 'alike' : comparePhrase(result),
+    verdict: result.verdict === 'error' ? 'info' : result.verdict,
+    ...(result.verdict === 'error' ? { word: 'NO VERDICT' } : {}),
+    headline:
+      result.verdict === 'error' ? 'nothing compared' : result.verdict === 'pass' ? 'alike' : comparePhrase(result),
     target: result.candidate,
     durationMs: result.durationMs,
     requests: result.requests.sent,
@@ -136,6 +138,7 @@ export function comparePage(result: CompareResult, samples: LatencySamples[]): R
         label: 'compared',
         value: `${result.requests.compared} requests (${result.requests.repeated} repeated to learn the noise, ${result.requests.confirmed} sent again to confirm)`,
       },
+      ...(result.again ? [{ label: 'again', value: result.again }] : []),
     ],
     counts: [
       { label: 'differences', value: groups.length, cell: 'fail' },

@@ -89,7 +89,8 @@ export function renderCompare(result: CompareResult, reportDir?: string): string
     '',
   ];
   const groups = groupDifferences(result.differences);
-  if (groups.length === 0) lines.push('Behaviour: alike on every operation.');
+  if (result.verdict === 'error') lines.push('Behaviour: not judged: no request was compared.');
+  else if (groups.length === 0) lines.push('Behaviour: alike on every operation.');
   else lines.push(`Behaviour: ${comparePhrase({ ...result, latency: [] })}`, '');
   for (const group of groups) lines.push(formatGroup(group, reportDir), '');
   if (result.noise.length > 0) {
@@ -112,6 +113,7 @@ export function renderCompare(result: CompareResult, reportDir?: string): string
     );
     for (const item of result.latency) lines.push(`  ${formatLatency(item)}`);
   }
+  if (result.again) lines.push('', `Again: ${result.again}`);
   return lines.join('\n');
 }
 
@@ -162,7 +164,7 @@ export function renderCompareJunit(result: CompareResult): string {
 /** summary.md: the terminal summary in a code block under a one-line verdict. */
 export function renderCompareMarkdown(result: CompareResult, reportDir?: string): string {
   return [
-    `# kgate compare: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    `# kgate compare: ${result.verdict === 'error' ? 'NO VERDICT' : result.verdict.toUpperCase()}`,
     '',
     `${comparePhrase(result)}; candidate ${result.candidate}, current ${result.current}.`,
     '',

@@ -63,6 +63,13 @@ export interface CompareSettings {
   maxBytes: number;
   /** At most this many requests per second to each deployment. */
   maxRps?: number;
+  /**
+   * At most this many requests to each deployment in the whole comparison (--max-requests), its
+   * preflight's included: a request past it is not sent, and its exchange is not compared.
+   */
+  maxRequests?: number;
+  /** Requests each deployment's preflight already sent, counted in maxRequests. */
+  preflightRequests?: number;
   /** Measure latency too. */
   latency?: { samples: number; threshold: RegressionThreshold };
   /** The route to both deployments in words (proxy, CA file, client certificate), for the reports. */
@@ -114,11 +121,14 @@ export interface LatencySamples {
 /** What `kgate compare --json` prints. */
 export interface CompareResult {
   command: 'compare';
-  verdict: 'pass' | 'fail';
-  exitCode: 0 | 1;
+  /** pass, fail, or error: no request was compared, so the comparison judged nothing (exit 2). */
+  verdict: 'pass' | 'fail' | 'error';
+  exitCode: 0 | 1 | 2;
   candidate: string;
   current: string;
   seed: number;
+  /** The kgate line that runs the same comparison again: both targets, the seed and the budget, never a key. */
+  again?: string;
   /**
    * Requests compared, repeated to the current deployment (the share that learns its noise),
    * sent to it again to confirm a difference, and sent in all (both sides, chains, latency).
@@ -152,10 +162,22 @@ export class CompareUnreachable extends Error {
   override name = 'CompareUnreachable';
 }
 
+/** A side's share of --max-requests: shared by every copy of the side (the latency schedule's unpaced one). */
+interface SideBudget {
+  max: number;
+  sent: number;
+}
+
+/** A request the side's budget has no room for: not sent, and its exchange not compared. */
+class BudgetSpent extends Error {
+  override name = 'BudgetSpent';
+}
+
 interface Side {
   name: 'candidate' | 'current';
   target: CompareTarget;
   pace?: () => Promise<void>;
+  budget?: SideBudget;
   answered: number;
   failed: number;
   /** Transport failures by operation id: an operation that failed BROKEN_AFTER times is not asked again. */
@@ -171,7 +193,7 @@ interface Side {
 export const BROKEN_AFTER = 2;
 
 /** An answer with its time; `front` when a server in front of the deployment refused the request for its size (not compared). */
-type Sent = Answer & { elapsedMs: number; front?: FrontRefusal };
+type Sent = Answer & { elapsedMs: number; front?: FrontRefusal; spent?: boolean };
 
 /** True when neither side's answer is a front server's refusal: only then do the answers say anything about the deployments. */
 function comparable(...answers: (Sent | undefined)[]): boolean {
@@ -216,6 +238,11 @@ interface Counters {
 }
 
 async function sendOnce(side: Side, request: CompareRequest, settings: CompareSettings, counters: Counters) {
+  if (side.budget) {
+    if (side.budget.sent >= side.budget.max)
+      throw new BudgetSpent(`not sent: the ${side.name}'s request budget (--max-requests ${side.budget.max}) is spent`);
+    side.budget.sent++;
+  }
   await side.pace?.();
   counters.sent++;
   return sendHttp({
@@ -264,6 +291,7 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
       }
       return { status: raw.status, json, text, elapsedMs: performance.now() - started };
     } catch (error) {
+      if (error instanceof BudgetSpent) return { text: '', error: error.message, elapsedMs: 0, spent: true };
       if (!(error instanceof TransportError)) throw error;
       recordTiming(side.timings, request.operation.label, performance.now() - started);
       side.failed++;
@@ -360,6 +388,8 @@ async function confirmDifferences(
       const done = jobs[i]!;
       for (let r = 0; r < CONFIRM_REPEATS; r++) {
         const again = await send(current, done.request, settings, counters);
+        // The budget has no room for it: what is not confirmed stays a difference.
+        if (again.spent) return;
         sent++;
         if (comparable(again))
           noise.learn(
@@ -371,6 +401,30 @@ async function confirmDifferences(
   };
   await Promise.all(Array.from({ length: COMPARE_CONCURRENCY }, worker));
   return sent;
+}
+
+/**
+ * The generated requests that fit `maxRequests` to each deployment (the current one gets the repeats
+ * too), the preflight's requests counted; undefined when not even the battery fits, with the
+ * smallest budget that holds it.
+ */
+export function generatedWithin(
+  maxRequests: number,
+  settings: Pick<CompareSettings, 'latency'>,
+  preflight: number,
+): { generated: number } | { smallest: number } {
+  const room = maxRequests - preflight;
+  const needs = (generated: number) => estimateRequests({ requests: generated, latency: settings.latency }).current;
+  if (needs(0) > room) return { smallest: needs(0) + preflight };
+  let low = 0;
+  let high = 1;
+  while (needs(high) <= room && high < 1_000_000) high *= 2;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (needs(mid) <= room) low = mid;
+    else high = mid;
+  }
+  return { generated: low };
 }
 
 /** The requests a comparison will send to each deployment, before chains, confirmations and 429 retries. */
@@ -399,10 +453,15 @@ export function estimateRequests(settings: Pick<CompareSettings, 'requests' | 'l
 export async function runCompare(settings: CompareSettings): Promise<CompareResult> {
   const started = performance.now();
   const counters: Counters = { sent: 0 };
+  const budget = (): SideBudget | undefined =>
+    settings.maxRequests === undefined
+      ? undefined
+      : { max: settings.maxRequests, sent: settings.preflightRequests ?? 0 };
   const candidate: Side = {
     name: 'candidate',
     target: settings.candidate,
     pace: pacer(settings.maxRps),
+    budget: budget(),
     answered: 0,
     failed: 0,
     broken: new Map(),
@@ -414,6 +473,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
     name: 'current',
     target: settings.current,
     pace: pacer(settings.maxRps),
+    budget: budget(),
     answered: 0,
     failed: 0,
     broken: new Map(),
@@ -430,6 +490,7 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
   };
   const exchanges: Exchange[] = [];
   const noise = new NoiseModel();
+  let notCompared = 0;
   const exchange = async (request: CompareRequest): Promise<Exchange> => {
     const op = request.operation;
     // Once an operation has shown noise, every further request of it is repeated: the more pairs,
@@ -440,9 +501,15 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
       send(current, request, settings, counters),
     ]);
     const done: Exchange = { request, candidate: a, current: b };
+    // A request the budget had no room for on either side is not compared: it judged nothing.
+    if (a.spent || b.spent) {
+      notCompared++;
+      return done;
+    }
     if (repeat) {
-      done.repeat = await send(current, request, settings, counters);
-      if (comparable(done.repeat, done.current))
+      const again = await send(current, request, settings, counters);
+      if (!again.spent) done.repeat = again;
+      if (done.repeat && comparable(done.repeat, done.current))
         noise.learn(op.label, diffAnswers(op.operationId, done.repeat, done.current));
     }
     exchanges.push(done);
@@ -581,6 +648,11 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
       ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
       ...frontLimitNotes(candidate.front).map((note) => `candidate: ${note}`),
       ...frontLimitNotes(current.front).map((note) => `current: ${note}`),
+      ...(notCompared > 0
+        ? [
+            `${notCompared} request(s) not compared: the request budget (--max-requests ${settings.maxRequests}) had no room for them`,
+          ]
+        : []),
     ],
     durationMs: Math.round(performance.now() - started),
   };
@@ -684,7 +756,7 @@ async function measureLatency(
     const from = Math.min(intended, performance.now());
     pending.push(
       send(side, request, settings, counters).then((answer) => {
-        if (answer.error !== undefined) errors();
+        if (answer.error !== undefined && !answer.spent) errors();
         // A request without an answer has no latency; its pair is left out of the percentiles.
         into.values[into.index] = answer.error !== undefined ? Number.NaN : performance.now() - from;
       }),

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DurationError, describeDuration, formatDuration, parseDuration } from './duration.ts';
 
-test('a duration with a unit, or a bare number in the unit the option always had', () => {
+test('a duration with a unit, or a bare number where the rule names its unit (a configuration key)', () => {
   const timeout = { minMs: 100, maxMs: 600_000, bare: 'ms' } as const;
   const limit = { minMs: 1_000, maxMs: 86_400_000, bare: 's' } as const;
-  const cases: { given: [string, typeof timeout | typeof limit]; want: number | RegExp }[] = [
+  const option = { minMs: 100, maxMs: 600_000 } as const;
+  const cases: { given: [string, typeof timeout | typeof limit | typeof option]; want: number | RegExp }[] = [
     { given: ['500ms', timeout], want: 500 },
     { given: ['10s', timeout], want: 10_000 },
     { given: ['1.5s', timeout], want: 1_500 },
@@ -23,6 +24,9 @@ test('a duration with a unit, or a bare number in the unit the option always had
     { given: ['soon', timeout], want: /^not a number with a unit$/ },
     { given: ['-3s', timeout], want: /^a duration is never negative$/ },
     { given: ['', timeout], want: /^not a number with a unit$/ },
+    { given: ['2s', option], want: 2_000 },
+    { given: ['5000', option], want: /^a bare number has no unit: write 5000ms or 5000s$/ },
+    { given: ['1.5', option], want: /^a bare number has no unit: write 1.5ms or 1.5s$/ },
   ];
   for (const { given, want } of cases) {
     if (typeof want === 'number') assert.equal(parseDuration(...given), want, given[0]);
@@ -49,5 +53,9 @@ test('durations are written the short way, and the rule names its units and rang
   assert.equal(
     describeDuration({ minMs: 100, maxMs: 600_000, bare: 'ms' }),
     'a duration with a unit, ms, s, m or h (such as 500ms, 10s, 2m; a bare number is milliseconds), from 100ms to 10m',
+  );
+  assert.equal(
+    describeDuration({ minMs: 1_000, maxMs: 86_400_000 }),
+    'a duration with a unit, ms, s, m or h (such as 500ms, 10s, 2m), from 1s to 24h',
   );
 });

@@ -40,7 +40,7 @@ test('one API answering slowly does not hold back the preflight: it ends on the 
       setTimeout(() => answer(res, 200, '{"expr":"Y>1900","entities":[]}'), 1_500);
       return;
     }
-    answer(res, 200, '{"_type":"SearchResponse"}');
+    answer(res, 200, '{"_type":"SearchResponse","queryContext":{"originalQuery":"kgate"}}');
   });
   const problem = await preflight(url, 'k');
   events.push('preflight ended');
@@ -83,7 +83,7 @@ test("paced, the questions a first answer made needless claim none of the run's 
   let asked = 0;
   const url = await serve((_req, res) => {
     asked++;
-    answer(res, 200, '{"_type":"SearchResponse"}');
+    answer(res, 200, '{"expr":"Y>1900","entities":[]}');
   });
   const dir = mkdtempSync(join(tmpdir(), 'kgate-preflight-pace-'));
   try {
@@ -99,4 +99,81 @@ test("paced, the questions a first answer made needless claim none of the run's 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a base URL whose prefix routes nothing is named, whatever the 404s and catch-all pages say', async () => {
+  const cases: { given: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[] = [
+    {
+      given: "a gateway's JSON 404 on every path",
+      handler: (_req, res) => answer(res, 404, '{"statusCode":404,"message":"Resource not found"}'),
+    },
+    {
+      given: 'a catch-all page answering 200 to everything',
+      handler: (_req, res) => answer(res, 200, '<html><title>My App</title></html>', 'text/html'),
+    },
+    {
+      given: 'a catch-all answering 200 JSON of its own to everything',
+      handler: (_req, res) => answer(res, 200, '{"status":"ok","version":"1.2"}'),
+    },
+    {
+      given: "nginx's 404 page on every path",
+      handler: (_req, res) => answer(res, 404, '<html><title>404 Not Found</title></html>', 'text/html'),
+    },
+  ];
+  for (const { given, handler } of cases) {
+    const url = await serve(handler);
+    const problem = await preflight(url, 'k');
+    assert.equal(problem?.kind, 'routing', `${given}: ${JSON.stringify(problem)}`);
+    assert.match(problem!.reason, /no path of the interface is routed there \(every API answered /, given);
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+  }
+});
+
+test("one API routed is enough: a deployment that serves some APIs, or answers with a broken shape, is the run's to judge", async () => {
+  const cases: { given: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[] = [
+    {
+      given: 'event knowledge only, the rest 404',
+      handler: (req, res) =>
+        req.url?.startsWith('/eventknowledge/')
+          ? answer(res, 200, '{"value":[]}')
+          : answer(res, 404, '{"statusCode":404,"message":"Resource not found"}'),
+    },
+    {
+      given: "event knowledge's own 404 for the date, the rest answered",
+      handler: (req, res) =>
+        req.url?.startsWith('/eventknowledge/')
+          ? answer(res, 404, '{"statusCode":404,"message":"Resource not found"}')
+          : answer(res, 200, '{"expr":"Y>1900","entities":[],"_type":"SearchResponse","name":"x"}'),
+    },
+    {
+      given: 'every answer in a shape of its own but JSON errors of the deployment',
+      handler: (_req, res) => answer(res, 500, '{"error":{"code":"Unspecified","message":"boom"}}'),
+    },
+    {
+      given: 'a 200 with the wrong content type but the fields of the answer',
+      handler: (_req, res) => answer(res, 200, '{"expr":"Y>1900","entities":[],"value":[]}', 'text/plain'),
+    },
+  ];
+  for (const { given, handler } of cases) {
+    const url = await serve(handler);
+    assert.equal(await preflight(url, 'k'), undefined, given);
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+  }
+});
+
+test('a key whose call volume quota is used up is named, with the time the gateway states', async () => {
+  const url = await serve((_req, res) =>
+    answer(
+      res,
+      403,
+      '{"statusCode":403,"message":"Out of call volume quota. Quota will be replenished in 2.03:23:11."}',
+    ),
+  );
+  const problem = await preflight(url, 'k');
+  assert.equal(problem?.kind, 'quota', JSON.stringify(problem));
+  assert.match(problem!.reason, /call volume quota is used up \(replenished in 2\.03:23:11\)/);
 });

@@ -37,52 +37,106 @@ export async function checkReachable(baseUrl: string, timeoutMs = 5_000): Promis
   return tcpReachable(url.hostname.replace(/^\[|\]$/g, ''), portOf(url), timeoutMs);
 }
 
-/** One cheap request per API. */
-export const PREFLIGHT_PATHS = [
-  `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>1900')}&count=1`,
-  '/answersearch/v7.0/search?q=kgate&mkt=en-US&count=1',
-  `/urlpreview/v7.0/search?q=${encodeURIComponent('https://www.example.com/')}`,
-  `/eventknowledge/v1.0/hotevents?date=${new Date().toISOString().slice(0, 10)}&$top=1`,
+/** One cheap question per API: its path (query included) and the top-level fields its 200 answer carries. */
+export const PREFLIGHT_QUESTIONS: readonly { path: string; fields: readonly string[] }[] = [
+  { path: `/academic/v1.0/evaluate?expr=${encodeURIComponent('Y>1900')}&count=1`, fields: ['expr', 'entities'] },
+  {
+    path: '/answersearch/v7.0/search?q=kgate&mkt=en-US&count=1',
+    fields: ['_type', 'queryContext', 'webPages', 'entities', 'facts', 'rankingResponse'],
+  },
+  {
+    path: `/urlpreview/v7.0/search?q=${encodeURIComponent('https://www.example.com/')}`,
+    fields: ['_type', 'name', 'url', 'description', 'primaryImageOfPage'],
+  },
+  {
+    path: `/eventknowledge/v1.0/hotevents?date=${new Date().toISOString().slice(0, 10)}&$top=1`,
+    fields: ['value'],
+  },
 ];
+
+/** The paths of the preflight's questions, query included. */
+export const PREFLIGHT_PATHS: readonly string[] = PREFLIGHT_QUESTIONS.map((question) => question.path);
 
 /** What the preflight requests found that no run could get past. */
 export interface PreflightProblem {
-  /** `route`: the proxy or TLS stopped the requests; `front`: something in front of the deployment refused them all; `key`: every API refused the key. */
-  kind: 'route' | 'front' | 'key';
+  /**
+   * `route`: the proxy or TLS stopped the requests; `front`: something in front of the deployment
+   * refused them all; `routing`: nothing at the base URL answers as the interface (a path prefix
+   * that routes nothing, a catch-all page); `key`: every API refused the key; `quota`: the key's
+   * call volume quota is used up.
+   */
+  kind: 'route' | 'front' | 'routing' | 'key' | 'quota';
   /** One line, secrets masked. */
   reason: string;
 }
 
-/** A body as a person would name it: an HTML page's title, else its first words. */
+/** A body as a person would name it: an HTML page's title, a JSON body's message, else its first words. */
 function nameOf(body: Buffer): string {
   const text = body.toString('utf8');
-  const title = /<title>\s*([^<]{1,120}?)\s*<\/title>/i.exec(text)?.[1];
+  const json = parsed(body) as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const message = typeof json === 'object' && json !== null ? (json.message ?? json.error?.message) : undefined;
+  const title =
+    /<title>\s*([^<]{1,120}?)\s*<\/title>/i.exec(text)?.[1] ?? (typeof message === 'string' ? message : undefined);
   const words = (title ?? text).replace(/\s+/g, ' ').trim().slice(0, 80);
   return words === '' ? 'an empty body' : JSON.stringify(words);
 }
 
 function isJson(contentType: string | undefined, body: Buffer): boolean {
   if (!/^application\/([a-z0-9.+-]+\+)?json\b/i.test(contentType ?? '')) return false;
+  return parsed(body) !== undefined;
+}
+
+/** The body read as JSON, whatever its content type says; undefined when it is not JSON. */
+function parsed(body: Buffer): unknown {
   try {
-    JSON.parse(body.toString('utf8'));
-    return true;
+    return JSON.parse(body.toString('utf8'));
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether an answer says the key's call volume quota is used up (the interface's 403, or a gateway's). */
+export function isQuotaAnswer(response: RawResponse): boolean {
+  return response.status === 403 && /quota/i.test(response.body.toString('utf8').slice(0, 4096));
+}
+
+/**
+ * Whether an answer comes from something that serves the interface at this path: a JSON error of the
+ * key, the quota or the pace (401, 403, 429), any other JSON error but a 404 (the deployment's,
+ * judged by the run), or a 2xx whose JSON carries a field of the operation's answer (whatever its
+ * content type and the rest of its shape, which the run judges). Not routed: a 404 (event
+ * knowledge's own 404 reads as a gateway's for a path it does not know, so one API's 404 decides
+ * nothing while another is routed), a page, a catch-all's answer that is none of these.
+ */
+function isRouted(question: (typeof PREFLIGHT_QUESTIONS)[number], response: RawResponse): boolean {
+  const { status } = response;
+  if (status === 429 || status === 503) return true;
+  const json = parsed(response.body);
+  if (json === undefined) return false;
+  if (status === 404) return false;
+  if (status >= 400) return true;
+  if (status < 200 || status >= 300 || typeof json !== 'object' || json === null) return false;
+  return question.fields.some((field) => field in json);
+}
+
+/** One question of the preflight and what came of it. */
+interface Answer {
+  question: (typeof PREFLIGHT_QUESTIONS)[number];
+  response?: RawResponse;
+  error?: TransportError;
 }
 
 /**
  * Whether one answer alone rules out every problem the preflight names: an answer came back, so
- * the route holds; it is JSON or not a refusal, so nothing in front refuses every request; and it
- * is not a 401 to the key, so not every API refuses the key.
+ * the route holds; it comes from the interface at this path, so the base URL routes it and nothing
+ * in front refuses every request; and it is neither a 401 to the key nor the quota's 403.
  */
-function rulesOutProblems(response: RawResponse, key: string | undefined): boolean {
-  const notRefusedByFront =
-    response.status < 400 ||
-    response.status === 401 ||
-    response.status === 429 ||
-    isJson(response.headers['content-type'], response.body);
-  return notRefusedByFront && !(key && response.status === 401);
+function rulesOutProblems(
+  question: (typeof PREFLIGHT_QUESTIONS)[number],
+  response: RawResponse,
+  key: string | undefined,
+): boolean {
+  return isRouted(question, response) && !(key && response.status === 401) && !isQuotaAnswer(response);
 }
 
 /**
@@ -90,9 +144,10 @@ function rulesOutProblems(response: RawResponse, key: string | undefined): boole
  * whole run pointless: a proxy that cannot be reached or refuses (unreachable, CONNECT refused,
  * 407), a TLS connection that fails (untrusted, expired or misnamed certificate, a client
  * certificate required), every API answering the same error that is not the interface's JSON (a
- * front server refusing: a client certificate it wants, a path it does not route, a gateway whose
- * upstream is down), or every API answering 401 to the key. Anything else (answers, silence within
- * 2 s) is left to the run to judge: undefined. It ends as soon as one answer rules every problem
+ * front server refusing: a client certificate it wants, a gateway whose upstream is down), no API
+ * answering from a path of the interface (a base URL whose prefix routes nothing: 404s, a
+ * catch-all page), every API answering the quota's 403, or every API answering 401 to the key.
+ * Anything else (answers, silence within 2 s) is left to the run to judge: undefined. It ends as soon as one answer rules every problem
  * out, and stops the questions still open: one slow API does not hold back the run, which judges
  * its slowness itself.
  */
@@ -107,11 +162,12 @@ export async function preflight(
     ruledOut = () => resolve(undefined);
   });
   const asked = Promise.all(
-    PREFLIGHT_PATHS.map(async (path): Promise<{ response?: RawResponse; error?: TransportError }> => {
+    PREFLIGHT_QUESTIONS.map(async (question): Promise<Answer> => {
+      const { path } = question;
       const paced = path.split('?')[0]!;
       // A question stopped while it waits for its slot claims none: the run's requests get them.
       await pace?.wait(paced, stop.signal);
-      if (stop.signal.aborted) return {};
+      if (stop.signal.aborted) return { question };
       try {
         const response = await sendHttp({
           method: 'GET',
@@ -124,10 +180,10 @@ export async function preflight(
           beforeRetry: pace && ((signal) => pace.wait(paced, signal)),
           maxBytes: 1024 * 1024,
         });
-        if (rulesOutProblems(response, key)) ruledOut();
-        return { response };
+        if (rulesOutProblems(question, response, key)) ruledOut();
+        return { question, response };
       } catch (error) {
-        if (error instanceof TransportError) return { error };
+        if (error instanceof TransportError) return { question, error };
         throw error;
       }
     }),
@@ -142,30 +198,47 @@ export async function preflight(
 }
 
 /** The problem every answer of the preflight shows together, if any. */
-function problemOf(
-  answers: { response?: RawResponse; error?: TransportError }[],
-  key: string | undefined,
-): PreflightProblem | undefined {
+function problemOf(answers: Answer[], key: string | undefined): PreflightProblem | undefined {
   const route = answers.find((answer) => answer.error?.route);
   if (route) return { kind: 'route', reason: route.error!.message };
   const responses = answers.flatMap((answer) => (answer.response ? [answer.response] : []));
   if (responses.length < answers.length) return undefined;
   const first = responses[0]!;
+  const type = (response: RawResponse) => response.headers['content-type']?.split(';')[0]?.trim() || 'no content type';
   const refusedByFront =
     first.status >= 400 &&
     first.status !== 401 &&
+    first.status !== 404 &&
     first.status !== 429 &&
     responses.every(
       (response) => response.status === first.status && !isJson(response.headers['content-type'], response.body),
     );
   if (refusedByFront) {
-    const type = first.headers['content-type']?.split(';')[0]?.trim() || 'no content type';
     return {
       kind: 'front',
-      reason: `every API answered ${first.status} ${type} (${nameOf(first.body)}), not the interface's JSON: a server in front of the deployment refuses the requests (a client certificate it requires? --client-cert, --client-key; the base URL's path?)`,
+      reason: `every API answered ${first.status} ${type(first)} (${nameOf(first.body)}), not the interface's JSON: a server in front of the deployment refuses the requests (a client certificate it requires? --client-cert, --client-key; the base URL's path?)`,
+    };
+  }
+  if (answers.every((answer) => !isRouted(answer.question, answer.response!))) {
+    const said = (answer: Answer) =>
+      `${answer.response!.status} ${type(answer.response!)} (${nameOf(answer.response!.body)})`;
+    const alike = answers.every((answer) => said(answer) === said(answers[0]!));
+    const seen = alike
+      ? `every API answered ${said(answers[0]!)}`
+      : answers.map((answer) => `GET ${answer.question.path.split('?')[0]} answered ${said(answer)}`).join('; ');
+    return {
+      kind: 'routing',
+      reason: `no path of the interface is routed there (${seen}): the base URL must be the prefix its paths hang from, <base URL>${PREFLIGHT_QUESTIONS[0]!.path.split('?')[0]}`,
+    };
+  }
+  if (responses.every(isQuotaAnswer)) {
+    const words = /replenished in\s+((?:\d+\.)?\d{1,2}:\d{2}:\d{2})/i.exec(first.body.toString('utf8'))?.[1];
+    return {
+      kind: 'quota',
+      reason: `every API answered 403: the key's call volume quota is used up${words ? ` (replenished in ${words})` : ''}`,
     };
   }
   if (key && responses.every((response) => response.status === 401))
-    return { kind: 'key', reason: `every API answered 401 to the key (${PREFLIGHT_PATHS.length} requests)` };
+    return { kind: 'key', reason: `every API answered 401 to the key (${PREFLIGHT_QUESTIONS.length} requests)` };
   return undefined;
 }

@@ -24,6 +24,8 @@ export interface LiveOptions {
   deadlineMs?: number;
   /** Largest body read; default 5 MB. */
   maxBodyBytes?: number;
+  /** At most this many requests per second (--max-rps): the battery waits for each one's slot. */
+  maxRps?: number;
   baseline?: Baseline;
   /** Called after every case: cases done of the battery, requests sent. */
   onProgress?(done: number, total: number, requests: number): void;
@@ -139,6 +141,10 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
         curl,
       });
       continue;
+    }
+    if (options.maxRps && sent > 0) {
+      const slot = started + (sent * 1000) / options.maxRps - Date.now();
+      if (slot > 0) await new Promise((resolve) => setTimeout(resolve, slot));
     }
     const begin = Date.now();
     const key =

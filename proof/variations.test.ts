@@ -37,7 +37,7 @@ async function round(base: string, seed: number, operations: readonly string[] =
     baseUrl: base,
     key: server.keys.full,
     operations: operations as OperationId[],
-    budget: fullRound(operations),
+    maxRequests: fullRound(operations),
     durationMs: 120_000,
     seed,
     timeoutMs: 10_000,

@@ -16,13 +16,15 @@ export type FuzzFinding = Failure & { seenIn: number };
 /** What `kgate fuzz --json` prints. */
 export interface FuzzResult {
   command: 'fuzz';
-  verdict: 'pass' | 'fail';
-  exitCode: 0 | 1;
+  /** pass, fail, or error: no case got an answer, so the run judged nothing (exit 2). */
+  verdict: 'pass' | 'fail' | 'error';
+  exitCode: 0 | 1 | 2;
   baseUrl: string;
   /** True when the target was the embedded reference server kgate started itself, not a deployment. */
   embedded?: boolean;
   seed: number;
-  budget: number;
+  /** At most this many requests in the whole run (--max-requests). */
+  maxRequests: number;
   cases: Record<Intent, number> & { total: number };
   /** Cases planned per operation. */
   planned: Record<string, number>;
@@ -90,7 +92,7 @@ export function fuzzPage(
     changes = {
       previous: {
         label: basename(previous.dir),
-        verdict: previous.summary.verdict,
+        verdict: previous.summary.verdict === 'fail' ? 'fail' : 'pass',
         href: siblingPage(previous.dir),
         note:
           previous.summary.seed !== result.seed ? `seed ${previous.summary.seed}, this run ${result.seed}` : undefined,
@@ -102,8 +104,12 @@ export function fuzzPage(
   const known = new Set(checks.map((check) => check.id));
   return {
     tool: 'kgate fuzz',
-    verdict: result.verdict,
-    headline: `${failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}`,
+    verdict: result.verdict === 'error' ? 'info' : result.verdict,
+    ...(result.verdict === 'error' ? { word: 'NO VERDICT' } : {}),
+    headline:
+      result.verdict === 'error'
+        ? 'no case got an answer: nothing was judged'
+        : `${failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'}` : 'no finding'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}`,
     target: result.embedded
       ? (targetText({ ...result, baseUrl: maskUrl(result.baseUrl) }) ?? '')
       : maskUrl(result.baseUrl),

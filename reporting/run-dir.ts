@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** Run folders kept under a report base folder; older ones are removed when a new run starts. */
 export const KEPT_RUNS = 20;
@@ -49,13 +49,27 @@ export function kindFolder(kind: RunKind): string {
 }
 
 /**
+ * Makes a folder and the folders above it that are missing, one at a time: unlike Node's recursive
+ * mkdir, which on some file systems (/proc) keeps trying and never returns, each step that cannot
+ * be made throws its own error (ENOENT, EACCES, ENOTDIR, EROFS).
+ */
+export function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const folder of missing) mkdirSync(folder);
+}
+
+/**
  * Creates a fresh run folder `<base>/<run-id>/`, points `<base>/latest` at it and keeps only the
  * newest KEPT_RUNS run folders. Two runs started at once get two folders, so neither reads or
  * overwrites the other's reports. Returns the absolute path of the new folder.
  */
 export function createRunDir(base: string, now = new Date()): string {
   const root = resolve(base);
-  mkdirSync(root, { recursive: true });
+  makeFolder(root);
   let id = newRunId(now);
   // Two runs started in the same second draw their random part again until the names differ.
   for (let tries = 0; ; tries++) {

@@ -340,6 +340,10 @@ export async function runCheck(
       ...(plansCoverage(kgate.options)
         ? { targets: targetsOf(kgate.options, op.operationId), refused: refusedItems(kgate.options) }
         : {}),
+      // A seed line sends its case again to this target; the embedded server is the one a bare line judges.
+      ...(kgate.options.embedded || kgate.options.sweep || !api.settings.baseUrl
+        ? {}
+        : { target: api.settings.baseUrl }),
     },
     shared<T>(key: string, make: () => Promise<T>): Promise<T> {
       let value = kgate.shared.get(key) as Promise<T> | undefined;

@@ -1,4 +1,4 @@
-// `kgate fuzz`: generated requests against a target, bounded by a case budget and a duration,
+// `kgate fuzz`: generated requests against a target, bounded by a request budget and a duration,
 // with the findings shrunk, de-duplicated and written under the run's report folder.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,13 +9,14 @@ import { CHECKS } from '../contracts/checks/index.ts';
 import { planCases } from '../contracts/coverage/plan.ts';
 import { findingKey, formatFailureFolded } from '../contracts/failure.ts';
 import { allocate, caseAt, type GeneratedCase } from '../contracts/generative/cases.ts';
-import { type EngineProgress, GenerativeEngine, pacer } from '../contracts/generative/engine.ts';
+import { type EngineProgress, GenerativeEngine } from '../contracts/generative/engine.ts';
 import { poolsFor } from '../contracts/generative/pools.ts';
 import type { ValuePools } from '../contracts/generative/values.ts';
 import { CLIENT_NOTICEABLE, SCORE_TOLERANCE } from '../contracts/properties/tolerance.ts';
 import { mergeTimings, type OperationTimings, operationStats } from '../contracts/timings.ts';
 import { type FrontLimits, frontLimitNotes, mergeFrontLimits, noFrontLimits } from '../http/front-limits.ts';
 import { mergeObservations, noObservations } from '../http/observations.ts';
+import type { RequestPace } from '../http/pacing.ts';
 import { AdaptivePace, throttleStates } from '../http/throttle.ts';
 import type { OperationId } from '../openapi/spec.ts';
 import { foldLine } from '../page/fold.ts';
@@ -27,11 +28,11 @@ import { previousRun } from '../reporting/report-page.ts';
 import { targetText } from '../reporting/summary.ts';
 import { Discovery } from './discovery.ts';
 
-/** Cases sent when --budget is not given. */
-export const DEFAULT_BUDGET = 500;
-/** Longest run when --duration is not given. */
+/** Requests of a run when --max-requests is not given. */
+export const DEFAULT_MAX_REQUESTS = 500;
+/** Longest run when --max-duration is not given. */
 export const DEFAULT_DURATION_MS = 60_000;
-/** Most cases sent to a non-loopback target without --allow-remote (about what one `kgate conform` sends). */
+/** Most requests sent to a non-loopback target without --allow-remote (about what one `kgate conform` sends). */
 export const REMOTE_BUDGET_LIMIT = 500;
 /** Requests in flight at once. */
 export const FUZZ_CONCURRENCY = 16;
@@ -53,19 +54,25 @@ export interface FuzzSettings {
   embedded?: boolean;
   key?: string;
   operations: readonly OperationId[];
-  budget: number;
+  /** At most this many requests in the whole run, every request counted (--max-requests). */
+  maxRequests: number;
   durationMs: number;
   seed: number;
   timeoutMs: number;
   maxBytes: number;
-  maxRps?: number;
+  /** The run's pace and request budget (--max-rps, --max-requests); its preflight already counted in it. */
+  pace?: RequestPace;
   concurrency?: number;
   /**
    * Coverage items to send (`--items`, a finding's seed line): the planned requests that carry them,
    * exactly as a planned run sent them for the seed; the budget is then theirs.
    */
   items?: readonly string[];
+  /** Drawn cases to send (`--cases`, a finding's line): case K of an operation for the seed. */
+  cases?: readonly { operationId: OperationId; index: number }[];
   reportDir: string;
+  /** Where the run keeps what it needs only while it runs (default: a folder of its own in the OS's temp folder). */
+  scratchDir?: string;
   /** The route to the target in words (proxy, CA file, client certificate), for the reports. */
   network?: string;
   onProgress?(progress: EngineProgress): void;
@@ -91,6 +98,7 @@ export function* fuzzCases(
  * temp folder, removed at the end.
  */
 export async function runFuzz(settings: FuzzSettings): Promise<FuzzResult> {
+  if (settings.scratchDir) return fuzzIn(settings, settings.scratchDir);
   const scratchDir = mkdtempSync(join(tmpdir(), `kgate-fuzz-${basename(resolve(settings.reportDir))}-`));
   try {
     return await fuzzIn(settings, scratchDir);
@@ -110,27 +118,31 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     disabledChecks: new Set<string>(),
     breakerDir: scratchDir,
     throttle: new AdaptivePace(scratchDir),
+    ...(settings.pace ? { pace: settings.pace } : {}),
   };
   // Every Api of the run, for the requests and latencies per operation of the report page.
   const apis = [new Api({ ...apiSettings, judge: false })];
   const discovery = new Discovery(apis[0]!);
   const pools = new Map<string, ValuePools>();
   for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
-  // Items: the plan's requests for them, per operation, in the order given; else the draw of the budget.
-  const planned = settings.items
-    ? settings.operations.flatMap(
-        (id) =>
-          planCases(
-            settings.seed,
-            id,
-            settings.items!.filter((item) => item.startsWith(`input:${id}:`)),
-            pools.get(id)!,
-          ).cases,
-      )
-    : undefined;
+  // Items: the plan's requests for them, per operation, in the order given; cases: the draw's cases
+  // named; else the draw of the budget (what the budget leaves of it is cut where the budget runs out).
+  const planned = settings.cases
+    ? settings.cases.map(({ operationId, index }) => caseAt(settings.seed, operationId, index, pools.get(operationId)!))
+    : settings.items
+      ? settings.operations.flatMap(
+          (id) =>
+            planCases(
+              settings.seed,
+              id,
+              settings.items!.filter((item) => item.startsWith(`input:${id}:`)),
+              pools.get(id)!,
+            ).cases,
+        )
+      : undefined;
   const plan = planned
     ? new Map(settings.operations.map((id) => [id, planned.filter((c) => c.operationId === id).length]))
-    : allocate(settings.budget, settings.operations);
+    : allocate(settings.maxRequests, settings.operations);
   const engine = new GenerativeEngine({
     newApi: (judge = true) => {
       const api = new Api({ ...apiSettings, judge });
@@ -139,10 +151,11 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     },
     concurrency: settings.concurrency ?? FUZZ_CONCURRENCY,
     deadlineAt: started + settings.durationMs,
-    pace: pacer(settings.maxRps),
+    // A finding's line sends its case again to the target (a bare line judges the embedded server).
+    ...(settings.embedded ? {} : { target: settings.baseUrl }),
     shrinkAttempts: FUZZ_SHRINK_ATTEMPTS,
     shrinkMs: FUZZ_SHRINK_MS,
-    relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.budget / FUZZ_CASES_PER_RELATION)),
+    relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.maxRequests / FUZZ_CASES_PER_RELATION)),
     onProgress: settings.onProgress,
   });
   const run = await engine.run(planned ?? fuzzCases(settings.seed, plan, pools));
@@ -150,19 +163,24 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
   const durationMs = performance.now() - started;
   const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));
   const failed = findings.some((finding) => (finding.level ?? 'fail') === 'fail');
+  // A run in which no case got an answer judged nothing: no verdict, whatever it found not to fail.
+  const judgedNothing = total === 0;
   const result: FuzzResult = {
     command: 'fuzz',
-    verdict: failed ? 'fail' : 'pass',
-    exitCode: failed ? 1 : 0,
+    verdict: judgedNothing ? 'error' : failed ? 'fail' : 'pass',
+    exitCode: judgedNothing ? 2 : failed ? 1 : 0,
     baseUrl: settings.baseUrl,
     ...(settings.embedded ? { embedded: true } : {}),
     seed: settings.seed,
-    budget: settings.budget,
+    maxRequests: settings.maxRequests,
     cases: { ...run.cases, total },
     planned: Object.fromEntries(plan),
     requests: requestsSent(apis),
     notSent: run.notSent,
-    stopped: run.stopped,
+    stopped: [
+      ...run.stopped,
+      ...(judgedNothing ? ['no case got an answer of the target: the run judged nothing, so it gives no verdict'] : []),
+    ],
     durationMs: Math.round(durationMs),
     casesPerSecond: Math.round(total / Math.max(0.001, run.durationMs / 1000)),
     tolerance: { relative: SCORE_TOLERANCE, atMost: CLIENT_NOTICEABLE, learned: run.tolerances },
@@ -209,11 +227,11 @@ export function fuzzCounts(result: Pick<FuzzResult, 'findings'>): string {
 export function renderFuzz(result: FuzzResult): string {
   const { cases } = result;
   const lines = [
-    `# kgate fuzz: ${result.verdict === 'pass' ? 'PASS' : 'FAIL'}`,
+    `# kgate fuzz: ${result.verdict === 'error' ? 'NO VERDICT' : result.verdict.toUpperCase()}`,
     '',
     `Target: ${targetText(result) ?? result.baseUrl}`,
     '',
-    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the duration ran out or the target stopped answering).` : ''}`,
+    `Seed ${result.seed}: ${cases.total} generated requests (${cases.positive} valid, ${cases.negative} invalid by one rule, ${cases.edge} unusual) and ${result.requests - cases.total} more for test data, chains, shrinking and retries (${result.requests} in all), in ${(result.durationMs / 1000).toFixed(1)} s (${result.casesPerSecond} cases/s).${result.notSent > 0 ? ` ${result.notSent} planned cases were not sent (the request budget or the duration ran out, or the target stopped answering).` : ''}`,
     '',
     '| operation | cases planned |',
     '| --- | --: |',

@@ -40,6 +40,8 @@ export interface SuiteRun {
   headers?: AddedHeader[];
   /** Called once Playwright's runner is started: the embedded server builds its corpora while it loads. */
   onSpawn?: () => void;
+  /** Aborted when the run must stop (a signal): Playwright's runner and every worker are stopped. */
+  signal?: AbortSignal;
 }
 
 /** The variables a worker reads its proxies from (config/env.ts): only the run's own reach it. */
@@ -194,15 +196,35 @@ async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext
   ];
   // Playwright's output is kept for diagnosis, not shown: kgate prints the progress and the verdict.
   // Only --playwright-reporter shows it, on stderr (stdout keeps kgate's summary, or its JSON).
+  // The runner leads a process group of its own, its workers in it: one signal to the group stops
+  // them all (a stop of kgate's, the run's deadline), and a Ctrl-C at the terminal reaches kgate
+  // alone, which stops the group itself.
   const child = spawn(process.execPath, args, {
     cwd: code.root,
     env,
+    detached: process.platform !== 'win32',
     stdio:
       run.options.quiet || run.options.playwrightReporter
         ? ['ignore', 'pipe', 'pipe']
         : ['ignore', 'inherit', 'inherit'],
   });
   run.onSpawn?.();
+  const stopGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  let killer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    stopGroup('SIGTERM');
+    // A worker that does not end on SIGTERM within two seconds is killed.
+    killer = setTimeout(() => stopGroup('SIGKILL'), 2_000);
+  };
+  if (run.signal?.aborted) stop();
+  run.signal?.addEventListener('abort', stop, { once: true });
   let output = '';
   const keep = (chunk: Buffer) => {
     if (run.options.playwrightReporter) process.stderr.write(chunk);
@@ -213,12 +235,14 @@ async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext
   // The workers stop sending at the run's deadline and the reporter writes the reports; should
   // Playwright itself not end within a minute of it, it is stopped, so no run outlives its limit by more.
   const stopAt = run.options.deadlineAt === undefined ? undefined : run.options.deadlineAt + STOP_GRACE_MS - Date.now();
-  const stopper = stopAt === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), Math.max(stopAt, 0));
+  const stopper = stopAt === undefined ? undefined : setTimeout(() => stopGroup('SIGKILL'), Math.max(stopAt, 0));
   const playwrightExitCode = await new Promise<number>((resolve) => {
     child.on('close', (code) => resolve(code ?? 1));
     child.on('error', () => resolve(1));
   });
   clearTimeout(stopper);
+  clearTimeout(killer);
+  run.signal?.removeEventListener('abort', stop);
   const read = <T>(name: string): T | undefined => {
     const path = join(reportDir, name);
     return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;

@@ -1,27 +1,21 @@
 import { resolve } from 'node:path';
-import { type HarnessEnv, readKeys } from '../../config/env.ts';
+import type { HarnessEnv } from '../../config/env.ts';
 import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../../config/file.ts';
 import { didYouMean } from '../../config/near-miss.ts';
-import type { Keys } from '../../contracts/api.ts';
 import { CHECK_IDS } from '../../contracts/checks/index.ts';
 import { OPERATIONS } from '../../openapi/spec.ts';
-import { DEFAULT_TIMEOUT_MS, PLAYWRIGHT_REPORTERS } from '../../run/options.ts';
-import { option, type ParsedArgs, parseBaseUrl, RuleBroken, UsageError } from '../door/args.ts';
+import { PLAYWRIGHT_REPORTERS } from '../../run/options.ts';
+import { option, type ParsedArgs, RuleBroken, UsageError } from '../door/args.ts';
 import { configUsageError } from '../door/config-error.ts';
 import { NETWORK_OPTIONS } from '../door/network.ts';
-import { REPORT_DIR_OPTION } from '../door/run-folder.ts';
-
-/** Largest --max-rps / maxRps accepted. */
-export const MAX_RPS_LIMIT = 10_000;
-/** Longest --max-duration accepted. */
-export const MAX_DURATION_LIMIT_MS = 24 * 3_600_000;
+import { MAX_RPS_LIMIT, sharedOptions } from '../door/vocabulary.ts';
 
 /** --max-rps-by-path's rule, with its unit. */
 const BY_PATH_RULE = `PATH=R pairs separated by commas, PATH a path of the spec and R a number of requests per second from 0.001 to ${MAX_RPS_LIMIT} (e.g. /academic/v1.0/calchistogram=0.1)`;
 
 /** The options of `kgate conform` (its usage text describes each). */
 export const CONFORM_OPTIONS = {
-  'base-url': option.url(),
+  ...sharedOptions('base-url'),
   grep: option.text('a regular expression matched against test titles (operation labels, check ids)', '(', (raw) => {
     try {
       new RegExp(raw);
@@ -33,11 +27,9 @@ export const CONFORM_OPTIONS = {
   checks: option.list('check ids', CHECK_IDS, 'contracts/README.md describes each'),
   'exclude-checks': option.list('check ids', CHECK_IDS, 'contracts/README.md describes each'),
   strict: option.flag(),
-  timeout: option.duration(100, 600_000, 'ms'),
-  'max-rps': option.decimal(0.001, MAX_RPS_LIMIT, 'requests per second'),
+  ...sharedOptions('timeout', 'max-rps'),
   'max-rps-by-path': option.text(BY_PATH_RULE, '/academic/v1.0/evaluate=0', (raw) => parseMaxRpsByPath(raw)),
-  'max-duration': option.duration(1_000, MAX_DURATION_LIMIT_MS, 's'),
-  'max-requests': option.whole(1, 1_000_000, 'requests'),
+  ...sharedOptions('max-duration', 'max-requests'),
   ledger: option.path('file'),
   workers: option.whole(1, 64, 'worker processes'),
   'with-rate-limit': option.flag(),
@@ -46,9 +38,7 @@ export const CONFORM_OPTIONS = {
   'update-baseline': option.flag(),
   generate: option.whole(0, 100_000, 'generated requests'),
   seed: option.whole(0, 2 ** 32 - 1),
-  'report-dir': REPORT_DIR_OPTION,
-  config: option.path('file'),
-  json: option.flag(),
+  ...sharedOptions('report-dir', 'config', 'json'),
   'playwright-report': option.flag(),
   ...NETWORK_OPTIONS,
   'playwright-reporter': option.choice(PLAYWRIGHT_REPORTERS),
@@ -66,13 +56,14 @@ export function parseShard(raw: string): { current: number; total: number } {
 /** The paths of the spec, which --max-rps-by-path and maxRpsByPath name. */
 export const SPEC_PATHS: readonly string[] = [...new Set(OPERATIONS.map((op) => op.path))];
 
-/** What `kgate conform` runs with, after flags, environment and configuration file are merged. */
+/** The parsed options of `kgate conform`. */
+export type ConformGiven = ParsedArgs<typeof CONFORM_OPTIONS>['options'];
+
+/**
+ * What `kgate conform` runs with beyond what the door resolves (its target, keys, route, limits),
+ * after flags, environment and configuration file are merged.
+ */
 export interface ConformSettings {
-  /** The target; undefined: the embedded reference server. */
-  baseUrl?: string;
-  keys: Keys;
-  /** Key variables the configuration file names that are not set (their checks will skip). */
-  unsetKeyVariables: string[];
   /** The APIs the unsubscribed key covers, when known. */
   covers?: ApiName[];
   checks?: string[];
@@ -81,17 +72,11 @@ export interface ConformSettings {
   /** Severity overrides other than `off`. */
   severity?: Record<string, 'fail' | 'warn'>;
   strict: boolean;
-  timeoutMs: number;
-  maxRps?: number;
   /** Requests per second to a path of the spec. */
   maxRpsByPath?: Record<string, number>;
   /** Absolute path of the baseline file. */
   baseline?: string;
   updateBaseline: boolean;
-  /** --max-duration or maxDuration, in milliseconds; undefined: the default derived from the estimate. */
-  maxDurationMs?: number;
-  /** --max-requests or maxRequests: the run's request budget. */
-  maxRequests?: number;
   /** --ledger or ledger: the coverage ledger file, absolute. */
   ledger?: string;
   /** latencyBudgetMs of the configuration file. */
@@ -122,19 +107,17 @@ export function parseMaxRpsByPath(raw: string): Record<string, number> {
 }
 
 /**
- * Merges the sources of a conform run: a flag wins over the environment, which wins over the
- * configuration file (KGATE_BASE_URL over `baseUrl`, KGATE_KEY* over the variables `keyVariables`
- * names, KGATE_KEY_UNSUBSCRIBED_COVERS over `unsubscribedKeyCovers`). Throws UsageError naming
- * the option, variable or key at fault.
+ * Merges the sources of a conform run's own settings (the door resolves the target, keys, route
+ * and limits): a flag wins over the environment, which wins over the configuration file
+ * (KGATE_KEY_UNSUBSCRIBED_COVERS over `unsubscribedKeyCovers`). Throws UsageError naming the
+ * option, variable or key at fault.
  */
 export function resolveConformSettings(
-  given: ParsedArgs<typeof CONFORM_OPTIONS>['options'],
+  given: ConformGiven,
   env: HarnessEnv,
   config: KgateConfig,
-  options: { processEnv?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { cwd?: string } = {},
 ): ConformSettings {
-  const baseUrl = given['base-url'] ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : config.baseUrl);
-  const { keys, unset } = readKeys(config.keyVariables, options.processEnv);
   let covers: ApiName[] | undefined;
   try {
     covers = env.keyUnsubscribedCovers
@@ -161,26 +144,19 @@ export function resolveConformSettings(
       { option: '--update-baseline', rule: 'needs --baseline FILE' },
     );
   return {
-    baseUrl,
-    keys,
-    unsetKeyVariables: unset,
     covers,
     checks: given.checks ?? config.checks,
     excludeChecks: excludeChecks.length > 0 ? excludeChecks : undefined,
     severity: Object.keys(severity).length > 0 ? severity : undefined,
     strict: given.strict === true || config.strict === true,
-    timeoutMs: given.timeout ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRps: given['max-rps'] ?? config.maxRps,
     maxRpsByPath:
       given['max-rps-by-path'] ??
       (config.maxRpsByPath && Object.keys(config.maxRpsByPath).length > 0 ? config.maxRpsByPath : undefined),
     baseline,
     updateBaseline,
-    maxDurationMs: given['max-duration'] ?? (config.maxDuration === undefined ? undefined : config.maxDuration * 1000),
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
     ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
-    maxRequests: given['max-requests'] ?? config.maxRequests,
     ledger: given.ledger !== undefined ? resolve(options.cwd ?? process.cwd(), given.ledger) : config.ledger,
   };
 }

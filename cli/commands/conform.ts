@@ -2,11 +2,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../../config/env.ts';
-import { APIS, type ApiName, ConfigError, loadConfig } from '../../config/file.ts';
-import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { APIS, type ApiName } from '../../config/file.ts';
+import { redactSecrets } from '../../config/redact.ts';
 import type { Keys } from '../../contracts/api.ts';
 import { getCheck } from '../../contracts/checks/index.ts';
-import { checkReachable, preflight } from '../../contracts/preflight.ts';
 import { runPace } from '../../http/pacing.ts';
 import { REPORT_HTML } from '../../page/page.ts';
 import type { ReferenceServer } from '../../reference/index.ts';
@@ -31,14 +30,13 @@ import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../.
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
-import { EXIT, formatDuration, noPositionals, parseCommandArgs, TargetError, UsageError } from '../door/args.ts';
+import { EXIT, formatDuration, noPositionals, parseCommandArgs, UsageError } from '../door/args.ts';
 import type { Command } from '../door/command.ts';
-import { configUsageError } from '../door/config-error.ts';
-import { applyNetwork, embeddedNetwork, NETWORK_USAGE, resolveNetwork } from '../door/network.ts';
-import { JSON_USAGE, printJson } from '../door/output.ts';
+import { type Door, type Entered, openDoor } from '../door/door.ts';
+import { NETWORK_USAGE } from '../door/network.ts';
+import { JSON_USAGE, printJson, verdictWord } from '../door/output.ts';
 import { humanDuration, progressDisplay, timeLeft } from '../door/progress.ts';
-import { runFolder } from '../door/run-folder.ts';
-import { CONFORM_OPTIONS, resolveConformSettings } from './conform-settings.ts';
+import { CONFORM_OPTIONS, type ConformGiven, resolveConformSettings } from './conform-settings.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]
@@ -50,29 +48,30 @@ const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks id
                      [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Runs the conformance suite (Playwright, contracts/) against a target and says, check by check,
-whether it honours the interface. With no --base-url, no KGATE_BASE_URL and no baseUrl in the
-configuration file it starts the embedded reference server and judges that.
+whether it honours the interface. With nothing naming a target (no --base-url, KGATE_BASE_URL or
+baseUrl in the configuration file) it starts the embedded reference server and judges that.
 
-  --base-url         target base URL, may carry a path prefix (env KGATE_BASE_URL)
+  --base-url         the target: the deployment's base URL, a path prefix allowed (else KGATE_BASE_URL,
+                     else baseUrl of the configuration file, else the embedded reference server)
   --grep             only tests whose title matches (operation label or check id)
   --checks           comma-separated check ids to run (see contracts/README.md); a semantic check's
                      property also judges the generated valid requests and every fixed answer
   --exclude-checks   comma-separated check ids to leave out, their properties included
   --strict           warnings (what the interface saw only in samples) fail the gate
-  --timeout          per-request deadline, a duration such as 500ms or 20s (a bare number is
-                     milliseconds, as before units; default ${formatDuration(DEFAULT_TIMEOUT_MS)})
+  --timeout          per-request deadline, a duration such as 500ms or 20s, from 100ms to 10m (default
+                     ${formatDuration(DEFAULT_TIMEOUT_MS)})
   --max-rps          send at most R requests per second, counting every request of the run (all
                      workers, test data discovery, retries); prints the expected request count first
   --max-rps-by-path  at most R requests per second to a path of the spec, GET and POST together, for
                      targets that limit some operations more, e.g.
                      /academic/v1.0/evaluate=1,/academic/v1.0/calchistogram=0.1 (with --max-rps, both hold)
-  --max-duration     time limit of the whole run, such as 20m or 900s (a bare number is seconds; default: 10 minutes plus twice
-                     the time the announced estimate says the pace needs); when it is reached the run
-                     stops sending, reports every unfinished test as 'not run: deadline' (failing the
+  --max-duration     time limit of the whole run, a duration such as 90s or 20m (default: 10 minutes plus
+                     twice the time the announced estimate says the pace needs); when it is reached the
+                     run stops sending, reports every unfinished test as 'not run: deadline' (failing the
                      gate), writes its reports and exits 1. Given with a pace, it is also the run's
                      budget: the run plans what fits it at the deployment's limits (see below)
-  --max-requests     at most N requests in the whole run (test data, retries, probes and the key
-                     preflight included), for a key with a quota: the run plans what fits
+  --max-requests     at most N requests in the whole run (test data, retries, probes and the preflight
+                     included), for a key with a quota: the run plans what fits
   --ledger           coverage ledger file kept between runs (created when absent): which items each run
                      judged; a budgeted run sends first what failed last time, then what was judged
                      longest ago, so a gate on every push judges every item within a window of runs
@@ -88,19 +87,20 @@ configuration file it starts the embedded reference server and judges that.
                      fail are reported as fixed
   --update-baseline  rewrite the --baseline file to accept exactly this run's failures (keeping the
                      reason and expiry of entries that still fail), then judge the run against it
-  --generate         draw N generated requests in rounds, as kgate did before it planned coverage;
-                     without it the run plans its generated requests: every item of the coverage model
-                     (kgate coverage) once, packed, or what fits the budget; 0 turns the phase off
+  --generate         draw N generated requests in rounds instead of planning them; without it the run
+                     plans its generated requests: every item of the coverage model (kgate coverage)
+                     once, packed, or what fits the budget; 0 turns the phase off
   --seed             seed of the generated requests (default ${DEFAULT_SEED}); a finding names its seed
-  --report-dir       this run's reports go into DIR itself (created if needed; default: a new
-                     ${DEFAULT_REPORT_DIR}/<run-id>/, with ${DEFAULT_REPORT_DIR}/latest pointing at it)
+  --report-dir       this run's reports go into DIR itself (made and proven writable before anything is
+                     sent; default: a new ${DEFAULT_REPORT_DIR}/<run-id>/, with ${DEFAULT_REPORT_DIR}/latest
+                     pointing at it)
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
                      maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, ledger,
                      latencyBudgetMs, envelope (bounds on what the run measures, which fail the gate),
-                     baseline, strict, proxy, noProxy,
-                     caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
+                     baseline, strict, proxy, noProxy, caFile, clientCert, clientKey, headers. Flags
+                     override it, and so do the KGATE_* variables.
   --json             print one JSON object instead of the report: the summary (summary.json) after
                      "command", "verdict" and "exitCode"; a stop (bad usage, unreachable target) too
 ${JSON_USAGE}
@@ -132,9 +132,13 @@ cannot hold them is refused, exit 2, naming the smallest that would), then the o
 input items the ledger or the fault catalogue ranks first; the slowest path's operation starts first.
 The announcement says what the run judges, its requests per key and its time; what did not fit is
 reported as not judged in this run, never as passed.
-exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
-unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every
-request, a budget too small, or a ledger that is damaged or another target's or spec's`;
+before anything is sent: against a deployment, a missing key, an unreachable target or proxy, a
+refused TLS connection, a base URL that routes nothing of the interface, a refused key or a used-up
+quota is one line and exit 2, within the preflight's few requests (counted in --max-requests).
+exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage, a stop of
+the preflight above, a report folder that cannot be written, a budget too small, a ledger that is
+damaged or another target's or spec's, or a run that judged nothing; 130 or 143 when stopped by
+SIGINT or SIGTERM (every process it started is stopped, its folder marked interrupted)`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -178,283 +182,271 @@ export const command: Command = {
   options: CONFORM_OPTIONS,
   async run(argv) {
     const started = Date.now();
-    const { values, positionals, options: given } = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
-    noPositionals(positionals, 'conform');
-    const env = readEnv();
-    let config: ReturnType<typeof loadConfig>;
-    try {
-      config = loadConfig(given.config);
-    } catch (error) {
-      if (error instanceof ConfigError) throw configUsageError(error, 'conform');
-      throw error;
-    }
-    const settings = resolveConformSettings(given, env, config);
-    const configured = resolveNetwork(values, env, config);
-    const grep = given.grep;
-    const shard = given.shard;
-    const json = given.json === true;
-    const embedded = settings.baseUrl === undefined;
-    if (settings.maxRequests !== undefined && given['with-rate-limit'] === true)
-      throw new UsageError(
-        'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
-        { option: '--with-rate-limit', rule: 'does not go with --max-requests' },
-      );
-    if (settings.baseline !== undefined) {
-      // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
-      const folder = dirname(settings.baseline);
-      if (settings.updateBaseline && !existsSync(settings.baseline) && !existsSync(folder))
-        throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`, {
-          option: '--baseline',
-          rule: 'names a file in a folder that exists',
-        });
-      try {
-        if (!settings.updateBaseline || existsSync(settings.baseline)) readBaseline(settings.baseline);
-      } catch (error) {
-        if (error instanceof BaselineError)
-          throw new UsageError(`option --baseline: ${error.message}`, {
-            option: '--baseline',
-            rule: 'names a baseline file (JSON, written by --update-baseline)',
-          });
-        throw error;
-      }
-    }
-    const given0 = readConformOptions(undefined, !embedded);
+    const parsed = parseCommandArgs(argv, CONFORM_OPTIONS, 'conform');
+    noPositionals(parsed.positionals, 'conform');
+    const given = parsed.options;
     // KGATE_CONFORM_OPTIONS may carry a report folder (the CLI tests use it); --report-dir wins.
-    const reportDir =
-      given['report-dir'] ?? (JSON.parse(env.conformOptions ?? '{}') as { reportDir?: string }).reportDir;
-    const options: ConformOptions = {
-      ...given0,
-      strict: settings.strict,
-      timeoutMs: settings.timeoutMs,
-      workers: given.workers,
-      // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
-      rateLimit:
-        (embedded && settings.maxRps === undefined && !settings.maxRpsByPath && settings.maxRequests === undefined) ||
-        given['with-rate-limit'] === true,
-      embedded,
-      unsubscribedGroups: embedded
-        ? REFERENCE_UNSUBSCRIBED_GROUPS
-        : settings.covers && groupsNotCovered(settings.covers),
-      checks: settings.checks,
-      excludeChecks: settings.excludeChecks,
-      severity: settings.severity,
-      maxRps: settings.maxRps,
-      maxRpsByPath: settings.maxRpsByPath,
-      baselineFile: settings.baseline,
-      updateBaseline: settings.updateBaseline,
-      // kgate prints the run itself (progress, then its summary): Playwright's process prints nothing.
-      quiet: true,
-      sweep: undefined,
-      generate: given.generate ?? DEFAULT_GENERATE,
-      // --generate N draws N generated requests, as kgate did before it planned coverage; without it the run plans them.
-      draw: given.generate !== undefined,
-      seed: given.seed ?? DEFAULT_SEED,
-      playwrightReport: given['playwright-report'] === true || given0.playwrightReport,
-      network: {
-        caFile: configured.settings.tls?.caFile,
-        clientCert: configured.settings.tls?.certFile,
-        clientKey: configured.settings.tls?.keyFile,
-      },
-      grep,
-      shard,
-      latencyBudgetMs: settings.latencyBudgetMs,
-      maxRequests: settings.maxRequests,
-      envelopeBounds: settings.envelopeBounds,
-    };
-    const checks = settings.checks;
-    const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
-    if (options.generate === 0 && checks && generativeOnly.length === checks.length) {
-      throw new UsageError(
-        `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
-        { option: '--checks', rule: 'names a check that runs' },
-      );
-    }
-    if (given['playwright-reporter'] !== undefined) options.playwrightReporter = given['playwright-reporter'];
-    const shardText = shard ? `${shard.current}/${shard.total}` : undefined;
-    const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shardText ? ['--shard', shardText] : [])];
-    // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
-    // a budget too small for the cells only their own tests judge is refused here.
-    const selected = selectedTests(options, grep);
-    // The coverage ledger: refused before anything is sent when it is not this target's and spec's.
-    let ledger: Ledger | undefined;
-    if (settings.ledger !== undefined) {
-      if (shard)
-        throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard', {
-          option: '--ledger',
-          rule: 'does not go with --shard',
-        });
-      if (!existsSync(dirname(settings.ledger)))
-        throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`, {
-          option: '--ledger',
-          rule: 'a file in a folder that exists',
-        });
-      try {
-        ledger = readLedger(settings.ledger, targetName(settings.baseUrl, embedded), specSha256());
-      } catch (error) {
-        if (error instanceof LedgerError)
-          throw new UsageError(`kgate conform: ${error.message}`, {
-            option: '--ledger',
-            file: settings.ledger,
-            rule: error.rule,
-          });
-        throw error;
-      }
-      options.ledgerFile = settings.ledger;
-    }
-    let plan: PricedPlan | undefined;
-    if (plansCoverage(options)) {
-      try {
-        plan = planRun({
-          selected,
-          limits: {
-            maxRps: options.maxRps,
-            maxRpsByPath: options.maxRpsByPath,
-            maxDurationMs: settings.maxDurationMs,
-            maxRequests: settings.maxRequests,
-          },
-          seed: options.seed,
-          refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
-          revealing: revealingItems(),
-          ...(ledger ? { history: historyOf(ledger) } : {}),
-        });
-      } catch (error) {
-        if (error instanceof BudgetTooSmall)
-          throw new UsageError(`kgate conform: ${error.message}`, {
-            option: settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
-            rule: 'holds the cells only their own tests judge',
-          });
-        throw error;
-      }
-    }
-    const say = (line: string) => (json ? console.error(line) : console.log(line));
-
-    // The preflight is paced (and counted against --max-requests) too; its pace moves into the run's
-    // folder once that exists.
-    const pace = runPace(
-      join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}`),
-      options.maxRps,
-      options.maxRpsByPath,
-      options.maxRequests,
+    const envReportDir = (JSON.parse(readEnv().conformOptions ?? '{}') as { reportDir?: string }).reportDir;
+    const door = openDoor(
+      { command: 'conform', kind: 'conformance' },
+      { ...parsed, options: { ...given, 'report-dir': given['report-dir'] ?? envReportDir } },
     );
-    let keys: Keys = settings.keys;
-    let target = settings.baseUrl;
-    let server: ReferenceServer | undefined;
-    // A reference server kgate starts itself is reached directly, never through a proxy.
-    const network = embedded ? embeddedNetwork(configured) : configured;
-    applyNetwork(network, settings.baseUrl);
-    options.network!.description = network.description;
-    if (network.description) say(`kgate conform: network: ${network.description}`);
-    if (embedded) {
-      // Loaded only here: a run against a deployment does not load the reference server.
-      const { startReferenceServer } = await import('../../reference/index.ts');
-      // Its corpora are built once Playwright's runner is started (onSpawn below), while it loads:
-      // Playwright takes longer to send a first request than they take to build.
-      server = await startReferenceServer({ quiet: true, buildAfterListening: true });
-      target = server.url;
-      keys = { full: server.keys.full, unsubscribed: server.keys.academicOnly, exhausted: server.keys.exhausted };
-      if (!json)
-        console.log(
-          `kgate conform: no --base-url, KGATE_BASE_URL or baseUrl; judging the embedded reference server at ${target}`,
-        );
-    } else {
-      for (const name of settings.unsetKeyVariables)
-        console.error(`kgate conform: ${name} (named by keyVariables in the configuration file) is not set`);
-      try {
-        await checkReachable(target!);
-      } catch (error) {
-        throw new TargetError(
-          `cannot reach ${target} (${(error as Error).message}). Start the target, or point --base-url / KGATE_BASE_URL at a running deployment (omit both to judge the embedded reference server).`,
-          { option: '--base-url' },
-        );
-      }
-      if (!keys.full && !json) {
-        console.error('kgate conform: KGATE_KEY is not set; requests carry no key, so most checks will fail with 401.');
-      }
-      for (const key of Object.values(keys)) registerSecret(key);
-      const problem = await preflight(target!, keys.full, pace);
-      if (problem) {
-        pace?.remove();
-        throw new TargetError(
-          problem.kind === 'key'
-            ? `${target} refused KGATE_KEY: ${problem.reason}. Check the key (and its subscriptions) before judging the target.`
-            : `${target}: ${problem.reason}`,
-          problem.kind === 'key' ? { variable: 'KGATE_KEY' } : { option: '--base-url' },
-        );
-      }
-    }
-    for (const key of Object.values(keys)) registerSecret(key);
-    // Each run writes its own folder, so two runs at once never mix their reports, verdicts or pace.
-    options.reportDir = runFolder(reportDir, 'conformance', 'conform');
-    // What the run needs only while it runs (the pace, the progress, shared test data) lives
-    // outside the report folder, in a folder of the OS's temp folder named for the run.
-    const scratchDir = newScratchDir(options.reportDir);
-    options.scratchDir = scratchDir;
-    pace?.continueIn(scratchDir);
-    // The workers follow the run's size and pace; a run small enough for one worker is one with one.
-    const estimateWith = (workers: number) =>
-      estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
-    options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
-    const workers = options.workers;
-    const estimate = estimateWith(workers);
-    options.maxDurationMs =
-      settings.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
-    options.deadlineAt = started + options.maxDurationMs;
-    if (plan) {
-      options.planFile = join(resolve(options.reportDir), PLAN_FILE);
-      mkdirSync(dirname(options.planFile), { recursive: true });
-      writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
-    }
-    say(
-      plan?.budgeted
-        ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
-        : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${settings.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
-    );
-    // Playwright's own reporter writes to the terminal too: no live line to fight with it.
-    const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {
-      ...(options.playwrightReporter ? { interactive: false } : {}),
-    });
     try {
-      const proxies = network.settings.proxy;
-      const result = await runSuite({
-        baseUrl: target,
-        keys,
-        options,
-        playwrightArgs,
-        proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
-        headers: network.headers,
-        onSpawn: () => {
-          // Reading `ready` starts the build; a failed build fails the requests that wait for it.
-          server?.ready.catch(() => {});
-        },
-      });
-      stopProgress();
-      const summary = result.summary;
-      if (!summary) {
-        console.error(
-          redactSecrets(
-            `kgate conform: the suite did not produce a summary (Playwright exit ${result.playwrightExitCode})\n${result.output}`,
-          ),
-        );
-        return EXIT.failed;
-      }
-      if (options.playwrightReport) writePlaywrightDebugNote(options.reportDir);
-      if (json) printJson('conform', summary.exitCode, summary);
-      else {
-        console.log(redactSecrets(`\n${renderTerminalSummary(summary)}\n`));
-        console.log(
-          `kgate conform: ${summary.verdict.toUpperCase()}; open ${join(options.reportDir, REPORT_HTML)} (also summary.md, summary.json, junit.xml${options.playwrightReport ? `, ${PLAYWRIGHT_DEBUG_DIR}/` : ''})`,
-        );
-      }
-      const update = summary.targets[0]?.baseline?.update;
-      if (update)
-        say(
-          `kgate conform: baseline ${options.baselineFile} written: ${update.added} failure(s) added, ${update.dropped} fixed entry(ies) dropped; write each added entry's reason before committing it`,
-        );
-      return summary.exitCode;
+      return await conform(door, given, started);
     } finally {
-      stopProgress();
-      rmSync(scratchDir, { recursive: true, force: true });
-      await server?.close();
+      await door.close();
     }
   },
 };
+
+/** The run of `kgate conform` once its door is open: the plan, the door entered, the suite, the verdict. */
+async function conform(door: Door, given: ConformGiven, started: number): Promise<number> {
+  const settings = resolveConformSettings(given, door.env, door.config);
+  const grep = given.grep;
+  const shard = given.shard;
+  const json = door.json;
+  const embedded = door.target.url === undefined;
+  const limits = door.limits;
+  if (limits.maxRequests !== undefined && given['with-rate-limit'] === true)
+    throw new UsageError(
+      'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
+      { option: '--with-rate-limit', rule: 'does not go with --max-requests' },
+    );
+  if (settings.baseline !== undefined) {
+    // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
+    const folder = dirname(settings.baseline);
+    if (settings.updateBaseline && !existsSync(settings.baseline) && !existsSync(folder))
+      throw new UsageError(`option --baseline: no such folder '${folder}' to write the baseline into`, {
+        option: '--baseline',
+        rule: 'names a file in a folder that exists',
+      });
+    try {
+      if (!settings.updateBaseline || existsSync(settings.baseline)) readBaseline(settings.baseline);
+    } catch (error) {
+      if (error instanceof BaselineError)
+        throw new UsageError(`option --baseline: ${error.message}`, {
+          option: '--baseline',
+          rule: 'names a baseline file (JSON, written by --update-baseline)',
+        });
+      throw error;
+    }
+  }
+  const given0 = readConformOptions(undefined, !embedded);
+  const options: ConformOptions = {
+    ...given0,
+    strict: settings.strict,
+    timeoutMs: limits.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    workers: given.workers,
+    // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
+    rateLimit:
+      (embedded && limits.maxRps === undefined && !settings.maxRpsByPath && limits.maxRequests === undefined) ||
+      given['with-rate-limit'] === true,
+    embedded,
+    unsubscribedGroups: embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : settings.covers && groupsNotCovered(settings.covers),
+    checks: settings.checks,
+    excludeChecks: settings.excludeChecks,
+    severity: settings.severity,
+    maxRps: limits.maxRps,
+    maxRpsByPath: settings.maxRpsByPath,
+    baselineFile: settings.baseline,
+    updateBaseline: settings.updateBaseline,
+    // kgate prints the run itself (progress, then its summary): Playwright's process prints nothing.
+    quiet: true,
+    sweep: undefined,
+    generate: given.generate ?? DEFAULT_GENERATE,
+    // --generate N draws N generated requests; without it the run plans them.
+    draw: given.generate !== undefined,
+    seed: given.seed ?? DEFAULT_SEED,
+    playwrightReport: given['playwright-report'] === true || given0.playwrightReport,
+    network: {
+      caFile: door.network.settings.tls?.caFile,
+      clientCert: door.network.settings.tls?.certFile,
+      clientKey: door.network.settings.tls?.keyFile,
+      description: door.network.description,
+    },
+    grep,
+    shard,
+    latencyBudgetMs: settings.latencyBudgetMs,
+    maxRequests: limits.maxRequests,
+    envelopeBounds: settings.envelopeBounds,
+  };
+  const checks = settings.checks;
+  const generativeOnly = (checks ?? []).filter((id) => getCheck(id)?.kind === 'generative');
+  if (options.generate === 0 && checks && generativeOnly.length === checks.length) {
+    throw new UsageError(
+      `option --checks: ${generativeOnly.join(', ')} judge${generativeOnly.length === 1 ? 's' : ''} generated requests, which --generate 0 turns off`,
+      { option: '--checks', rule: 'names a check that runs' },
+    );
+  }
+  if (given['playwright-reporter'] !== undefined) options.playwrightReporter = given['playwright-reporter'];
+  const shardText = shard ? `${shard.current}/${shard.total}` : undefined;
+  const playwrightArgs = [...(grep ? ['--grep', grep] : []), ...(shardText ? ['--shard', shardText] : [])];
+  // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
+  // a budget too small for the cells only their own tests judge is refused here.
+  const selected = selectedTests(options, grep);
+  // The coverage ledger: refused before anything is sent when it is not this target's and spec's.
+  let ledger: Ledger | undefined;
+  if (settings.ledger !== undefined) {
+    if (shard)
+      throw new UsageError('option --ledger keeps the items a whole run judged: it does not go with --shard', {
+        option: '--ledger',
+        rule: 'does not go with --shard',
+      });
+    if (!existsSync(dirname(settings.ledger)))
+      throw new UsageError(`option --ledger: no such folder '${dirname(settings.ledger)}' to keep the ledger in`, {
+        option: '--ledger',
+        rule: 'a file in a folder that exists',
+      });
+    try {
+      ledger = readLedger(settings.ledger, targetName(door.target.url, embedded), specSha256());
+    } catch (error) {
+      if (error instanceof LedgerError)
+        throw new UsageError(`kgate conform: ${error.message}`, {
+          option: '--ledger',
+          file: settings.ledger,
+          rule: error.rule,
+        });
+      throw error;
+    }
+    options.ledgerFile = settings.ledger;
+  }
+  let plan: PricedPlan | undefined;
+  if (plansCoverage(options)) {
+    try {
+      plan = planRun({
+        selected,
+        limits: {
+          maxRps: options.maxRps,
+          maxRpsByPath: options.maxRpsByPath,
+          maxDurationMs: limits.maxDurationMs,
+          maxRequests: limits.maxRequests,
+        },
+        seed: options.seed,
+        refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
+        revealing: revealingItems(),
+        ...(ledger ? { history: historyOf(ledger) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof BudgetTooSmall)
+        throw new UsageError(`kgate conform: ${error.message}`, {
+          option: limits.maxRequests !== undefined ? '--max-requests' : '--max-duration',
+          rule: 'holds the cells only their own tests judge',
+        });
+      throw error;
+    }
+  }
+  const say = (line: string) => door.say(line);
+
+  // The preflight is paced (and counted against --max-requests) too; its pace moves into the run's
+  // scratch folder once that exists.
+  const pace = runPace(
+    join(tmpdir(), `kgate-preflight-${process.pid}-${Date.now()}`),
+    options.maxRps,
+    options.maxRpsByPath,
+    options.maxRequests,
+  );
+  let server: ReferenceServer | undefined;
+  let target: Entered;
+  try {
+    target = await door.enter({
+      pace,
+      embedded: async () => {
+        // Loaded only here: a run against a deployment does not load the reference server.
+        const { startReferenceServer } = await import('../../reference/index.ts');
+        // Its corpora are built once Playwright's runner is started (onSpawn below), while it loads:
+        // Playwright takes longer to send a first request than they take to build.
+        server = await startReferenceServer({ quiet: true, buildAfterListening: true });
+        const own = server;
+        return {
+          baseUrl: own.url,
+          keys: { full: own.keys.full, unsubscribed: own.keys.academicOnly, exhausted: own.keys.exhausted },
+          close: () => own.close(),
+        };
+      },
+    });
+  } catch (error) {
+    pace?.remove();
+    throw error;
+  }
+  const keys: Keys = target.keys;
+  options.reportDir = door.reportDir!;
+  // What the run needs only while it runs (the pace, the progress, shared test data) lives
+  // outside the report folder, in a folder of the OS's temp folder named for the run.
+  const scratchDir = newScratchDir(options.reportDir);
+  options.scratchDir = scratchDir;
+  door.onStop(() => rmSync(scratchDir, { recursive: true, force: true }));
+  pace?.continueIn(scratchDir);
+  // The workers follow the run's size and pace; a run small enough for one worker is one with one.
+  const estimateWith = (workers: number) =>
+    estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
+  options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
+  const workers = options.workers;
+  const estimate = estimateWith(workers);
+  options.maxDurationMs = limits.maxDurationMs ?? defaultMaxDurationMs(estimate, options.maxRps, options.maxRpsByPath);
+  options.deadlineAt = started + options.maxDurationMs;
+  if (plan) {
+    options.planFile = join(resolve(options.reportDir), PLAN_FILE);
+    mkdirSync(dirname(options.planFile), { recursive: true });
+    writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
+  }
+  say(
+    plan?.budgeted
+      ? `${describePlan(plan, options, limits.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
+      : `${describeEstimate(estimate, options.maxRps, options.maxRpsByPath)}${shard ? ` (this shard runs about 1/${shard.total} of it)` : ''}; time limit ${humanDuration(options.maxDurationMs)}${limits.maxDurationMs === undefined ? ' (default; --max-duration sets it)' : ''}`,
+  );
+  // Playwright's own reporter writes to the terminal too: no live line to fight with it.
+  const stopProgress = progressDisplay(() => progressLine(scratchDir, started), {
+    ...(options.playwrightReporter ? { interactive: false } : {}),
+  });
+  try {
+    const proxies = door.network.settings.proxy;
+    const running = runSuite({
+      baseUrl: target.baseUrl,
+      keys,
+      options,
+      playwrightArgs,
+      proxies: proxies && { https: proxies.https?.href, http: proxies.http?.href, noProxy: proxies.noProxy },
+      headers: door.network.headers,
+      // A signal stops Playwright's runner and its workers, every process of its group.
+      signal: door.abort.signal,
+      onSpawn: () => {
+        // Reading `ready` starts the build; a failed build fails the requests that wait for it.
+        server?.ready.catch(() => {});
+      },
+    });
+    door.onStop(() =>
+      running.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    const result = await running;
+    stopProgress();
+    const summary = result.summary;
+    if (!summary) {
+      console.error(
+        redactSecrets(
+          `kgate conform: the suite did not produce a summary (Playwright exit ${result.playwrightExitCode})\n${result.output}`,
+        ),
+      );
+      return EXIT.failed;
+    }
+    if (options.playwrightReport) writePlaywrightDebugNote(options.reportDir);
+    if (json) printJson('conform', summary.exitCode, summary);
+    else {
+      console.log(redactSecrets(`\n${renderTerminalSummary(summary)}\n`));
+      console.log(
+        `kgate conform: ${verdictWord(summary.verdict)}; open ${join(options.reportDir, REPORT_HTML)} (also summary.md, summary.json, junit.xml${options.playwrightReport ? `, ${PLAYWRIGHT_DEBUG_DIR}/` : ''})`,
+      );
+    }
+    const update = summary.targets[0]?.baseline?.update;
+    if (update)
+      say(
+        `kgate conform: baseline ${options.baselineFile} written: ${update.added} failure(s) added, ${update.dropped} fixed entry(ies) dropped; write each added entry's reason before committing it`,
+      );
+    return summary.exitCode;
+  } finally {
+    stopProgress();
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}

@@ -3,9 +3,11 @@ import { type CoverageItem, coverageItems } from '../../contracts/coverage/items
 import { OPERATION_IDS, OPERATIONS } from '../../openapi/spec.ts';
 import { EXIT, noPositionals, option, parseCommandArgs } from '../door/args.ts';
 import type { Command } from '../door/command.ts';
+import { openDoor } from '../door/door.ts';
 import { JSON_USAGE, printJson } from '../door/output.ts';
+import { sharedOptions } from '../door/vocabulary.ts';
 
-const USAGE = `usage: kgate coverage [--operations ids] [--kind cells|inputs] [--json]
+const USAGE = `usage: kgate coverage [--base-url URL] [--config FILE] [--operations ids] [--kind cells|inputs] [--json]
 
 Prints the items of the coverage model: everything kgate conform can judge. A cell is one check
 on one operation (the operation x check matrix); an input item is one class of value of one input of
@@ -14,6 +16,9 @@ markets, RFC 3339 for dates, the expression grammar of facts.md, the boundaries 
 the values real clients send). A valid class must be answered, an invalid one rejected, none a 5xx,
 and every answer is judged by every property that applies.
 
+  --base-url     the target the model is listed for (else KGATE_BASE_URL, else baseUrl of the
+                 configuration file, else the embedded reference server); nothing is sent to it
+  --config       configuration file (default: kgate.config.json, .yaml or .yml in the working directory)
   --operations   comma-separated operation ids (default all ${OPERATION_IDS.length}): ${OPERATION_IDS.join(', ')}
   --kind         only the cells, or only the input items
   --json         print one JSON object: command, verdict and exitCode, then counts and items
@@ -22,6 +27,7 @@ ${JSON_USAGE}
 exit codes: 0 printed, 2 bad usage`;
 
 const OPTIONS = {
+  ...sharedOptions('base-url', 'config'),
   operations: option.list('operation ids', OPERATION_IDS),
   kind: option.choice(['cells', 'inputs'] as const),
   json: option.flag(),
@@ -78,8 +84,12 @@ export const command: Command = {
   usage: USAGE,
   options: OPTIONS,
   async run(argv) {
-    const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'coverage');
-    noPositionals(positionals, 'coverage');
+    const parsed = parseCommandArgs(argv, OPTIONS, 'coverage');
+    noPositionals(parsed.positionals, 'coverage');
+    const given = parsed.options;
+    // The model is the interface's; the door names the target it is listed for, and sends nothing.
+    const door = openDoor({ command: 'coverage', sends: false }, parsed);
+    await door.close();
     const operations = given.operations;
     const kind = given.kind;
     const items = coverageItems().filter(

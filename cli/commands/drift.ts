@@ -1,10 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { readEnv } from '../../config/env.ts';
 import { didYouMean } from '../../config/near-miss.ts';
-import { redactSecrets, registerSecret } from '../../config/redact.ts';
-import { checkReachable, preflight } from '../../contracts/preflight.ts';
+import { redactSecrets } from '../../config/redact.ts';
 import { applyBaseline, type Baseline, groupByCause, readBaseline, writeBaseline } from '../../drift/findings.ts';
 import { analyzeHar, HarFormatError } from '../../drift/har.ts';
 import {
@@ -30,53 +28,53 @@ import {
   EXIT,
   noPositionals,
   option,
-  parseBaseUrl,
+  type ParsedArgs,
   parseCommandArgs,
   RuleBroken,
   TargetError,
   UsageError,
 } from '../door/args.ts';
 import type { Command } from '../door/command.ts';
-import {
-  applyNetwork,
-  commandNetwork,
-  embeddedNetwork,
-  NETWORK_OPTIONS,
-  NETWORK_USAGE,
-  networkLine,
-} from '../door/network.ts';
+import { type Door, openDoor } from '../door/door.ts';
+import { NETWORK_OPTIONS, NETWORK_USAGE } from '../door/network.ts';
 import { JSON_USAGE, printJson } from '../door/output.ts';
 import { humanDuration, progressDisplay, timeLeft } from '../door/progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
+import { optionUsage, sharedOptions } from '../door/vocabulary.ts';
 import { driftPage } from './drift-page.ts';
 
-const EXIT_USAGE = `exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage or unreachable
-target (or proxy), a refused proxy or TLS connection, a front server refusing every request`;
+const EXIT_USAGE = `exit codes: 0 no new drift / no breaking change / all exchanges valid, 1 otherwise, 2 bad usage, a
+target, proxy, key or base URL the preflight refused, or a battery that got no answer; 130 or 143
+when stopped by SIGINT or SIGTERM`;
 
 const LIVE_USAGE = `usage: kgate drift live [--base-url URL] [--baseline FILE] [--update-baseline] [--history FILE]
-                        [--timeout D] [--report-dir DIR] [--json]
-                        [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+                        [--timeout D] [--max-rps R] [--max-duration D] [--config FILE] [--report-dir DIR]
+                        [--json] [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Sends a battery of requests (every operation; success and documented error cases) and compares every
-response with the spec. Without --base-url (or KGATE_BASE_URL) it starts the embedded reference
-server. The key comes from KGATE_KEY (KGATE_KEY_EXHAUSTED adds 403 cases). Findings with one cause
-(the same kind and JSON path on several operations and statuses) are one change with the places it
-touched; FAIL marks a change the baseline does not accept.
+response with the spec. With nothing naming a target it starts the embedded reference server. The
+key comes from KGATE_KEY (or the variable keyVariables.full names; KGATE_KEY_EXHAUSTED adds 403
+cases). Findings with one cause (the same kind and JSON path on several operations and statuses)
+are one change with the places it touched; FAIL marks a change the baseline does not accept.
 
-  --base-url           target base URL, may carry a path prefix (env KGATE_BASE_URL)
-  --baseline FILE      findings listed in FILE are known; only new ones fail
-  --update-baseline    write this run's findings to the --baseline FILE (exit 0)
-  --history FILE       append this run's findings to the history FILE (JSON Lines, created if
-                       missing) and report each finding as new, ongoing since, gone since or
-                       flaky; the report folder gets history.html, a timeline per operation
-  --timeout            per-request time limit, such as 500ms or 10s (a bare number is seconds;
-                       default 10s)
-${reportDirUsage('drift', 18)}
-                       (drift live used to make a new run folder inside DIR: give DIR/<name>);
-                       report.html, drift.json and drift.md go there
-  --json               print one JSON object: the result (drift.json) after "command", "verdict"
-                       and "exitCode", with "runId" and "report"; a stop (bad usage, unreachable
-                       target) too
+${optionUsage(18, [
+  ['base-url'],
+  ['baseline', 'findings listed in this file are known; only new ones fail'],
+  ['update-baseline', "write this run's findings to the --baseline file (exit 0)"],
+  [
+    'history',
+    "append this run's findings to this history file (JSON Lines, created if missing) and report each finding as new, ongoing since, gone since or flaky; the report folder gets history.html, a timeline per operation",
+  ],
+  ['timeout', undefined, 'default 10s'],
+  ['max-rps'],
+  ['max-duration', undefined, 'default 2m: the cases left when it runs out are skipped'],
+  ['config'],
+  ['report-dir', undefined, 'report.html, drift.json and drift.md go there'],
+  [
+    'json',
+    undefined,
+    'the result (drift.json) after "command", "verdict" and "exitCode", with "runId" and "report"; a stop too',
+  ],
+])}
 ${JSON_USAGE}
 ${NETWORK_USAGE}
 
@@ -132,13 +130,11 @@ ${EXIT_USAGE}`;
 
 /** The options of `kgate drift live`. */
 const LIVE_OPTIONS = {
-  'base-url': option.url(),
+  ...sharedOptions('base-url'),
   baseline: option.path('file'),
   'update-baseline': option.flag(),
   history: option.path('file'),
-  timeout: option.duration(100, 120_000, 's'),
-  'report-dir': REPORT_DIR_OPTION,
-  json: option.flag(),
+  ...sharedOptions('timeout', 'max-rps', 'max-duration', 'config', 'report-dir', 'json'),
   ...NETWORK_OPTIONS,
 };
 
@@ -198,13 +194,22 @@ export const command: Command = {
 };
 
 async function runLive(argv: string[]): Promise<number> {
-  const { values, positionals, options: given } = parseCommandArgs(argv, LIVE_OPTIONS, 'drift live', SIBLINGS);
-  noPositionals(positionals, 'drift live');
-  const env = readEnv();
-  const baseUrl = given['base-url'] ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
+  const parsed = parseCommandArgs(argv, LIVE_OPTIONS, 'drift live', SIBLINGS);
+  noPositionals(parsed.positionals, 'drift live');
+  const given = parsed.options;
+  const door = openDoor({ command: 'drift live', kind: 'drift' }, parsed);
+  try {
+    return await driftLive(door, given);
+  } finally {
+    await door.close();
+  }
+}
+
+async function driftLive(door: Door, given: ParsedArgs<typeof LIVE_OPTIONS>['options']): Promise<number> {
+  const baseUrl = door.target.url;
   const baselineFile = given.baseline;
   const update = given['update-baseline'] === true;
-  const timeoutMs = given.timeout ?? 10_000;
+  const timeoutMs = door.limits.timeoutMs ?? 10_000;
   if (update && !baselineFile) {
     throw new UsageError('kgate drift live: option --update-baseline needs --baseline FILE (the file to write)');
   }
@@ -226,28 +231,6 @@ async function runLive(argv: string[]): Promise<number> {
       throw new UsageError(`kgate drift live: option --baseline: ${(error as Error).message}`);
     }
   }
-  if (baseUrl && !env.key) {
-    throw new UsageError('kgate drift live: KGATE_KEY must hold a subscription key to run against a --base-url target');
-  }
-  const configured = commandNetwork(values, env, 'drift live');
-  // A reference server kgate starts itself is reached directly, never through a proxy.
-  const network = baseUrl ? configured : embeddedNetwork(configured);
-  applyNetwork(network, baseUrl);
-  const line = networkLine('drift live', network);
-  if (line) console.error(redactSecrets(line));
-  if (baseUrl) {
-    try {
-      await checkReachable(baseUrl);
-    } catch (error) {
-      throw new TargetError(`target ${baseUrl} is unreachable: ${(error as Error).message}`, {
-        command: 'drift live',
-        option: '--base-url',
-      });
-    }
-    const problem = await preflight(baseUrl, env.key);
-    if (problem && problem.kind !== 'key')
-      throw new TargetError(`${baseUrl}: ${problem.reason}`, { command: 'drift live', option: '--base-url' });
-  }
   const historyFile = given.history;
   let history: History | undefined;
   if (historyFile !== undefined) {
@@ -266,20 +249,19 @@ async function runLive(argv: string[]): Promise<number> {
       console.error(`kgate drift live: ${problemLine(historyFile, problem)}`);
   }
 
-  let result: LiveResult;
-  let close: (() => Promise<void>) | undefined;
-  try {
-    let target: { url: string; keys: { full: string; exhausted?: string } };
-    if (baseUrl) {
-      target = { url: baseUrl, keys: { full: env.key!, ...(env.keyExhausted ? { exhausted: env.keyExhausted } : {}) } };
-    } else {
+  const target = await door.enter({
+    embedded: async () => {
       const { startReferenceServer } = await import('../../reference/index.ts');
       const server = await startReferenceServer({ quiet: true });
-      close = () => server.close();
-      target = { url: server.url, keys: { full: server.keys.full, exhausted: server.keys.exhausted } };
-    }
-    registerSecret(target.keys.full);
-    registerSecret(target.keys.exhausted);
+      return {
+        baseUrl: server.url,
+        keys: { full: server.keys.full, exhausted: server.keys.exhausted },
+        close: () => server.close(),
+      };
+    },
+  });
+  let result: LiveResult;
+  try {
     const started = Date.now();
     const progress = { done: 0, total: 0, requests: 0 };
     const stopProgress = progressDisplay(
@@ -288,11 +270,16 @@ async function runLive(argv: string[]): Promise<number> {
     );
     try {
       result = await runLiveDrift({
-        baseUrl: target.url,
-        keys: target.keys,
+        baseUrl: target.baseUrl,
+        keys: {
+          full: target.keys.full!,
+          ...(target.keys.exhausted ? { exhausted: target.keys.exhausted } : {}),
+        },
         timeoutMs,
+        ...(door.limits.maxDurationMs ? { deadlineMs: door.limits.maxDurationMs } : {}),
+        ...(door.limits.maxRps ? { maxRps: door.limits.maxRps } : {}),
         baseline,
-        network: network.description,
+        network: door.network.description,
         ...(baseUrl ? {} : { envelopeTarget: 'embedded reference server' }),
         onProgress: (done, total, requests) => Object.assign(progress, { done, total, requests }),
       });
@@ -303,11 +290,9 @@ async function runLive(argv: string[]): Promise<number> {
     if (error instanceof UnreachableError)
       throw new TargetError(error.message, { command: 'drift live', option: '--base-url' });
     throw error;
-  } finally {
-    await close?.();
   }
 
-  const runDir = runFolder(given['report-dir'], 'drift', 'drift live');
+  const runDir = door.reportDir!;
   const runId = isRunId(basename(runDir)) ? basename(runDir) : newRunId();
   result.verdict = update || result.summary.new === 0 ? 'pass' : 'fail';
   const previous = previousRun<LiveResult>(runDir, 'drift.json');

@@ -1,6 +1,5 @@
-import { readEnv } from '../../config/env.ts';
 import { didYouMean, nearMisses } from '../../config/near-miss.ts';
-import { redactSecrets, registerSecret } from '../../config/redact.ts';
+import { redactSecrets } from '../../config/redact.ts';
 import { maskedProxy, proxyFor } from '../../http/network.ts';
 import { TargetUnreachable } from '../../load/preflight.ts';
 import { ProgressLine } from '../../load/progress.ts';
@@ -8,75 +7,33 @@ import { thresholdsPhrase } from '../../load/report.ts';
 import { describePlan, runScenario } from '../../load/run-scenario.ts';
 import type { ResponseValidator } from '../../load/runner.ts';
 import { applyOverrides, SCENARIOS, type Scenario, type ScenarioOverrides } from '../../load/scenarios.ts';
-import { refusalReason, startEmbeddedTarget, type Target } from '../../load/target.ts';
+import { startEmbeddedTarget, type Target } from '../../load/target.ts';
 import { describeThreshold } from '../../load/thresholds.ts';
-import {
-  EXIT,
-  option,
-  type ParsedArgs,
-  parseBaseUrl,
-  parseCommandArgs,
-  RuleBroken,
-  TargetError,
-  UsageError,
-} from '../door/args.ts';
+import { EXIT, option, type ParsedArgs, parseCommandArgs, RuleBroken, TargetError, UsageError } from '../door/args.ts';
 import type { Command } from '../door/command.ts';
-import {
-  applyNetwork,
-  commandNetwork,
-  embeddedNetwork,
-  NETWORK_OPTIONS,
-  NETWORK_USAGE,
-  networkLine,
-  type ResolvedNetwork,
-} from '../door/network.ts';
+import { type Door, openDoor } from '../door/door.ts';
+import { NETWORK_OPTIONS, NETWORK_USAGE, type ResolvedNetwork } from '../door/network.ts';
 import { JSON_USAGE, printJson } from '../door/output.ts';
 import { isInteractive } from '../door/progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
+import { MAX_RPS_LIMIT, optionUsage, renamedUsage, sharedOptions } from '../door/vocabulary.ts';
 
-const USAGE = `usage: kgate load <scenario> [--base-url URL] [--rate R|max] [--duration D] [--connections C]
-                  [--validate-share P] [--allow-remote] [--report-dir DIR] [--json]
-                  [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
-
-Runs a named load scenario (${Object.keys(SCENARIOS).join(', ')}) and checks its SLO thresholds
-(p95 and p99 latency from the intended send time, error rate, share of responses that match the
-spec). Writes summary.json and report.html into a new reports/load/<run-id>/ (or --report-dir).
-
-  --base-url        target (default KGATE_BASE_URL, else the embedded reference server)
-  --rate            peak arrivals per second (the scenario's profile is scaled), or 'max' for a
-                    closed-model run at maximum rate over --connections connections
-  --duration        total duration, e.g. 30s or 2m (a bare number is seconds; the profile is stretched)
-  --connections     most requests in flight at once
-  --validate-share  percentage of responses validated against the spec, 0-100 (e.g. 1 or 2.5%)
-  --allow-remote    allow a target that is not a loopback address
-${reportDirUsage('load', 15)}
-                    (load used to make a new run folder inside DIR: give DIR/<name>)
-  --json            print one JSON object: the summary (summary.json) after "command", "verdict" and
-                    "exitCode", with "reportDir" and "reports"; a stop (bad usage, unreachable target) too
-${JSON_USAGE}
-${NETWORK_USAGE}
-                 (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert, clientKey and headers)
-
-The preflight and the validated share go through kgate's own client: the proxy, the CA and the
-client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
-go straight to the target, and the command says so in one line when a proxy applies. Its requests
-carry the same headers as every other (the User-Agent, --header and the file's headers, the base
-URL's credentials as Basic authorization).
-
-The subscription key comes from KGATE_KEY (with the embedded server: its full key).
-exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage or unreachable target`;
-
-const OPTIONS = {
-  'base-url': option.url(),
-  rate: option.text("a number of arrivals per second from 0.1 to 100000, or 'max'", '0', (raw): number | 'max' => {
+/** --max-rps of a load run: the peak arrivals per second its profile is scaled to, or `max`. */
+const LOAD_RATE = option.text(
+  `a number of requests per second from 0.001 to ${MAX_RPS_LIMIT}, or 'max'`,
+  '0',
+  (raw): number | 'max' => {
     if (raw.trim() === 'max') return 'max';
     const rate = Number(raw.trim());
-    if (!Number.isFinite(rate)) throw new RuleBroken('not a number');
-    if (rate < 0.1 || rate > 100_000) throw new RuleBroken('out of range');
+    if (raw.trim() === '' || !Number.isFinite(rate)) throw new RuleBroken('not a number');
+    if (rate < 0.001 || rate > MAX_RPS_LIMIT) throw new RuleBroken('out of range');
     return rate;
-  }),
-  duration: option.duration(1_000, 24 * 3_600_000, 's'),
+  },
+);
+
+const OPTIONS = {
+  ...sharedOptions('base-url'),
+  'max-rps': LOAD_RATE,
+  duration: option.duration(1_000, 24 * 3_600_000),
   connections: option.whole(1, 10_000, 'connections'),
   'validate-share': option.text('a percentage of responses from 0 to 100 (such as 1, 2.5 or 2.5%)', '150', (raw) => {
     const text = raw.trim().replace(/\s*%$/, '');
@@ -85,26 +42,64 @@ const OPTIONS = {
     if (percent < 0 || percent > 100) throw new RuleBroken('out of range');
     return percent / 100;
   }),
-  'allow-remote': option.flag(),
-  'report-dir': REPORT_DIR_OPTION,
-  json: option.flag(),
+  ...sharedOptions('timeout', 'allow-remote', 'config', 'report-dir', 'json'),
+  rate: option.renamed('max-rps', LOAD_RATE),
   ...NETWORK_OPTIONS,
 };
 
-/** The parsed command line of `kgate load`. */
+const USAGE = `usage: kgate load <scenario> [--base-url URL] [--max-rps R|max] [--duration D] [--connections C]
+                  [--validate-share P] [--timeout D] [--allow-remote] [--config FILE] [--report-dir DIR]
+                  [--json] [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+
+Runs a named load scenario (${Object.keys(SCENARIOS).join(', ')}) and checks its SLO thresholds
+(p95 and p99 latency from the intended send time, error rate, share of responses that match the
+spec). Writes summary.json and report.html into a new reports/load/<run-id>/ (or --report-dir).
+
+${optionUsage(16, [
+  ['base-url', undefined, 'a loopback address unless --allow-remote'],
+  [
+    'max-rps',
+    "the peak arrivals per second the scenario's profile is scaled to, or 'max' for a closed-model run at maximum rate over --connections connections",
+  ],
+  ['duration', 'how long the load runs, a duration such as 30s or 2m (the profile is stretched to it)'],
+  ['connections', 'most requests in flight at once'],
+  ['validate-share', 'percentage of responses validated against the spec, 0-100 (e.g. 1 or 2.5%)'],
+  ['timeout', undefined, 'default 10s: a request unanswered by then counts as a timeout'],
+  ['allow-remote', 'allow a target that is not a loopback address'],
+  ['config'],
+  ['report-dir'],
+  [
+    'json',
+    undefined,
+    'the summary (summary.json) after "command", "verdict" and "exitCode", with "reportDir" and "reports"; a stop too',
+  ],
+])}
+${JSON_USAGE}
+${NETWORK_USAGE}
+
+The preflight and the validated share go through kgate's own client: the proxy, the CA and the
+client certificate apply to them. The load generator (autocannon) cannot use a proxy: its requests
+go straight to the target, and the command says so in one line when a proxy applies. Its requests
+carry the same headers as every other (the User-Agent, --header and the file's headers, the base
+URL's credentials as Basic authorization).
+
+The subscription key comes from KGATE_KEY (or the variable keyVariables.full names; with the embedded
+server: its full key). A missing or refused key, an unreachable target or a base URL that routes
+nothing of the interface stops the run before any load (exit 2).
+${renamedUsage(OPTIONS)}
+exit codes: 0 every threshold passed, 1 a threshold was breached, 2 bad usage, a target, proxy, key or
+base URL the preflight refused, or a run that got no answer; 130 or 143 when stopped by SIGINT or SIGTERM`;
+
+/** The command line of `kgate load` beyond the door's options. */
 export interface LoadArgs {
   scenario: Scenario;
   maxRateDurationS?: number;
-  baseUrl?: string;
-  allowRemote: boolean;
-  /** --report-dir: this run's folder; undefined: a new one under reports/load/. */
-  reportDir?: string;
-  json: boolean;
 }
 
 /** Parses and checks the arguments of `kgate load`; throws UsageError naming the option at fault. */
-export function parseLoadArgs(argv: string[]): LoadArgs {
-  const { positionals, options: given } = parseCommandArgs(argv, OPTIONS, 'load');
+export function parseLoadArgs(argv: string[]): LoadArgs & { parsed: ParsedArgs<typeof OPTIONS> } {
+  const parsed = parseCommandArgs(argv, OPTIONS, 'load');
+  const { positionals, options: given } = parsed;
   const name = positionals[0];
   const names = Object.keys(SCENARIOS);
   if (name === undefined)
@@ -129,55 +124,31 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
     });
   }
   const overrides: ScenarioOverrides = {};
-  const maxRate = given.rate === 'max';
-  if (given.rate !== undefined && given.rate !== 'max') overrides.rate = given.rate;
+  const rate = given['max-rps'];
+  const maxRate = rate === 'max';
+  if (rate !== undefined && rate !== 'max') overrides.rate = rate;
   if (given.duration !== undefined) overrides.durationS = given.duration / 1000;
   overrides.connections = given.connections;
   overrides.validateShare = given['validate-share'];
   const scenario = applyOverrides(base, overrides);
-  return {
-    scenario,
-    ...(maxRate ? { maxRateDurationS: overrides.durationS ?? 10 } : {}),
-    baseUrl: given['base-url'],
-    allowRemote: given['allow-remote'] === true,
-    reportDir: given['report-dir'],
-    json: given.json === true,
-  };
+  return { scenario, ...(maxRate ? { maxRateDurationS: overrides.durationS ?? 10 } : {}), parsed };
 }
 
 /**
- * Resolves the target of a load run or probe, a given base URL (loopback unless allowed) or the
- * embedded server, and the route to it (--proxy, --ca-file, --client-cert and --client-key, the
- * configuration file, the environment): the route becomes that of every request of the shared
- * client, and is named in one line. The embedded server is reached directly, never through a proxy.
+ * Enters a load run's or probe's door: the target (loopback unless allowed) or the embedded server
+ * (with `embeddedOptions`), the route every request of the shared client takes, its key.
  */
-export async function resolveTarget(
-  values: ParsedArgs['values'],
-  baseUrl: string | undefined,
-  allowRemote: boolean,
-  command: string,
+export async function enterLoadTarget(
+  door: Door,
   embeddedOptions: { rateLimit?: number; bodyLimit?: number } = {},
-): Promise<{ target: Target; network: ResolvedNetwork }> {
-  const env = readEnv();
-  registerSecret(env.key);
-  const configured = commandNetwork(values, env, command);
-  const url = baseUrl ?? (env.baseUrl ? parseBaseUrl(env.baseUrl, 'KGATE_BASE_URL') : undefined);
-  if (url !== undefined) {
-    const refusal = refusalReason(url, allowRemote);
-    if (refusal)
-      throw new UsageError(refusal, {
-        command,
-        ...(baseUrl !== undefined ? { option: '--base-url' } : { variable: 'KGATE_BASE_URL' }),
-        rule: 'names a loopback address unless --allow-remote is given',
-      });
-  }
-  const network = url === undefined ? embeddedNetwork(configured) : configured;
-  applyNetwork(network, url);
-  const line = networkLine(command, network);
-  if (line) console.error(redactSecrets(line));
-  if (url === undefined) return { target: await startEmbeddedTarget(embeddedOptions), network };
-  if (!env.key) console.error(`kgate ${command}: KGATE_KEY is not set; requests carry no subscription key`);
-  return { target: { baseUrl: url, key: env.key, embedded: false, close: async () => undefined }, network };
+): Promise<Target> {
+  const entered = await door.enter({
+    embedded: async () => {
+      const started = await startEmbeddedTarget(embeddedOptions);
+      return { baseUrl: started.baseUrl, keys: { full: started.key }, close: () => started.close() };
+    },
+  });
+  return { baseUrl: entered.baseUrl, key: entered.keys.full, embedded: entered.embedded, close: async () => {} };
 }
 
 /**
@@ -210,18 +181,18 @@ export const command: Command = {
   options: OPTIONS,
   async run(argv) {
     const args = parseLoadArgs(argv);
-    const { values } = parseCommandArgs(argv, OPTIONS, 'load');
-    const { target, network } = await resolveTarget(values, args.baseUrl, args.allowRemote, 'load');
+    // --max-rps of a load run is the arrival rate it sends at (its own, read above), not a cap the door keeps.
+    const { 'max-rps': _rate, ...shared } = args.parsed.options;
+    const door = openDoor({ command: 'load', kind: 'load', loopbackOnly: true }, { ...args.parsed, options: shared });
     try {
-      const reportDir = runFolder(args.reportDir, 'load', 'load');
-      const unproxied = unproxiedLoadLine(target.baseUrl, network, args.scenario.validateShare);
-      if (unproxied) console.error(redactSecrets(unproxied));
+      const target = await enterLoadTarget(door);
+      const reportDir = door.reportDir!;
+      const unproxied = unproxiedLoadLine(target.baseUrl, door.network, args.scenario.validateShare);
+      if (unproxied) door.note(unproxied);
       const plannedS =
         args.maxRateDurationS ?? Math.round(args.scenario.stages.reduce((sum, stage) => sum + stage.durationS, 0));
-      console.error(
-        redactSecrets(
-          `kgate load ${args.scenario.name} -> ${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}\n  ${describePlan(args.scenario, args.maxRateDurationS)}`,
-        ),
+      door.note(
+        `kgate load ${args.scenario.name} -> ${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}\n  ${describePlan(args.scenario, args.maxRateDurationS)}`,
       );
       const progress = new ProgressLine(process.stderr, plannedS, isInteractive());
       let outcome: Awaited<ReturnType<typeof runScenario>>;
@@ -234,6 +205,7 @@ export const command: Command = {
           validate: args.scenario.validateShare > 0 ? await loadValidator() : undefined,
           onSecond: (snapshot) => progress.update(snapshot),
           reportDir,
+          ...(door.limits.timeoutMs !== undefined ? { timeoutS: door.limits.timeoutMs / 1000 } : {}),
         });
       } catch (error) {
         if (error instanceof TargetUnreachable) throw new TargetError(error.message, { option: '--base-url' });
@@ -244,7 +216,7 @@ export const command: Command = {
       const { summary, paths } = outcome;
       const breached = summary.verdicts.filter((v) => v.status === 'fail');
       const code = breached.length > 0 ? EXIT.failed : EXIT.ok;
-      if (args.json) {
+      if (door.json) {
         printJson('load', code, { ...summary, reportDir, reports: paths });
       } else {
         const r = summary.result;
@@ -260,7 +232,7 @@ export const command: Command = {
         console.error(`kgate load: threshold breached: ${breached.map((v) => v.rule).join('; ')}`);
       return code;
     } finally {
-      await target.close();
+      await door.close();
     }
   },
 };

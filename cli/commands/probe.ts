@@ -9,33 +9,63 @@ import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } 
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
 import { getOperation } from '../../openapi/spec.ts';
 import { buildEnvelope, type Envelope, writeEnvelope } from '../../reporting/envelope.ts';
-import { EXIT, noPositionals, option, parseCommandArgs, TargetError, UsageError } from '../door/args.ts';
+import {
+  EXIT,
+  noPositionals,
+  option,
+  type ParsedArgs,
+  parseCommandArgs,
+  TargetError,
+  UsageError,
+} from '../door/args.ts';
 import type { Command } from '../door/command.ts';
+import { type Door, type DoorGiven, openDoor } from '../door/door.ts';
 import { NETWORK_OPTIONS, NETWORK_USAGE } from '../door/network.ts';
 import { JSON_USAGE, outcomeObject, printJson } from '../door/output.ts';
 import { heartbeat, humanDuration, PROGRESS_EVERY_MS } from '../door/progress.ts';
-import { REPORT_DIR_OPTION, reportDirUsage, runFolder } from '../door/run-folder.ts';
-import { loadValidator, resolveTarget } from './load.ts';
+import { optionUsage, renamedShared, renamedUsage, sharedOptions } from '../door/vocabulary.ts';
+import { enterLoadTarget, loadValidator } from './load.ts';
+
+const OPERATIONS = ['answerSearch', 'urlPreview'] as const satisfies readonly RateLimitedOperation[];
+
+const COMMON_OPTIONS = {
+  ...sharedOptions('base-url', 'timeout', 'allow-remote', 'config', 'report-dir', 'json'),
+  ...NETWORK_OPTIONS,
+};
+
+/** The options of `kgate probe rate-limit`. */
+const RATE_LIMIT_OPTIONS = {
+  operation: option.choice(OPERATIONS),
+  ...sharedOptions('max-rps', 'max-requests', 'max-duration'),
+  'max-rate': renamedShared('max-rps'),
+  ...COMMON_OPTIONS,
+};
 
 const ROUTE_USAGE = `${NETWORK_USAGE}
-                 (the configuration file in the working directory may set proxy, noProxy, caFile,
-                 clientCert, clientKey and headers)
 
-Every request goes through kgate's own client, on the route these set; one request before the
-probe checks it (an unreachable target or proxy, a refused proxy or TLS connection: one line, exit 2).`;
+Every request goes through kgate's own client, on the route these set. Against a deployment, the
+door's preflight comes first: a missing or refused key, an unreachable target or proxy, a refused
+TLS connection or a base URL that routes nothing of the interface is one line, exit 2.`;
 
-const COMMON_USAGE = `  --base-url      target (default KGATE_BASE_URL, else the embedded reference server)
-  --allow-remote  allow a target that is not a loopback address
-${reportDirUsage('probe', 14)}
-                 it gets summary.json (what --json prints) and envelope.json (the limit found, with
-                 how it was measured)`;
+const COMMON_USAGE = optionUsage(15, [
+  ['base-url', undefined, 'a loopback address unless --allow-remote'],
+  ['timeout', undefined, 'default 10s'],
+  ['allow-remote', 'allow a target that is not a loopback address'],
+  ['config'],
+  [
+    'report-dir',
+    undefined,
+    'it gets summary.json (what --json prints) and envelope.json (the limit found, with how it was measured)',
+  ],
+]);
 
 const EXIT_USAGE = `exit codes: 0 limit found and behaving as documented, 1 a problem was found (named on stderr),
-2 bad usage or unreachable target`;
+2 bad usage, or a target, proxy, key or base URL the preflight refused; 130 or 143 when stopped by
+SIGINT or SIGTERM`;
 
-const RATE_LIMIT_USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
-                   [--max-requests N] [--max-duration D] [--allow-remote] [--report-dir DIR] [--json]
-                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+const RATE_LIMIT_USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rps R]
+                   [--max-requests N] [--max-duration D] [--timeout D] [--allow-remote] [--config FILE]
+                   [--report-dir DIR] [--json] [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Raises the arrival rate (doubling each second from 10/s) until throttling is sustained (the
 interface's 429, or a front server's 503 or HTML 429, with or without Retry-After), reports the
@@ -44,20 +74,22 @@ content type, Retry-After form, who sent it, whether it is the interface's 429 w
 wait), validates every JSON 429 body, waits the seconds stated (message, or Retry-After) and checks
 the target recovers.
 
-  --operation     the operation probed: answerSearch or urlPreview
-  --max-rate      highest arrival rate, requests per second (default 1000)
-  --max-requests  most requests sent (default 10000)
-  --max-duration  longest the probe runs, such as 30s or 2m (a bare number is seconds; default 30s)
+${optionUsage(15, [
+  ['operation', 'the operation probed: answerSearch or urlPreview'],
+  ['max-rps', 'highest arrival rate, requests per second (default 1000)'],
+  ['max-requests', undefined, 'default 10000'],
+  ['max-duration', undefined, 'default 30s'],
+])}
 ${COMMON_USAGE}
   --json          print one JSON object: { thresholdRps, requests, durationS, waitSeconds,
                   recovered, ... } after "command", "verdict" and "exitCode"; a stop too
 ${JSON_USAGE}
 ${ROUTE_USAGE}
-
+${renamedUsage(RATE_LIMIT_OPTIONS)}
 ${EXIT_USAGE}`;
 
-const BODY_LIMIT_USAGE = `usage: kgate probe body-limit [--base-url URL] [--allow-remote] [--report-dir DIR] [--json]
-                   [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
+const BODY_LIMIT_USAGE = `usage: kgate probe body-limit [--base-url URL] [--timeout D] [--allow-remote] [--config FILE]
+                   [--report-dir DIR] [--json] [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE]
 
 Finds the exact largest similarity POST body the target accepts by binary search between 64 bytes
 and 2 MiB (at most 25 requests), reports the answer just over it (status, or a reset before any
@@ -72,15 +104,15 @@ ${ROUTE_USAGE}
 
 ${EXIT_USAGE}`;
 
-const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rate R]
+const USAGE = `usage: kgate probe rate-limit --operation answerSearch|urlPreview [--base-url URL] [--max-rps R]
                    [--max-requests N] [--max-duration D] [--allow-remote] [--report-dir DIR] [--json]
        kgate probe body-limit [--base-url URL] [--allow-remote] [--report-dir DIR] [--json]
-       (both: [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE])
+       (both: [--timeout D] [--config FILE] [--proxy URL] [--ca-file FILE] [--client-cert FILE --client-key FILE])
 
 rate-limit  raises the arrival rate (doubling each second from 10/s) until throttling is sustained
             (the interface's 429, or a front server's 503 or HTML 429), reports the accepted
             requests per second while saturated (the limit) and how it was signalled, and checks
-            the target recovers. Bounded: --max-rate (default 1000/s), --max-requests (default 10000),
+            the target recovers. Bounded: --max-rps (default 1000/s), --max-requests (default 10000),
             --max-duration (default 30s).
 body-limit  finds the exact largest similarity POST body the target accepts by binary search
             between 64 bytes and 2 MiB (at most 25 requests), reports the answer just over it
@@ -91,25 +123,6 @@ kgate probe rate-limit --help and kgate probe body-limit --help tell each one's 
 
 ${EXIT_USAGE}`;
 
-const OPERATIONS = ['answerSearch', 'urlPreview'] as const satisfies readonly RateLimitedOperation[];
-
-const COMMON_OPTIONS = {
-  'base-url': option.url(),
-  'allow-remote': option.flag(),
-  'report-dir': REPORT_DIR_OPTION,
-  json: option.flag(),
-  ...NETWORK_OPTIONS,
-};
-
-/** The options of `kgate probe rate-limit`. */
-const RATE_LIMIT_OPTIONS = {
-  operation: option.choice(OPERATIONS),
-  'max-rate': option.whole(10, 100_000, 'requests per second'),
-  'max-requests': option.whole(10, 1_000_000, 'requests'),
-  'max-duration': option.duration(5_000, 600_000, 's'),
-  ...COMMON_OPTIONS,
-};
-
 /** The options of `kgate probe body-limit`. */
 const BODY_LIMIT_OPTIONS = COMMON_OPTIONS;
 
@@ -119,56 +132,31 @@ const SUBCOMMANDS = {
 };
 const SIBLINGS = { 'probe rate-limit': RATE_LIMIT_OPTIONS, 'probe body-limit': BODY_LIMIT_OPTIONS };
 
-/** The parsed command line of `kgate probe`. */
-export type ProbeArgs =
-  | {
-      kind: 'rate-limit';
-      operation: RateLimitedOperation;
-      baseUrl?: string;
-      maxRate: number;
-      maxRequests: number;
-      maxDurationS: number;
-      allowRemote: boolean;
-      json: boolean;
-      reportDir?: string;
-    }
-  | { kind: 'body-limit'; baseUrl?: string; allowRemote: boolean; json: boolean; reportDir?: string };
+/** The parsed command line of `kgate probe`: which probe, its own bounds, and the door's options. */
+export type ProbeArgs = ({ kind: 'rate-limit'; operation: RateLimitedOperation } | { kind: 'body-limit' }) & {
+  parsed: Pick<ParsedArgs, 'values' | 'notes'> & { options: DoorGiven };
+};
 
 /** Parses and checks the arguments of `kgate probe`; throws UsageError naming the option at fault. */
 export function parseProbeArgs(argv: string[]): ProbeArgs {
   const [kind, ...rest] = argv;
   const names = Object.keys(SUBCOMMANDS);
   if (kind === 'rate-limit') {
-    const { positionals, options: given } = parseCommandArgs(rest, RATE_LIMIT_OPTIONS, 'probe rate-limit', SIBLINGS);
-    noPositionals(positionals, 'probe rate-limit');
-    if (given.operation === undefined)
+    const parsed = parseCommandArgs(rest, RATE_LIMIT_OPTIONS, 'probe rate-limit', SIBLINGS);
+    noPositionals(parsed.positionals, 'probe rate-limit');
+    const operation = parsed.options.operation;
+    if (operation === undefined)
       throw new UsageError('option --operation is required (answerSearch or urlPreview)', {
         command: 'probe rate-limit',
         option: '--operation',
         rule: 'is required: answerSearch or urlPreview',
       });
-    return {
-      kind,
-      operation: given.operation,
-      maxRate: given['max-rate'] ?? 1000,
-      maxRequests: given['max-requests'] ?? 10_000,
-      maxDurationS: (given['max-duration'] ?? 30_000) / 1000,
-      baseUrl: given['base-url'],
-      allowRemote: given['allow-remote'] === true,
-      json: given.json === true,
-      reportDir: given['report-dir'],
-    };
+    return { kind, operation, parsed };
   }
   if (kind === 'body-limit') {
-    const { positionals, options: given } = parseCommandArgs(rest, BODY_LIMIT_OPTIONS, 'probe body-limit', SIBLINGS);
-    noPositionals(positionals, 'probe body-limit');
-    return {
-      kind,
-      baseUrl: given['base-url'],
-      allowRemote: given['allow-remote'] === true,
-      json: given.json === true,
-      reportDir: given['report-dir'],
-    };
+    const parsed = parseCommandArgs(rest, BODY_LIMIT_OPTIONS, 'probe body-limit', SIBLINGS);
+    noPositionals(parsed.positionals, 'probe body-limit');
+    return { kind, parsed };
   }
   const rule = 'takes a probe: rate-limit or body-limit';
   if (kind === undefined || kind.startsWith('-'))
@@ -230,124 +218,133 @@ export const command: Command = {
   subcommands: SUBCOMMANDS,
   async run(argv) {
     const args = parseProbeArgs(argv);
-    const { values } = parseCommandArgs(
-      argv.slice(1),
-      args.kind === 'rate-limit' ? RATE_LIMIT_OPTIONS : BODY_LIMIT_OPTIONS,
-      `probe ${args.kind}`,
-    );
-    const { target } = await resolveTarget(values, args.baseUrl, args.allowRemote, `probe ${args.kind}`);
-    let lastLine = Date.now();
-    const log = (line: string) => {
-      lastLine = Date.now();
-      console.error(redactSecrets(line));
-    };
-    const started = Date.now();
-    const bound = args.kind === 'rate-limit' ? `at most ${args.maxDurationS} s` : 'at most 25 requests';
-    // The probes log as they go; the heartbeat covers the stretches where they wait (a slow target).
-    const stopProgress = heartbeat(
-      () => `kgate probe ${args.kind}: ${humanDuration(Date.now() - started)} elapsed (${bound})`,
-      {
-        skip: () => Date.now() - lastLine < PROGRESS_EVERY_MS / 2,
-      },
-    );
+    const command = `probe ${args.kind}`;
+    const door = openDoor({ command, kind: 'probe', loopbackOnly: true }, args.parsed);
     try {
-      // One request of the probe's own operation checks the route first: cheap, and what the probe sends anyway.
-      const first =
-        args.kind === 'rate-limit'
-          ? requestTarget(BROWSING_MIX.find((entry) => entry.operationId === args.operation)!)
-          : '/academic/v1.0/similarity?s1=home&s2=house';
-      try {
-        await checkRoute(target.baseUrl, target.key, first);
-      } catch (error) {
-        if (!(error instanceof TargetUnreachable)) throw error;
-        throw new TargetError(error.message, { command: `probe ${args.kind}`, option: '--base-url' });
-      }
-      const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
-      let problems: string[];
-      let output: object;
-      if (args.kind === 'rate-limit') {
-        log(
-          `kgate probe rate-limit ${args.operation} -> ${where}\n  plan: from 10/s doubling every second up to ${args.maxRate}/s, at most ${args.maxRequests} requests and ${args.maxDurationS} s`,
-        );
-        const result = await probeRateLimit({
-          baseUrl: target.baseUrl,
-          key: target.key,
-          operation: args.operation,
-          maxRate: args.maxRate,
-          maxRequests: args.maxRequests,
-          maxDurationS: args.maxDurationS,
-          validate: await loadValidator(),
-          log,
-        });
-        problems = result.problems;
-        output = result;
-        if (!args.json) {
-          console.log(
-            [
-              `rate limit of ${args.operation}: ${result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s`} (first 429 at ${result.first429AtRate ?? '-'}/s)`,
-              `signalled: ${result.signal ? `${describeSignal({ status: result.signal.status, contentType: result.signal.contentType, retryAfter: { form: result.signal.retryAfter } })} by ${result.signal.signalledBy}${result.signal.conforms ? " (the interface's 429 with the seconds to wait: conforms)" : " (not the interface's 429 with the seconds to wait: does not conform)"}` : 'never throttled'}`,
-              `throttled answers: ${result.throttledResponses} (${result.invalid429.count} JSON 429s not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
-              `recovered after waiting ${result.waitSeconds ?? '-'} s: ${result.recovered ?? 'not checked'}`,
-              `${result.requests} requests in ${result.durationS} s`,
-            ].join('\n'),
-          );
-        }
-      } else {
-        log(
-          `kgate probe body-limit -> ${where}\n  plan: binary search over 64 B .. 2 MiB of similarity POST bodies, at most 25 requests`,
-        );
-        const result = await probeBodyLimit({
-          baseUrl: target.baseUrl,
-          key: target.key,
-          validate: await loadValidator(),
-          log,
-        });
-        problems = result.problems;
-        output = result;
-        if (!args.json) {
-          console.log(
-            [
-              `largest accepted body: ${result.limitBytes === null ? 'not found' : `${result.limitBytes.toLocaleString('en-US')} bytes`} (${result.matches})`,
-              `one byte over: ${result.overDetail || '-'}${result.overFrom ? ` (from ${result.overFrom === 'target' ? 'the target' : 'a front server'})` : ''}`,
-              ...result.notes.map((note) => `note: ${note}`),
-              `target healthy afterwards: ${result.healthyAfter}`,
-              `${result.requests} requests in ${result.durationS} s`,
-            ].join('\n'),
-          );
-        }
-      }
-      const exitCode = problems.length === 0 ? EXIT.ok : EXIT.failed;
-      // summary.json (what --json prints) and envelope.json: the limit found, with how it was measured.
-      const reportDir = runFolder(args.reportDir, 'probe', `probe ${args.kind}`);
-      const summary = {
-        ...outcomeObject(`probe ${args.kind}`, exitCode, output),
-        baseUrl: target.baseUrl,
-        ...(target.embedded ? { embedded: true } : {}),
-      };
-      writeFileSync(join(reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
-      const path = args.kind === 'rate-limit' ? getOperation(args.operation)!.path : '/academic/v1.0/similarity';
-      writeEnvelope(
-        reportDir,
-        probeEnvelope(
-          args.kind,
-          target.embedded ? 'embedded reference server' : target.baseUrl,
-          output as RateLimitProbeResult | BodyLimitProbeResult,
-          path,
-        ),
-      );
-      if (args.json) printJson(`probe ${args.kind}`, exitCode, { ...output, reportDir });
-      else console.log(`reports: ${join(reportDir, 'summary.json')}, ${join(reportDir, 'envelope.json')}`);
-      for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
-      if (!args.json)
-        console.log(
-          problems.length === 0
-            ? `kgate probe ${args.kind}: PASS: limit found, behaving as documented`
-            : `kgate probe ${args.kind}: FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'} (named on stderr)`,
-        );
-      return problems.length === 0 ? EXIT.ok : EXIT.failed;
+      return await probe(door, args);
     } finally {
-      stopProgress();
-      await target.close();
+      await door.close();
     }
   },
 };
+
+/** A probe once its door is open. */
+async function probe(door: Door, args: ProbeArgs): Promise<number> {
+  const target = await enterLoadTarget(door);
+  const json = door.json;
+  const maxRate = door.limits.maxRps ?? 1000;
+  const maxRequests = door.limits.maxRequests ?? 10_000;
+  const maxDurationS = (door.limits.maxDurationMs ?? 30_000) / 1000;
+  let lastLine = Date.now();
+  const log = (line: string) => {
+    lastLine = Date.now();
+    console.error(redactSecrets(line));
+  };
+  const started = Date.now();
+  const bound = args.kind === 'rate-limit' ? `at most ${maxDurationS} s` : 'at most 25 requests';
+  // The probes log as they go; the heartbeat covers the stretches where they wait (a slow target).
+  const stopProgress = heartbeat(
+    () => `kgate probe ${args.kind}: ${humanDuration(Date.now() - started)} elapsed (${bound})`,
+    {
+      skip: () => Date.now() - lastLine < PROGRESS_EVERY_MS / 2,
+    },
+  );
+  try {
+    // One request of the probe's own operation checks the route first: cheap, and what the probe sends anyway.
+    const first =
+      args.kind === 'rate-limit'
+        ? requestTarget(BROWSING_MIX.find((entry) => entry.operationId === args.operation)!)
+        : '/academic/v1.0/similarity?s1=home&s2=house';
+    try {
+      await checkRoute(target.baseUrl, target.key, first);
+    } catch (error) {
+      if (!(error instanceof TargetUnreachable)) throw error;
+      throw new TargetError(error.message, { command: `probe ${args.kind}`, option: '--base-url' });
+    }
+    const where = `${target.baseUrl}${target.embedded ? ' (embedded reference server)' : ''}`;
+    let problems: string[];
+    let output: object;
+    if (args.kind === 'rate-limit') {
+      log(
+        `kgate probe rate-limit ${args.operation} -> ${where}\n  plan: from 10/s doubling every second up to ${maxRate}/s, at most ${maxRequests} requests and ${maxDurationS} s`,
+      );
+      const result = await probeRateLimit({
+        baseUrl: target.baseUrl,
+        key: target.key,
+        operation: args.operation,
+        maxRate: maxRate,
+        maxRequests: maxRequests,
+        maxDurationS: maxDurationS,
+        validate: await loadValidator(),
+        log,
+      });
+      problems = result.problems;
+      output = result;
+      if (!json) {
+        console.log(
+          [
+            `rate limit of ${args.operation}: ${result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s`} (first 429 at ${result.first429AtRate ?? '-'}/s)`,
+            `signalled: ${result.signal ? `${describeSignal({ status: result.signal.status, contentType: result.signal.contentType, retryAfter: { form: result.signal.retryAfter } })} by ${result.signal.signalledBy}${result.signal.conforms ? " (the interface's 429 with the seconds to wait: conforms)" : " (not the interface's 429 with the seconds to wait: does not conform)"}` : 'never throttled'}`,
+            `throttled answers: ${result.throttledResponses} (${result.invalid429.count} JSON 429s not matching the spec); wait stated: message ${result.messageSeconds ?? '-'} s, Retry-After ${result.retryAfterSeconds ?? '-'} s`,
+            `recovered after waiting ${result.waitSeconds ?? '-'} s: ${result.recovered ?? 'not checked'}`,
+            `${result.requests} requests in ${result.durationS} s`,
+          ].join('\n'),
+        );
+      }
+    } else {
+      log(
+        `kgate probe body-limit -> ${where}\n  plan: binary search over 64 B .. 2 MiB of similarity POST bodies, at most 25 requests`,
+      );
+      const result = await probeBodyLimit({
+        baseUrl: target.baseUrl,
+        key: target.key,
+        validate: await loadValidator(),
+        log,
+      });
+      problems = result.problems;
+      output = result;
+      if (!json) {
+        console.log(
+          [
+            `largest accepted body: ${result.limitBytes === null ? 'not found' : `${result.limitBytes.toLocaleString('en-US')} bytes`} (${result.matches})`,
+            `one byte over: ${result.overDetail || '-'}${result.overFrom ? ` (from ${result.overFrom === 'target' ? 'the target' : 'a front server'})` : ''}`,
+            ...result.notes.map((note) => `note: ${note}`),
+            `target healthy afterwards: ${result.healthyAfter}`,
+            `${result.requests} requests in ${result.durationS} s`,
+          ].join('\n'),
+        );
+      }
+    }
+    const exitCode = problems.length === 0 ? EXIT.ok : EXIT.failed;
+    // summary.json (what --json prints) and envelope.json: the limit found, with how it was measured.
+    const reportDir = door.reportDir!;
+    const summary = {
+      ...outcomeObject(`probe ${args.kind}`, exitCode, output),
+      baseUrl: target.baseUrl,
+      ...(target.embedded ? { embedded: true } : {}),
+    };
+    writeFileSync(join(reportDir, 'summary.json'), `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
+    const path = args.kind === 'rate-limit' ? getOperation(args.operation)!.path : '/academic/v1.0/similarity';
+    writeEnvelope(
+      reportDir,
+      probeEnvelope(
+        args.kind,
+        target.embedded ? 'embedded reference server' : target.baseUrl,
+        output as RateLimitProbeResult | BodyLimitProbeResult,
+        path,
+      ),
+    );
+    if (json) printJson(`probe ${args.kind}`, exitCode, { ...output, reportDir });
+    else console.log(`reports: ${join(reportDir, 'summary.json')}, ${join(reportDir, 'envelope.json')}`);
+    for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
+    if (!json)
+      console.log(
+        problems.length === 0
+          ? `kgate probe ${args.kind}: PASS: limit found, behaving as documented`
+          : `kgate probe ${args.kind}: FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'} (named on stderr)`,
+      );
+    return problems.length === 0 ? EXIT.ok : EXIT.failed;
+  } finally {
+    stopProgress();
+  }
+}

@@ -4,13 +4,7 @@
 // the command does anything, so a bad value is one line naming the option, the rule and the unit, with
 // exit code 2, for every option of every command alike; an unknown option gets its near misses.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import {
-  DurationError,
-  type DurationUnit,
-  describeDuration,
-  formatDuration,
-  parseDuration,
-} from '../../config/duration.ts';
+import { DurationError, describeDuration, formatDuration, parseDuration } from '../../config/duration.ts';
 import { didYouMean, nearMisses } from '../../config/near-miss.ts';
 
 /** What a usage error is about: an option, a key of the configuration file, an environment variable or an argument. */
@@ -85,6 +79,15 @@ export interface OptionSpec<T = unknown> {
   invalid?: string;
   /** The value may hold a secret (a password, a header value): messages never repeat it. */
   secret?: boolean;
+  /**
+   * A renamed option's old spelling: its value is read by the rule of the option it names and given
+   * to that option, with a one-line note (ParsedArgs.notes); giving both is refused.
+   */
+  renamedTo?: string;
+  /** What the new name means, for the note of an old spelling (`at most N requests in the whole run`). */
+  meaning?: string;
+  /** The old spelling's value as the new option reads it, where their meanings differ. */
+  carry?: (value: unknown) => unknown;
 }
 
 /** A switch's spec. */
@@ -111,8 +114,10 @@ export interface ParsedArgs<O extends OptionTable = OptionTable> {
   /** The values as given (strings and booleans), by option name. */
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   positionals: string[];
-  /** The values as read by each option's parser; an option not given is absent. */
+  /** The values as read by each option's parser; an option not given is absent (an old spelling's under its new name). */
   options: { [K in keyof O]?: OptionValue<O[K]> };
+  /** One line for each old spelling given: what it is called now. */
+  notes: string[];
 }
 
 /** The rule of an option as a message says it after the option's name. */
@@ -205,8 +210,50 @@ export function parseCommandArgs<O extends OptionTable>(
       ? given.map((raw) => readValue(name, spec, String(raw)))
       : readValue(name, spec, String(given));
   }
-  return { values: parsed.values, positionals: parsed.positionals, options: read as ParsedArgs<O>['options'] };
+  const notes: string[] = [];
+  for (const [old, spec] of Object.entries(options)) {
+    if (spec.renamedTo === undefined || read[old] === undefined) continue;
+    const now = spec.renamedTo;
+    if (read[now] !== undefined)
+      throw new UsageError(`option --${old} is the old name of --${now}: give --${now} alone`, {
+        option: `--${old}`,
+        rule: `is the old name of --${now}`,
+        suggestion: `--${now}`,
+        command,
+      });
+    read[now] = spec.carry ? spec.carry(read[old]) : read[old];
+    delete read[old];
+    notes.push(
+      `kgate ${command}: note: --${old} is now --${now}${spec.meaning ? ` (${spec.meaning})` : ''}; the old name goes in the next release`,
+    );
+  }
+  return {
+    values: parsed.values,
+    positionals: parsed.positionals,
+    options: read as ParsedArgs<O>['options'],
+    notes,
+  };
 }
+
+/**
+ * Old spellings of the shared options, across every command: an unknown option spelled so is
+ * answered with the name this command gives it (`--budget`: kgate conform calls it --max-requests).
+ */
+export const OLD_NAMES: Readonly<Record<string, string>> = {
+  budget: 'max-requests',
+  requests: 'max-requests',
+  'request-budget': 'max-requests',
+  rate: 'max-rps',
+  'max-rate': 'max-rps',
+  rps: 'max-rps',
+  duration: 'max-duration',
+  'time-limit': 'max-duration',
+  deadline: 'timeout',
+  url: 'base-url',
+  target: 'base-url',
+  output: 'report-dir',
+  out: 'report-dir',
+};
 
 function describeParseError(error: unknown, options: OptionTable, command: string, siblings: Siblings): UsageError {
   const message = error instanceof Error ? error.message : String(error);
@@ -218,7 +265,17 @@ function describeParseError(error: unknown, options: OptionTable, command: strin
       const rule = `belongs to kgate ${elsewhere}, not to kgate ${command}`;
       return new UsageError(`option --${name} ${rule}`, { option: `--${name}`, rule, command });
     }
-    const known = Object.keys(options);
+    const known = Object.keys(options).filter((option) => options[option]!.renamedTo === undefined);
+    const now = OLD_NAMES[name];
+    if (now !== undefined && now in options) {
+      const rule = `is not an option of kgate ${command}`;
+      return new UsageError(`unknown option ${unknown}: kgate ${command} calls it --${now}`, {
+        option: unknown,
+        rule,
+        command,
+        suggestion: `--${now}`,
+      });
+    }
     const near = nearMisses(name, known);
     const rule = `is not an option of kgate ${command}`;
     const hint =
@@ -306,9 +363,9 @@ export const option = {
       },
     };
   },
-  /** A duration with a unit (`500ms`, `10s`, `2m`), `bare` the unit of a number without one; read as milliseconds. */
-  duration(minMs: number, maxMs: number, bare: DurationUnit): ValueSpec<number> {
-    const rule = { minMs, maxMs, bare };
+  /** A duration with a unit (`500ms`, `10s`, `2m`; a bare number is refused with the unit it needs), read as milliseconds. */
+  duration(minMs: number, maxMs: number): ValueSpec<number> {
+    const rule = { minMs, maxMs };
     return {
       type: 'string',
       rule: describeDuration(rule),
@@ -366,6 +423,20 @@ export const option = {
         }
         return [...new Set(items)];
       },
+    };
+  },
+  /** The old spelling of option `now` (whose spec is `spec`): read by its rule, given to it, with a note. */
+  renamed<T>(
+    now: string,
+    spec: ValueSpec<T>,
+    meaning?: string,
+    carry?: (value: T) => unknown,
+  ): ValueSpec<T> & { renamedTo: string } {
+    return {
+      ...spec,
+      renamedTo: now,
+      ...(meaning ? { meaning } : {}),
+      ...(carry ? { carry: carry as (value: unknown) => unknown } : {}),
     };
   },
   /** A path of a file or folder (not checked for existence here: the command says what it needs of it). */

@@ -11,6 +11,11 @@
 import { redactSecrets } from '../../config/redact.ts';
 import type { UsageDetails } from './args.ts';
 
+/** A verdict as the last line of a command says it: PASS, FAIL, or NO VERDICT for a run that judged nothing. */
+export function verdictWord(verdict: 'pass' | 'fail' | 'error'): string {
+  return verdict === 'error' ? 'NO VERDICT' : verdict.toUpperCase();
+}
+
 /** The verdict word of an exit code. */
 export function verdictOf(exitCode: number): 'pass' | 'fail' | 'error' {
   return exitCode === 0 ? 'pass' : exitCode === 1 ? 'fail' : 'error';

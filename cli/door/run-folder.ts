@@ -1,9 +1,9 @@
 // One meaning of --report-dir for every command that writes reports: the folder of this run's
 // reports, exactly (created if needed). Without it, each command makes a new run folder under
 // reports/<kind>/ (conformance, fuzz, drift, compare, load, merge), named by reporting/run-dir.ts.
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunDir, isRunId, kindFolder, type RunKind } from '../../reporting/run-dir.ts';
+import { createRunDir, isRunId, kindFolder, makeFolder, type RunKind } from '../../reporting/run-dir.ts';
 import { option, RuleBroken, type ValueSpec } from './args.ts';
 
 /** The --report-dir option of every command that writes reports: a folder, or a path where one can be made. */
@@ -44,6 +44,6 @@ export function runFolder(given: string | undefined, kind: RunKind, command: str
     console.error(
       `kgate ${command}: note: --report-dir is this run's own folder: the reports go into ${given} itself, beside the run folders there (kgate load and kgate drift live once made a new run folder inside it; leave --report-dir out for a new ${kindFolder(kind)}/<run-id>/)`,
     );
-  if (!existsSync(given)) mkdirSync(given, { recursive: true });
+  if (!existsSync(given)) makeFolder(given);
   return given;
 }

@@ -73,6 +73,8 @@ export interface CheckContext {
     targets?: readonly string[];
     /** Open items the target (or the reference server) refused before: the plan sends them alone. */
     refused?: ReadonlySet<string>;
+    /** The base URL a finding's seed line names; none when the target is the embedded reference server. */
+    target?: string;
   };
   /**
    * A value computed once per worker for `key` and shared by every test that asks for it (the

@@ -33,7 +33,7 @@ function settings(overrides: Partial<FuzzSettings> = {}): FuzzSettings {
     baseUrl: server.url,
     key: server.keys.full,
     operations: OPERATION_IDS,
-    budget: 200,
+    maxRequests: 200,
     durationMs: 60_000,
     seed: 2026,
     timeoutMs: 5_000,
@@ -44,7 +44,7 @@ function settings(overrides: Partial<FuzzSettings> = {}): FuzzSettings {
 }
 
 test('the reference server passes 2,000 generated requests over every operation with no finding', async () => {
-  const result = await runFuzz(settings({ budget: 2_000 }));
+  const result = await runFuzz(settings({ maxRequests: 2_000 }));
   assert.deepEqual(
     result.findings.map((finding) => `${finding.check} ${finding.operation}: ${finding.title} ${finding.curl}`),
     [],
@@ -60,7 +60,7 @@ test('the reference server passes 2,000 generated requests over every operation 
 
 test('a 500 only wide Or expressions trigger is found and shrunk to an Or of four arguments', async () => {
   const result = await runFuzz(
-    settings({ baseUrl: `${server.url}/faults/evaluate-wide-or-500`, operations: ['evaluateGet'], budget: 66 }),
+    settings({ baseUrl: `${server.url}/faults/evaluate-wide-or-500`, operations: ['evaluateGet'], maxRequests: 66 }),
   );
   const finding = result.findings.find((candidate) => candidate.check === 'no-server-error');
   assert.ok(finding, `no-server-error reported: ${result.findings.map((f) => f.title).join('; ')}`);
@@ -78,7 +78,7 @@ test('a 500 only one class of the world triggers is shrunk to the part that carr
     settings({
       baseUrl: `${server.url}/faults/interpret-combining-mark-500`,
       operations: ['interpretGet'],
-      budget: roundLength('interpretGet'),
+      maxRequests: roundLength('interpretGet'),
     }),
   );
   const finding = result.findings.find((candidate) => candidate.check === 'no-server-error');
@@ -93,7 +93,11 @@ test('a 500 only one class of the world triggers is shrunk to the part that carr
 test('the same seed finds the same findings with the same requests', async () => {
   const run = () =>
     runFuzz(
-      settings({ baseUrl: `${server.url}/faults/hotevents-day-31-accepted`, operations: ['hotEvents'], budget: 60 }),
+      settings({
+        baseUrl: `${server.url}/faults/hotevents-day-31-accepted`,
+        operations: ['hotEvents'],
+        maxRequests: 60,
+      }),
     );
   const [first, second] = [await run(), await run()];
   const shown = (result: Awaited<ReturnType<typeof run>>) =>
@@ -110,7 +114,7 @@ test('a hang is reported once under responds-within-timeout, not shrunk, and the
     settings({
       baseUrl: `${server.url}/faults/hotevents-top-zero-hang`,
       operations: ['hotEvents' as OperationId],
-      budget: 120,
+      maxRequests: 120,
       // The hang costs this deadline; every other answer comes well within it on a loaded machine.
       timeoutMs: 2_000,
     }),
@@ -133,12 +137,20 @@ test('the pacer spaces requests to the rate asked for', async () => {
 test('a finding reproduces from its seed line and from its curl line', async () => {
   const base = `${server.url}/faults/answersearch-fractional-count-accepted`;
   // A whole round: every kind of case of every operation once.
-  const first = await runFuzz(settings({ baseUrl: base, budget: 480 }));
+  const first = await runFuzz(settings({ baseUrl: base, maxRequests: 480 }));
   const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
   assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
-  const [, seed, operation, budget] = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed)!;
+  const [, target, seed, operation, index] = /kgate fuzz --base-url (\S+) --seed (\d+) --cases (\w+):(\d+)$/.exec(
+    finding.seed,
+  )!;
+  assert.equal(target, base, 'the seed line names the target');
   const again = await runFuzz(
-    settings({ baseUrl: base, seed: Number(seed), operations: [operation as OperationId], budget: Number(budget) }),
+    settings({
+      baseUrl: base,
+      seed: Number(seed),
+      operations: [operation as OperationId],
+      cases: [{ operationId: operation as OperationId, index: Number(index) }],
+    }),
   );
   assert.ok(
     again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
@@ -152,13 +164,28 @@ test('a finding reproduces from its seed line and from its curl line', async () 
 
 test('a property broken for some inputs is reported under its own check id, shrunk, with its seed and curl lines', async () => {
   const cases = [
-    { fault: 'evaluate-orderby-cc-ignored', operation: 'evaluateGet', check: 'orderby-is-honoured', budget: 67 },
-    { fault: 'similarity-post-long-differs', operation: 'similarityPost', check: 'get-and-post-agree', budget: 18 },
-    { fault: 'hotevents-top-document-foreign', operation: 'hotEvents', check: 'event-documents-agree', budget: 28 },
+    { fault: 'evaluate-orderby-cc-ignored', operation: 'evaluateGet', check: 'orderby-is-honoured', maxRequests: 67 },
+    {
+      fault: 'similarity-post-long-differs',
+      operation: 'similarityPost',
+      check: 'get-and-post-agree',
+      maxRequests: 18,
+    },
+    {
+      fault: 'hotevents-top-document-foreign',
+      operation: 'hotEvents',
+      check: 'event-documents-agree',
+      maxRequests: 28,
+    },
   ];
-  for (const { fault, operation, check, budget } of cases) {
+  for (const { fault, operation, check, maxRequests } of cases) {
     const result = await runFuzz(
-      settings({ baseUrl: `${server.url}/faults/${fault}`, operations: [operation as OperationId], budget, seed: 1 }),
+      settings({
+        baseUrl: `${server.url}/faults/${fault}`,
+        operations: [operation as OperationId],
+        maxRequests,
+        seed: 1,
+      }),
     );
     const finding = result.findings.find((candidate) => candidate.check === check);
     assert.ok(finding, `${fault}: ${check} reported (found: ${result.findings.map((f) => f.check).join(', ')})`);

@@ -44,6 +44,8 @@ export interface EngineSettings {
   deadlineAt?: number;
   /** Awaited before every request (--max-rps). */
   pace?: () => Promise<void>;
+  /** The base URL a finding's seed line names (its target); none for the embedded reference server. */
+  target?: string;
   /** Most requests spent shrinking one finding. */
   shrinkAttempts: number;
   /** Longest time spent shrinking one finding (slow answers make every attempt slow), in milliseconds. */
@@ -214,7 +216,7 @@ export class GenerativeEngine {
       ...(violation.pointer !== undefined ? { pointer: violation.pointer } : {}),
       excerpt: response.excerpt,
       curl: response.curl,
-      seed: seedLine(c),
+      seed: seedLine(c, undefined, this.settings.target),
       origin: 'check',
       via: 'property',
       ...(warn && !this.settings.strict ? { level: 'warn' as const } : {}),
@@ -552,7 +554,7 @@ export class GenerativeEngine {
         : steps > 0
           ? `shrunk in ${steps} step(s), ${attempts} request(s)`
           : undefined;
-    return { ...current.finding, seed: seedLine(entry.case, detail) };
+    return { ...current.finding, seed: seedLine(entry.case, detail, this.settings.target) };
   }
 
   /** Sends the cases with bounded concurrency until they run out, the deadline passes or the target stops answering. */

@@ -51,16 +51,27 @@ export function errorSignature(json: unknown, text: string): string {
   return [code === undefined || code === '' ? undefined : String(code), short || undefined].filter(Boolean).join(': ');
 }
 
-/** The seed line of a generated finding: the seed, the case, and the command that sends it again. */
+/** A word of a shell command line: as it is when the shell reads it so, else in single quotes. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The seed line of a generated finding: the seed, the case, and the command that sends it again,
+ * to `target` (the deployment's base URL; none for the embedded reference server, which the command
+ * judges when nothing names a target).
+ */
 export function seedLine(
   c: Pick<GeneratedCase, 'seed' | 'operationId' | 'index' | 'kind' | 'assigned' | 'items'>,
   detail?: string,
+  target?: string,
 ): string {
+  const command = `kgate fuzz${target ? ` --base-url ${shellWord(target)}` : ''} --seed ${c.seed}`;
   // A planned case is sent again by its seed and the items it was planned for (contracts/coverage).
   const items = c.assigned ?? c.items;
   if (items && items.length > 0)
-    return `${c.seed}, ${c.operationId} ${c.kind} (${items.length} item(s)${detail ? `; ${detail}` : ''}): kgate fuzz --seed ${c.seed} --items '${items.join(',')}'`;
-  return `${c.seed}, ${c.operationId} case ${c.index} (${c.kind}${detail ? `; ${detail}` : ''}): kgate fuzz --seed ${c.seed} --operations ${c.operationId} --budget ${c.index + 1}`;
+    return `${c.seed}, ${c.operationId} ${c.kind} (${items.length} item(s)${detail ? `; ${detail}` : ''}): ${command} --items ${shellWord(items.join(','))}`;
+  return `${c.seed}, ${c.operationId} case ${c.index} (${c.kind}${detail ? `; ${detail}` : ''}): ${command} --cases ${c.operationId}:${c.index}`;
 }
 
 /** What a negative case must get: 400 where the group documents it, else any 4xx (a wrong content type: any 4xx). */

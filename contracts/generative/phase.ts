@@ -101,6 +101,7 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       propertyChecks: new Set(ctx.generate.properties),
       relationsPerOperation: planned ? PLAN_RELATIONS_PER_OPERATION : GATE_RELATIONS_PER_OPERATION,
       strict: settings.strict,
+      ...(ctx.generate.target ? { target: ctx.generate.target } : {}),
     });
     const result = await engine.run(cases);
     const timings = apis.reduce<OperationTimings>((sum, api) => mergeTimings(sum, api.timings), {});

@@ -225,7 +225,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   if (thresholdRps === null) {
     problems.push(
       first429AtRate === null
-        ? `no 429 (nor any throttling) up to ${highest} requests/s (bounded by --max-rate ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
+        ? `no 429 (nor any throttling) up to ${highest} requests/s (bounded by --max-rps ${maxRate}, --max-requests ${maxRequests}, --max-duration ${maxDurationS} s)`
         : `throttling appeared at ${first429AtRate}/s but was not sustained`,
     );
   }
