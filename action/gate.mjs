@@ -178,7 +178,7 @@ export function mergeArgs(inputs) {
 /**
  * The arguments of `kgate compare` for the inputs: the target (base-url, else the configuration
  * file's) against against-url, reports in a `compare` folder of the report folder, and
- * `compare-args` appended as is (for example --latency --requests 60).
+ * `compare-args` appended as is (for example --latency --max-requests 300).
  * @param {Inputs} inputs
  * @returns {string[]}
  */

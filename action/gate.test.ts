@@ -170,8 +170,8 @@ test('compareArgs turns the inputs into kgate compare options, reports in report
         '--ca-file',
         'certs/internal-ca.pem',
         '--latency',
-        '--requests',
-        '60',
+        '--max-requests',
+        '300',
       ],
     },
   ];

@@ -138,7 +138,7 @@ async function kgateLoad(seconds: number): Promise<Measured & { latencyP99Ms: nu
       join(root, 'bin/kgate.mjs'),
       'load',
       'steady',
-      '--rate',
+      '--max-rps',
       'max',
       '--duration',
       `${seconds}s`,

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       for (const side of order) {
         const run = await kgate(
           sides[side],
-          ['fuzz', '--budget', String(FUZZ_BUDGET), '--seed', String(FUZZ_SEED), '--duration', '10m'],
+          ['fuzz', '--max-requests', String(FUZZ_BUDGET), '--seed', String(FUZZ_SEED), '--max-duration', '10m'],
           join(reports, `fuzz-${side}-${runs++}`),
         );
         if (run.exitCode !== 0)

@@ -99,14 +99,14 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     },
     { given: { timeoutMs: 50 }, want: /key 'timeoutMs' must be from 100 to 600000 milliseconds, got 50/ },
     { given: { timeoutMs: 1.5 }, want: /key 'timeoutMs' must be integer/ },
-    { given: { maxRps: 0 }, want: /key 'maxRps' must be more than 0 and at most 10000 requests per second, got 0$/ },
+    { given: { maxRps: 0 }, want: /key 'maxRps' must be from 0.001 to 100000 requests per second, got 0$/ },
     {
       given: { maxRpsByPath: { '/academic/v1.0/histogram': 1 } },
       want: /key 'maxRpsByPath\.\/academic\/v1\.0\/histogram': the name must be a path of the spec \(\/academic\/v1\.0\/interpret, /,
     },
     {
       given: { maxRpsByPath: { '/academic/v1.0/evaluate': 0 } },
-      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/evaluate' must be more than 0 .* requests per second/,
+      want: /key 'maxRpsByPath\.\/academic\/v1\.0\/evaluate' must be from 0.001 to 100000 requests per second/,
     },
     { given: { maxRpsByPath: 1 }, want: /key 'maxRpsByPath' must be object/ },
     { given: { baseline: '' }, want: /key 'baseline' must NOT have fewer than 1 characters/ },

@@ -50,18 +50,21 @@ describe('kgate load options', () => {
     { given: ['nightly'], want: /unknown scenario 'nightly'/ },
     { given: ['smoke', 'extra'], want: /unexpected argument 'extra'/ },
     {
-      given: ['smoke', '--rate', 'fast'],
-      want: /option --rate takes a number of arrivals per second .*, got 'fast' \(not a number\)/,
+      given: ['smoke', '--max-rps', 'fast'],
+      want: /option --max-rps takes a number of requests per second from 0\.001 to 100000, or 'max', got 'fast' \(not a number\)/,
     },
+    { given: ['smoke', '--max-rps', '0'], want: /option --max-rps takes .*, got '0' \(out of range\)/ },
     { given: ['smoke', '--rate', '0'], want: /option --rate takes .*, got '0' \(out of range\)/ },
+    { given: ['smoke', '--rate', '5', '--max-rps', '6'], want: /option --rate is the old name of --max-rps/ },
     {
       given: ['smoke', '--duration', '10x'],
-      want: /option --duration takes a duration with a unit, .*a bare number is seconds/,
+      want: /option --duration takes a duration with a unit, ms, s, m or h \(such as 500ms, 10s, 2m\)/,
     },
     {
       given: ['smoke', '--duration', '100000'],
-      want: /option --duration takes .*, got '100000' \(a bare number, read as 100000 seconds: above 24h\)/,
+      want: /option --duration takes .*, got '100000' \(a bare number has no unit: write 100000ms or 100000s\)/,
     },
+    { given: ['smoke', '--duration', '25h'], want: /option --duration takes .*, got '25h' \(25h: above 24h\)/ },
     { given: ['smoke', '--connections', '0'], want: /option --connections takes a whole number of connections/ },
     {
       given: ['smoke', '--validate-share', '150'],
@@ -84,7 +87,7 @@ describe('kgate load options', () => {
 
   const valid = [
     {
-      given: ['spike', '--rate', '600', '--duration', '18s'],
+      given: ['spike', '--max-rps', '600', '--duration', '18s'],
       want: { peak: 600, durationS: 18, validateShare: 0.01, maxRate: undefined },
     },
     {
@@ -92,7 +95,7 @@ describe('kgate load options', () => {
       want: { peak: 50, durationS: 30, validateShare: 0.025, maxRate: undefined },
     },
     {
-      given: ['steady', '--rate', 'max', '--duration', '5s'],
+      given: ['steady', '--max-rps', 'max', '--duration', '5s'],
       want: { peak: 50, durationS: 5, validateShare: 0.01, maxRate: 5 },
     },
   ];
@@ -124,10 +127,14 @@ describe('kgate probe options', () => {
       want: /option --operation takes one of answerSearch, urlPreview, got 'evaluateGet'/,
     },
     {
-      given: ['rate-limit', '--operation', 'urlPreview', '--max-rate', '1'],
-      want: /option --max-rate takes a whole number of requests per second from 10/,
+      given: ['rate-limit', '--operation', 'urlPreview', '--max-rps', '0'],
+      want: /option --max-rps takes a number of requests per second from 0\.001 to 100000/,
     },
-    { given: ['rate-limit', '--operation', 'urlPreview', '--max-duration', '1h'], want: /option --max-duration/ },
+    {
+      given: ['rate-limit', '--operation', 'urlPreview', '--max-rate', '0'],
+      want: /option --max-rate takes a number of requests per second from 0\.001/,
+    },
+    { given: ['rate-limit', '--operation', 'urlPreview', '--max-duration', '25h'], want: /option --max-duration/ },
     { given: ['body-limit', '--max-requests', '50'], want: /option --max-requests belongs to kgate probe rate-limit/ },
   ];
   for (const { given, want } of errors) {
@@ -207,20 +214,23 @@ describe('kgate load end to end', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const run = await kgate([
-        'load',
-        'steady',
-        '--rate',
-        '20',
-        '--duration',
-        '1s',
-        '--validate-share',
-        '0',
-        '--base-url',
-        url,
-        '--report-dir',
-        reportDir,
-      ]);
+      const run = await kgate(
+        [
+          'load',
+          'steady',
+          '--max-rps',
+          '20',
+          '--duration',
+          '1s',
+          '--validate-share',
+          '0',
+          '--base-url',
+          url,
+          '--report-dir',
+          reportDir,
+        ],
+        { KGATE_KEY: 'kgate-test-key-0000' },
+      );
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stderr, /threshold breached: error rate <= 1 %/);
       assert.match(run.stdout, /FAIL\s+error rate <= 1 %: measured 100 %/);
@@ -234,8 +244,10 @@ describe('kgate load end to end', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     await new Promise((resolve) => server.close(resolve));
-    const run = await kgate(['load', 'smoke', '--base-url', `http://127.0.0.1:${port}`, '--report-dir', reportDir]);
+    const run = await kgate(['load', 'smoke', '--base-url', `http://127.0.0.1:${port}`, '--report-dir', reportDir], {
+      KGATE_KEY: 'kgate-test-key-0000',
+    });
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /is unreachable/);
+    assert.match(run.stderr, /cannot reach http:\/\/127\.0\.0\.1:\d+ \(from --base-url\)/);
   });
 });

@@ -91,7 +91,7 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
         'smoke',
         '--base-url',
         front.url,
-        '--rate',
+        '--max-rps',
         '10',
         '--duration',
         '4s',

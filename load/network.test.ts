@@ -33,7 +33,7 @@ const NO_PROXY_ENV = Object.fromEntries(
 const USER = 'kgate';
 const PASSWORD = 'pr0xy-s3cret-word';
 const NOTICE = /the load generator \(autocannon\) cannot use the proxy/;
-const SHORT_LOAD = ['load', 'smoke', '--rate', '10', '--duration', '3s'];
+const SHORT_LOAD = ['load', 'smoke', '--max-rps', '10', '--duration', '3s'];
 
 let dir: string;
 let server: ReferenceServer;

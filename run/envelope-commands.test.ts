@@ -56,7 +56,7 @@ function runFolder(kind: string): string {
 describe('every command that talks to a target writes envelope.json', { concurrency: true }, () => {
   test('kgate fuzz', async () => {
     const dir = join(reports, 'fuzz');
-    const run = await kgate(['fuzz', '--base-url', server.url, '--budget', '60', '--report-dir', dir]);
+    const run = await kgate(['fuzz', '--base-url', server.url, '--max-requests', '76', '--report-dir', dir]);
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     const envelope = envelopeIn(dir);
     assert.equal(envelope.command, 'fuzz');
@@ -96,8 +96,8 @@ describe('every command that talks to a target writes envelope.json', { concurre
       candidate,
       '--against-url',
       other.url,
-      '--requests',
-      '20',
+      '--max-requests',
+      '110',
       '--report-dir',
       dir,
     ]);
@@ -117,7 +117,17 @@ describe('every command that talks to a target writes envelope.json', { concurre
   });
 
   test('kgate load', async () => {
-    const run = await kgate(['load', 'smoke', '--base-url', server.url, '--duration', '3s', '--rate', '10', '--json']);
+    const run = await kgate([
+      'load',
+      'smoke',
+      '--base-url',
+      server.url,
+      '--duration',
+      '3s',
+      '--max-rps',
+      '10',
+      '--json',
+    ]);
     if (run.code === 1) {
       // The smoke scenario's latency thresholds are a budget measured on this machine, which a loaded
       // one may hold its requests back past (load/thresholds.test.ts judges them); nothing else may fail.

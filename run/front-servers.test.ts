@@ -119,7 +119,7 @@ describe('kgate behind nginx', { skip }, () => {
   for (const buffers of [undefined, '4 2k']) {
     test(`kgate fuzz through nginx ${buffers ? `with large_client_header_buffers ${buffers}` : 'with its defaults'} passes and names the limit`, async () => {
       const front = await nginx(buffers ? { largeClientHeaderBuffers: buffers } : {});
-      const run = await kgate('fuzz', ['--base-url', front.url, '--budget', '400', '--seed', '3', '--json']);
+      const run = await kgate('fuzz', ['--base-url', front.url, '--max-requests', '450', '--seed', '3', '--json']);
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
       const result = JSON.parse(run.stdout) as { verdict: string; notes: string[]; findings: unknown[] };
       assert.deepEqual(result.findings, []);

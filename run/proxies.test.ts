@@ -176,9 +176,9 @@ describe('kgate through squid', { skip }, () => {
 
   test('kgate fuzz, drift live and compare go through the proxy as conform does', async () => {
     const cases = [
-      { given: ['fuzz', '--base-url', server.url, '--budget', '60', '--seed', '2', '--json'] },
+      { given: ['fuzz', '--base-url', server.url, '--max-requests', '76', '--seed', '2', '--json'] },
       { given: ['drift', 'live', '--base-url', server.url, '--json'] },
-      { given: ['compare', '--base-url', server.url, '--against-url', server.url, '--requests', '10', '--json'] },
+      { given: ['compare', '--base-url', server.url, '--against-url', server.url, '--max-requests', '102', '--json'] },
     ];
     for (const { given } of cases) {
       const from = squid.accessLog().length;

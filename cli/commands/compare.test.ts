@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { estimateRequests, generatedWithin } from '../../compare/run.ts';
 import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
+import { kgateInProcess } from '../../scripts/kgate-in-process.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../door/args.ts';
 import { parseCompareArgs } from './compare.ts';
@@ -15,13 +17,30 @@ const DISTINCTIVE = 'kgate-compare-canary-7c2e9a0b4d1f3e58';
 let server: ReferenceServer;
 let dir: string;
 before(async () => {
-  server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
   dir = mkdtempSync(join(tmpdir(), 'kgate-compare-cli-'));
+  // The distinctive keys are the server's own too: a run with them judges, and its reports can leak them.
+  const keys = join(dir, 'keys.json');
+  writeFileSync(
+    keys,
+    JSON.stringify({
+      keys: [
+        { name: 'canary', key: DISTINCTIVE, subscriptions: 'all' },
+        { name: 'canary2', key: `${DISTINCTIVE}-2`, subscriptions: 'all' },
+      ],
+    }),
+  );
+  server = await startReferenceServer({ quiet: true, rateLimit: 1e9, configFile: keys });
 });
 after(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The --max-requests that holds the battery and `generated` requests (and `samples` latency pairs). */
+function budgetFor(generated: number, samples?: number): number {
+  const latency = samples ? { samples, threshold: { percent: 10, ms: 5 } } : undefined;
+  return estimateRequests({ requests: generated, latency }).current + 4;
+}
 
 /** Runs `kgate compare` in a child process (the reference server lives in this one). */
 function compare(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<ProcessResult> {
@@ -31,11 +50,9 @@ function compare(args: string[], env: Record<string, string> = {}, cwd?: string)
   });
 }
 
-test('bad usage is one line naming the option and the rule', () => {
+test('bad usage is one line naming the option and the rule', async () => {
   const both = ['--base-url', 'http://127.0.0.1:1', '--against-url', 'http://127.0.0.1:2'];
   const cases: { given: string[]; want: RegExp }[] = [
-    { given: ['--against-url', 'http://127.0.0.1:2'], want: /^option --base-url is required/ },
-    { given: ['--base-url', 'http://127.0.0.1:1'], want: /^option --against-url is required/ },
     {
       given: ['--base-url', 'http://127.0.0.1:1', '--against-url', 'ftp://x'],
       want: /^option --against-url takes an absolute http or https URL .*got 'ftp:\/\/x' \(protocol 'ftp' is not http or https\)$/,
@@ -43,6 +60,10 @@ test('bad usage is one line naming the option and the rule', () => {
     {
       given: [...both, '--requests', 'x'],
       want: /^option --requests takes a whole number of generated requests from 0/,
+    },
+    {
+      given: [...both, '--max-requests', '0'],
+      want: /^option --max-requests takes a whole number of requests from 1 to 1000000/,
     },
     { given: [...both, '--latency-samples', '30'], want: /^option --latency-samples needs --latency$/ },
     {
@@ -53,41 +74,63 @@ test('bad usage is one line naming the option and the rule', () => {
       given: [...both, '--latency', '--regression-percent', 'x'],
       want: /^option --regression-percent takes a number of percent/,
     },
-    { given: [...both, '--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.1/ },
+    {
+      given: [...both, '--latency', '--regression-ms', '12'],
+      want: /^option --regression-ms takes a duration .*a bare number has no unit/,
+    },
+    { given: [...both, '--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.001/ },
     { given: [...both, '--report-dir', ''], want: /^option --report-dir takes a folder path/ },
     { given: [...both, 'extra'], want: /^unexpected argument 'extra'/ },
     { given: [...both, '--against'], want: /^unknown option --against: did you mean --against-url\?/ },
+    { given: [...both, '--budget', '9'], want: /^unknown option --budget: kgate compare calls it --max-requests$/ },
   ];
   for (const { given, want } of cases) {
     assert.throws(
-      () => parseCompareArgs(given, undefined, {}),
+      () => parseCompareArgs(given),
       (error: unknown) => error instanceof UsageError && want.test(error.message) && !error.message.includes('\n'),
       given.join(' '),
     );
   }
+  // What the door resolves: a target for each side, from a flag, the environment or the file.
+  for (const { given, want } of [
+    { given: ['--against-url', 'http://127.0.0.1:2'], want: /option --base-url is required/ },
+    { given: ['--base-url', 'http://127.0.0.1:1'], want: /option --against-url is required/ },
+    {
+      given: [...both, '--max-requests', '60'],
+      want: /option --max-requests: 60 requests to each deployment cannot hold the battery and the preflight; the smallest budget that does is \d+/,
+    },
+  ]) {
+    const run = await kgateInProcess(['compare', ...given]);
+    assert.equal(run.code, 2, given.join(' '));
+    assert.match(run.err.at(-1) ?? '', want, given.join(' '));
+  }
 });
 
-test('the configuration file and KGATE_BASE_URL supply what the flags leave out; flags win', () => {
-  const config = {
-    baseUrl: 'https://staging.example.org',
-    againstUrl: 'https://prod.example.org',
-    latencyThreshold: { percent: 20 },
-    maxRps: 2,
-  };
-  const fromFile = parseCompareArgs(['--latency'], undefined, config);
-  assert.deepEqual(
-    [fromFile.candidateUrl, fromFile.currentUrl, fromFile.latency?.threshold, fromFile.maxRps, fromFile.seed],
-    ['https://staging.example.org', 'https://prod.example.org', { percent: 20, ms: 5 }, 2, 1],
+test('--max-requests holds the generated requests to what the battery leaves, and --requests is its old spelling', () => {
+  const fit = generatedWithin(400, {}, 4);
+  assert.ok('generated' in fit, JSON.stringify(fit));
+  const generated = (fit as { generated: number }).generated;
+  assert.ok(estimateRequests({ requests: generated }).current + 4 <= 400, 'the largest that fits, fits');
+  assert.ok(estimateRequests({ requests: generated + 1 }).current + 4 > 400, 'one more does not');
+  const old = parseCompareArgs([
+    '--base-url',
+    'http://127.0.0.1:1',
+    '--against-url',
+    'http://127.0.0.1:2',
+    '--requests',
+    '120',
+  ]);
+  assert.equal(
+    old.options['max-requests'],
+    estimateRequests({ requests: 120 }).current + 4,
+    '--requests 120 reads as its budget',
   );
-  const flags = parseCompareArgs(
-    ['--against-url', 'http://127.0.0.1:9/x/', '--latency', '--regression-ms', '12', '--max-rps', '5'],
-    'http://127.0.0.1:8',
-    config,
+  assert.match(
+    old.notes[0] ?? '',
+    /^kgate compare: note: --requests is now --max-requests \(at most N requests to each deployment/,
   );
-  assert.deepEqual(
-    [flags.candidateUrl, flags.currentUrl, flags.latency?.threshold, flags.maxRps],
-    ['http://127.0.0.1:8', 'http://127.0.0.1:9/x', { percent: 20, ms: 12 }, 5],
-  );
+  const back = generatedWithin(old.options['max-requests']!, {}, 4) as { generated: number };
+  assert.ok(back.generated >= 120, `the old count is sent: ${back.generated}`);
 });
 
 test('--json prints the verdict, the differences and the latency; exit 1 on a difference', async () => {
@@ -97,8 +140,8 @@ test('--json prints the verdict, the differences and the latency; exit 1 on a di
     `${server.url}/faults/answersearch-offset-off-by-one`,
     '--against-url',
     server.url,
-    '--requests',
-    '10',
+    '--max-requests',
+    String(budgetFor(10, 5)),
     '--latency',
     '--latency-samples',
     '5',
@@ -150,7 +193,7 @@ test('--json prints the verdict, the differences and the latency; exit 1 on a di
 test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a latest link', async () => {
   const cwd = mkdtempSync(join(dir, 'cwd-'));
   writeFileSync(join(cwd, 'kgate.config.json'), JSON.stringify({ againstUrl: server.url }));
-  const run = await compare(['--base-url', server.url, '--requests', '5'], {}, cwd);
+  const run = await compare(['--base-url', server.url, '--max-requests', String(budgetFor(5))], {}, cwd);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /Behaviour: alike on every operation\./);
   assert.match(
@@ -162,9 +205,9 @@ test('alike deployments exit 0, reports go to reports/compare/<run-id>/ with a l
 });
 
 test('an unreachable deployment exits 2 naming its option, and no key appears in output or reports', async () => {
-  const down = await compare(['--base-url', server.url, '--against-url', 'http://127.0.0.1:9', '--requests', '1']);
+  const down = await compare(['--base-url', server.url, '--against-url', 'http://127.0.0.1:9']);
   assert.equal(down.code, 2);
-  assert.match(down.stderr, /^kgate compare: option --against-url: cannot reach http:\/\/127\.0\.0\.1:9 /m);
+  assert.match(down.stderr, /^kgate compare: cannot reach http:\/\/127\.0\.0\.1:9 \(from --against-url\): /m);
 
   const reports = join(dir, 'secret');
   const leaky = await compare(
@@ -173,8 +216,8 @@ test('an unreachable deployment exits 2 naming its option, and no key appears in
       `${server.url}/faults/answersearch-offset-off-by-one`,
       '--against-url',
       server.url,
-      '--requests',
-      '5',
+      '--max-requests',
+      String(budgetFor(5)),
       '--report-dir',
       reports,
     ],

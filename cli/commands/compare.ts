@@ -45,7 +45,18 @@ const OPTIONS = {
     'max-requests',
     option.whole(0, 100_000, 'generated requests'),
     'at most N requests to each deployment, the battery and the preflight included; the generated requests are what the battery leaves of it',
-    (generated: number) => estimateRequests({ requests: generated }).current + PREFLIGHT_PATHS.length,
+    // The old count of generated requests, as the budget that sends exactly as many with the same latency schedule.
+    (generated: number, others) =>
+      estimateRequests({
+        requests: generated,
+        latency:
+          others.latency === true
+            ? {
+                samples: (others['latency-samples'] as number | undefined) ?? DEFAULT_LATENCY_SAMPLES,
+                threshold: DEFAULT_THRESHOLD,
+              }
+            : undefined,
+      }).current + PREFLIGHT_PATHS.length,
   ),
   ...NETWORK_OPTIONS,
 };
@@ -122,14 +133,6 @@ export function compareArgs(
   config: KgateConfig,
   maxRequests: number | undefined,
 ): CompareArgs {
-  const latencyOnly = (['latency-samples', 'regression-percent', 'regression-ms'] as const).find(
-    (name) => given[name] !== undefined,
-  );
-  if (latencyOnly && given.latency !== true)
-    throw new UsageError(`option --${latencyOnly} needs --latency`, {
-      option: `--${latencyOnly}`,
-      rule: 'needs --latency',
-    });
   const threshold: RegressionThreshold = {
     percent: given['regression-percent'] ?? config.latencyThreshold?.percent ?? DEFAULT_THRESHOLD.percent,
     ms: given['regression-ms'] ?? config.latencyThreshold?.ms ?? DEFAULT_THRESHOLD.ms,
@@ -149,10 +152,19 @@ export function compareArgs(
   return { ...(latency ? { latency } : {}), requests, seed: given.seed ?? 1 };
 }
 
-/** Parses the command line of `kgate compare`. */
+/** Parses the command line of `kgate compare`; throws UsageError naming the option at fault. */
 export function parseCompareArgs(argv: string[]): ParsedArgs<typeof OPTIONS> {
   const parsed = parseCommandArgs(argv, OPTIONS, 'compare');
   noPositionals(parsed.positionals, 'compare');
+  const given = parsed.options;
+  const latencyOnly = (['latency-samples', 'regression-percent', 'regression-ms'] as const).find(
+    (name) => given[name] !== undefined,
+  );
+  if (latencyOnly && given.latency !== true)
+    throw new UsageError(`option --${latencyOnly} needs --latency`, {
+      option: `--${latencyOnly}`,
+      rule: 'needs --latency',
+    });
   return parsed;
 }
 

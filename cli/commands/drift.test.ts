@@ -80,7 +80,7 @@ describe('kgate drift command line', () => {
     try {
       const { code, err } = await kgate(['drift', 'live', '--base-url', 'http://127.0.0.1:9']);
       assert.equal(code, 2);
-      assert.match(err[0]!, /KGATE_KEY must hold a subscription key/);
+      assert.match(err.at(-1)!, /no subscription key for http:\/\/127\.0\.0\.1:9: KGATE_KEY is not set/);
     } finally {
       if (saved !== undefined) process.env.KGATE_KEY = saved;
     }

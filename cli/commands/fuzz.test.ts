@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { scanForSecrets } from '../../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { startArrivalsProxy } from '../../scripts/arrivals-proxy.ts';
+import { kgateInProcess } from '../../scripts/kgate-in-process.ts';
 import { type ProcessResult, runKgate } from '../../scripts/run-process.ts';
 import { UsageError } from '../door/args.ts';
 import { parseFuzzArgs } from './fuzz.ts';
@@ -19,8 +20,11 @@ const DISTINCTIVE = 'kgate-fuzz-canary-5b1e0c9d7a2f4e63';
 let server: ReferenceServer;
 let dir: string;
 before(async () => {
-  server = await startReferenceServer({ quiet: true, rateLimit: 1e9 });
   dir = mkdtempSync(join(tmpdir(), 'kgate-fuzz-cli-'));
+  // The distinctive key is one the server accepts: a run with it judges, and its reports could leak it.
+  const keys = join(dir, 'keys.json');
+  writeFileSync(keys, JSON.stringify({ keys: [{ name: 'canary', key: DISTINCTIVE, subscriptions: 'all' }] }));
+  server = await startReferenceServer({ quiet: true, rateLimit: 1e9, configFile: keys });
 });
 after(async () => {
   await server.close();
@@ -32,22 +36,32 @@ function fuzz(args: string[], env: Record<string, string> = {}): Promise<Process
   return runKgate(['fuzz', ...args], { env: { KGATE_BASE_URL: '', KGATE_KEY: '', ...env } });
 }
 
-test('bad usage is one line naming the option and the rule', () => {
+test('bad usage is one line naming the option and the rule', async () => {
   const cases: { given: string[]; want: RegExp }[] = [
-    { given: ['--budget', '0'], want: /^option --budget takes a whole number of generated requests from 1 to/ },
+    { given: ['--max-requests', '0'], want: /^option --max-requests takes a whole number of requests from 1 to/ },
+    { given: ['--budget', '0'], want: /^option --budget takes a whole number of requests from 1 to/ },
     {
       given: ['--operations', 'evaluate'],
       want: /^option --operations takes a comma-separated list of operation ids, got 'evaluate' \(unknown: 'evaluate'; did you mean/,
     },
-    { given: ['--duration', 'forever'], want: /^option --duration takes a duration/ },
-    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.1/ },
+    { given: ['--max-duration', 'forever'], want: /^option --max-duration takes a duration/ },
+    {
+      given: ['--max-duration', '30'],
+      want: /^option --max-duration takes a duration .*a bare number has no unit: write 30ms or 30s/,
+    },
+    { given: ['--max-rps', '0'], want: /^option --max-rps takes a number of requests per second from 0.001/ },
     { given: ['--seed', 'x'], want: /^option --seed takes a whole number/ },
     { given: ['--base-url', 'ftp://x'], want: /^option --base-url takes an absolute http or https URL/ },
     {
-      given: ['--base-url', 'https://api.example.org', '--budget', '501'],
-      want: /^option --budget: 501 requests to the non-loopback target api\.example\.org is more than 500; lower --budget or pass --allow-remote$/,
+      given: ['--cases', 'evaluateGet'],
+      want: /^option --cases takes a comma-separated list of generated cases .*'evaluateGet' is not operation:K/,
     },
+    { given: ['--cases', 'evaluate:3'], want: /^option --cases .*unknown operation 'evaluate'/ },
     { given: ['--report-dir', ''], want: /^option --report-dir takes a folder path/ },
+    {
+      given: ['--budget', '5', '--max-requests', '6'],
+      want: /^option --budget is the old name of --max-requests: give --max-requests alone$/,
+    },
     { given: ['extra'], want: /^unexpected argument 'extra'/ },
   ];
   for (const { given, want } of cases) {
@@ -57,26 +71,57 @@ test('bad usage is one line naming the option and the rule', () => {
       given.join(' '),
     );
   }
+  const remote = await kgateInProcess(['fuzz', '--base-url', 'https://api.example.org', '--max-requests', '501']);
+  assert.equal(remote.code, 2);
+  assert.match(
+    remote.err.at(-1) ?? '',
+    /^kgate fuzz: option --max-requests: 501 requests to the non-loopback target api\.example\.org is more than 500; lower --max-requests or pass --allow-remote$/,
+  );
 });
 
-test('a remote target takes the documented budget, and more with --allow-remote', () => {
-  assert.equal(parseFuzzArgs(['--base-url', 'https://api.example.org', '--budget', '500']).budget, 500, 'up to 500');
-  assert.equal(
-    parseFuzzArgs(['--base-url', 'https://api.example.org', '--budget', '9000', '--allow-remote']).budget,
-    9000,
-    '--allow-remote lifts it',
-  );
-  assert.equal(parseFuzzArgs(['--base-url', 'http://127.0.0.1:9', '--budget', '9000']).budget, 9000, 'loopback: any');
-  const args = parseFuzzArgs(['--seed', '12', '--operations', 'hotEvents,evaluateGet', '--duration', '2m']);
-  assert.deepEqual(
-    [args.seed, args.operations, args.durationMs],
-    [12, ['hotEvents', 'evaluateGet'], 120_000],
-    'parsed',
-  );
+test('a remote target takes the documented budget, and more with --allow-remote; the old spelling says its new name', async () => {
+  const env = { KGATE_KEY: process.env.KGATE_KEY };
+  delete process.env.KGATE_KEY;
+  try {
+    // Past the budget's rule, a run against a deployment without a key stops at the door: the key.
+    for (const given of [
+      ['--max-requests', '500'],
+      ['--max-requests', '9000', '--allow-remote'],
+    ]) {
+      const run = await kgateInProcess(['fuzz', '--base-url', 'https://api.example.org', ...given]);
+      assert.equal(run.code, 2, given.join(' '));
+      assert.match(
+        run.err.at(-1) ?? '',
+        /no subscription key for https:\/\/api\.example\.org: KGATE_KEY is not set/,
+        given.join(' '),
+      );
+    }
+    const old = parseFuzzArgs([
+      '--budget',
+      '9000',
+      '--duration',
+      '2m',
+      '--seed',
+      '12',
+      '--operations',
+      'hotEvents,evaluateGet',
+    ]);
+    assert.deepEqual(
+      [old.options['max-requests'], old.options['max-duration'], old.options.seed, old.options.operations],
+      [9000, 120_000, 12, ['hotEvents', 'evaluateGet']],
+      'parsed under the new names',
+    );
+    assert.deepEqual(old.notes, [
+      'kgate fuzz: note: --budget is now --max-requests (at most N requests in the whole run, every request counted); the old name goes in the next release',
+      'kgate fuzz: note: --duration is now --max-duration; the old name goes in the next release',
+    ]);
+  } finally {
+    if (env.KGATE_KEY !== undefined) process.env.KGATE_KEY = env.KGATE_KEY;
+  }
 });
 
 test('kgate fuzz passes the embedded reference server (exit 0) and fails a target with an input-triggered fault (exit 1)', async () => {
-  const clean = await fuzz(['--budget', '300', '--seed', '3', '--json', '--report-dir', join(dir, 'clean')]);
+  const clean = await fuzz(['--max-requests', '320', '--seed', '3', '--json', '--report-dir', join(dir, 'clean')]);
   assert.equal(clean.code, 0, `clean run: ${clean.stderr}`);
   const result = JSON.parse(clean.stdout) as { verdict: string; cases: { total: number }; seed: number };
   assert.deepEqual([result.verdict, result.seed], ['pass', 3], 'verdict and seed');
@@ -92,8 +137,8 @@ test('kgate fuzz passes the embedded reference server (exit 0) and fails a targe
       `${server.url}/faults/relatedevents-non-ascii-500`,
       '--operations',
       'relatedEvents',
-      '--budget',
-      '60',
+      '--max-requests',
+      '70',
       '--seed',
       '4',
       '--report-dir',
@@ -129,8 +174,8 @@ test('summary.json, summary.md and the report page count the same requests, test
         proxy.url,
         '--operations',
         'evaluateGet,relatedEvents',
-        '--budget',
-        '40',
+        '--max-requests',
+        '44',
         '--seed',
         '5',
         '--json',
@@ -169,7 +214,7 @@ test('summary.json, summary.md and the report page count the same requests, test
 });
 
 test('an unreachable target exits 2, and the key never appears in output or reports', async () => {
-  const unreachable = await fuzz(['--base-url', 'http://127.0.0.1:9', '--budget', '5']);
+  const unreachable = await fuzz(['--base-url', 'http://127.0.0.1:9', '--max-requests', '5'], { KGATE_KEY: 'k' });
   assert.equal(unreachable.code, 2, 'unreachable');
   assert.match(unreachable.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/, 'names the target');
 
@@ -180,13 +225,14 @@ test('an unreachable target exits 2, and the key never appears in output or repo
       `${server.url}/faults/answersearch-long-query-500`,
       '--operations',
       'answerSearch',
-      '--budget',
-      '30',
+      '--max-requests',
+      '34',
       '--report-dir',
       reports,
     ],
     { KGATE_KEY: DISTINCTIVE },
   );
+  assert.equal(leaky.code, 1, `the fault is found with that key: ${leaky.stderr}`);
   assert.ok(!`${leaky.stdout}${leaky.stderr}`.includes(DISTINCTIVE), 'the key is not printed');
   assert.deepEqual(scanForSecrets(reports, [DISTINCTIVE]), [], 'no report holds the key');
 });

@@ -86,8 +86,8 @@ export interface OptionSpec<T = unknown> {
   renamedTo?: string;
   /** What the new name means, for the note of an old spelling (`at most N requests in the whole run`). */
   meaning?: string;
-  /** The old spelling's value as the new option reads it, where their meanings differ. */
-  carry?: (value: unknown) => unknown;
+  /** The old spelling's value as the new option reads it, where their meanings differ (the other options' values at hand). */
+  carry?: (value: unknown, others: Record<string, unknown>) => unknown;
 }
 
 /** A switch's spec. */
@@ -221,7 +221,7 @@ export function parseCommandArgs<O extends OptionTable>(
         suggestion: `--${now}`,
         command,
       });
-    read[now] = spec.carry ? spec.carry(read[old]) : read[old];
+    read[now] = spec.carry ? spec.carry(read[old], read) : read[old];
     delete read[old];
     notes.push(
       `kgate ${command}: note: --${old} is now --${now}${spec.meaning ? ` (${spec.meaning})` : ''}; the old name goes in the next release`,
@@ -430,13 +430,13 @@ export const option = {
     now: string,
     spec: ValueSpec<T>,
     meaning?: string,
-    carry?: (value: T) => unknown,
+    carry?: (value: T, others: Record<string, unknown>) => unknown,
   ): ValueSpec<T> & { renamedTo: string } {
     return {
       ...spec,
       renamedTo: now,
       ...(meaning ? { meaning } : {}),
-      ...(carry ? { carry: carry as (value: unknown) => unknown } : {}),
+      ...(carry ? { carry: carry as (value: unknown, others: Record<string, unknown>) => unknown } : {}),
     };
   },
   /** A path of a file or folder (not checked for existence here: the command says what it needs of it). */

@@ -171,12 +171,11 @@ export class Door {
           { option: '--against-url', rule: 'is required: the deployment the candidate replaces' },
         );
     }
-    this.say(this.targetLine());
     if (spec.loopbackOnly && given['allow-remote'] !== true)
       for (const choice of [this.target, this.against])
         if (choice?.url && !isLoopback(choice.url))
           throw new UsageError(
-            `refusing to send load to the non-loopback target ${new URL(choice.url).host} (from ${choice.source}) without --allow-remote`,
+            `refusing to send load to the non-loopback target ${new URL(choice.url).host} without --allow-remote (the target is from ${choice.source})`,
             { ...choice.subject, rule: 'names a loopback address unless --allow-remote is given' },
           );
     const { keys, unset } = readKeys(this.config.keyVariables);
@@ -197,6 +196,9 @@ export class Door {
     // A reference server kgate starts itself is reached directly, never through a proxy.
     this.network = this.target.url ? configured : embeddedNetwork(configured);
     applyNetwork(this.network, this.target.url, this.against?.url);
+    // Once everything the command line, the environment and the file say is known to be usable, the
+    // first line: the target and where it came from.
+    this.say(this.targetLine());
     if (this.network.description) this.note(`kgate ${this.command}: network: ${this.network.description}`);
     this.limits = {
       timeoutMs: given.timeout ?? this.config.timeoutMs,
@@ -205,7 +207,6 @@ export class Door {
       maxDurationMs:
         given['max-duration'] ?? (this.config.maxDuration === undefined ? undefined : this.config.maxDuration * 1000),
     };
-    if (spec.sends !== false && this.target.url) this.requireKeys();
     this.removeStops = installStops({
       command: spec.command,
       reportDir: () => this.reportDir,
@@ -267,7 +268,8 @@ export class Door {
   async enter(
     options: { pace?: RequestPace; embedded?: () => Promise<Embedded>; preflight?: boolean } = {},
   ): Promise<Entered> {
-    // The report folder first: made and proven writable before anything is sent.
+    // A deployment without a key, then the report folder: known, made and proven writable before anything is sent.
+    if (this.spec.sends !== false && this.target.url) this.requireKeys();
     if (this.spec.kind) this.reportDir = writableFolder(this.givenReportDir, this.spec.kind, this.command);
     try {
       return await this.enterTarget(options);

@@ -95,7 +95,12 @@ export function renamedUsage(table: Record<string, OptionSpec<unknown>>): string
 export function renamedShared<K extends SharedName>(
   now: K,
   meaning?: string,
-  carry?: (value: never) => unknown,
+  carry?: (value: never, others: Record<string, unknown>) => unknown,
 ): ValueSpec<unknown> & { renamedTo: string } {
-  return option.renamed(now, SHARED_OPTIONS[now] as ValueSpec<unknown>, meaning, carry as (value: unknown) => unknown);
+  return option.renamed(
+    now,
+    SHARED_OPTIONS[now] as ValueSpec<unknown>,
+    meaning,
+    carry as (value: unknown, others: Record<string, unknown>) => unknown,
+  );
 }
