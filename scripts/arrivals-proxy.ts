@@ -17,19 +17,24 @@ export interface ArrivalsProxy {
  * and closes must not reset the client's upload half way (a quirk of proxying, not of kgate). It
  * takes request heads as long as the reference server does: with Node's default 16 KB, a long
  * generated GET would get the proxy's own 431 and never be seen arriving. `onAnswer`, if given, is
- * told the upstream's status for each request as its answer's head arrives.
+ * told the upstream's status for each request as its answer's head arrives; `delayMs` holds each request that long
+ * before it is forwarded (a slow deployment).
  */
 export async function startArrivalsProxy(
   upstreamUrl: string,
   onArrival: (request: IncomingMessage) => void,
   onAnswer?: (request: IncomingMessage, status: number) => void,
+  options: { delayMs?: number } = {},
 ): Promise<ArrivalsProxy> {
   const upstream = new URL(upstreamUrl);
   const proxy = createServer({ maxHeaderSize: LONG_HEADER_BYTES }, (req, res) => {
     onArrival(req);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
+      // A slow deployment: every request waits this long before it is forwarded.
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      if (res.destroyed) return;
       const { connection: _, ...headers } = req.headers;
       const forward = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },

@@ -284,6 +284,11 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
   // The plan of the run, priced for the deployment's limits and the budget, before anything is sent:
   // a budget too small for the cells only their own tests judge is refused here.
   const selected = selectedTests(options, grep);
+  if (selected.length === 0)
+    throw new UsageError(
+      `kgate conform: no test is selected${grep ? ` (option --grep '${grep}' matches no test title: an operation label such as 'GET /academic/v1.0/evaluate', or a check id)` : ''}: a run that judges nothing gives no verdict`,
+      { option: grep ? '--grep' : '--checks', rule: 'selects at least one test' },
+    );
   // The coverage ledger: refused before anything is sent when it is not this target's and spec's.
   let ledger: Ledger | undefined;
   if (settings.ledger !== undefined) {
