@@ -152,7 +152,7 @@ test('compareArgs turns the inputs into kgate compare options, reports in report
         'base-url': 'https://staging.example.org',
         config: 'gate/kgate.config.json',
         'max-rps': '2',
-        'compare-args': '--latency  --requests 60',
+        'compare-args': '--latency  --max-requests 300',
         'ca-file': 'certs/internal-ca.pem',
       },
       want: [
@@ -413,13 +413,13 @@ test('the action runs the gate with the keys of the named secrets and sets its o
 });
 
 test('an unreachable target is verdict error, exit 2, with the reason in the job summary', async () => {
-  const { code, outputs, jobSummary } = await runAction({ 'base-url': 'http://127.0.0.1:1' });
+  const { code, outputs, jobSummary } = await runAction({ 'base-url': 'http://127.0.0.1:1' }, { KGATE_KEY: 'k' });
   assert.equal(code, 2);
   assert.equal(outputs.verdict, 'error');
   assert.equal(outputs['report-html'], '', 'no report page when kgate stopped before judging');
   assert.match(
     jobSummary,
-    /kgate conform could not judge the target \(exit 2\): kgate conform: cannot reach http:\/\/127\.0\.0\.1:1/,
+    /kgate conform could not judge the target \(exit 2\): kgate conform: cannot reach http:\/\/127\.0\.0\.1:1 \(from --base-url\)/,
   );
 });
 
@@ -430,7 +430,7 @@ test('with against-url the action also compares the target with that deployment,
       'against-url': server.url,
       checks: 'auth-required',
       args: '--grep GET\\s/academic/v1.0/evaluate',
-      'compare-args': '--requests 5',
+      'compare-args': '--max-requests 102',
     },
     { KGATE_KEY: server.keys.full },
   );

@@ -31,13 +31,13 @@ function answer(res: ServerResponse, status: number, body: string, type = JSON_T
   res.end(body);
 }
 
-test('one API answering slowly does not hold back the preflight: it ends on the first answer that rules out every problem, and stops the slow question', async () => {
+test('one API answering slowly does not hold back the preflight: it ends on the first answer that rules out every problem, and lets the slow question finish unwaited for', async () => {
   const events: string[] = [];
   const url = await serve((req, res) => {
     if (req.url?.startsWith('/academic/')) {
       events.push('slow asked');
       res.on('close', () => events.push(res.writableFinished ? 'slow answered' : 'slow stopped'));
-      setTimeout(() => answer(res, 200, '{"expr":"Y>1900","entities":[]}'), 1_500);
+      setTimeout(() => answer(res, 200, '{"expr":"Y>1900","entities":[]}'), 600);
       return;
     }
     answer(res, 200, '{"_type":"SearchResponse","queryContext":{"originalQuery":"kgate"}}');
@@ -45,8 +45,8 @@ test('one API answering slowly does not hold back the preflight: it ends on the 
   const problem = await preflight(url, 'k');
   events.push('preflight ended');
   assert.equal(problem, undefined);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.deepEqual(events, ['slow asked', 'preflight ended', 'slow stopped']);
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  assert.deepEqual(events, ['slow asked', 'preflight ended', 'slow answered']);
 });
 
 test('an answer that rules out only some problems does not end the preflight early', async () => {

@@ -148,8 +148,8 @@ function rulesOutProblems(
  * answering from a path of the interface (a base URL whose prefix routes nothing: 404s, a
  * catch-all page), every API answering the quota's 403, or every API answering 401 to the key.
  * Anything else (answers, silence within 2 s) is left to the run to judge: undefined. It ends as soon as one answer rules every problem
- * out, and stops the questions still open: one slow API does not hold back the run, which judges
- * its slowness itself.
+ * out: the questions still waiting for their slot are not sent, and those sent finish unwaited for,
+ * so one slow API does not hold back the run, which judges its slowness itself.
  */
 export async function preflight(
   baseUrl: string,
@@ -175,7 +175,8 @@ export async function preflight(
           headers: key ? { 'Ocp-Apim-Subscription-Key': key } : {},
           // Short: a target that does not answer here is judged (quickly) by the run itself.
           timeoutMs: 2_000,
-          signal: stop.signal,
+          // A question already sent is let finish within its deadline, unwaited for: stopped, it would be
+          // a request a front logs as dropped (nginx's 499) and a gateway counts all the same.
           onSent: pace && (() => pace.sent(paced)),
           beforeRetry: pace && ((signal) => pace.wait(paced, signal)),
           maxBytes: 1024 * 1024,

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { PREFLIGHT_PATHS } from '../contracts/preflight.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { assertServed } from '../scripts/load-served.ts';
 import { missingBinaries, type RealNginx, startNginx } from '../scripts/real-servers.ts';
@@ -81,6 +82,9 @@ async function kgate(args: string[], server: ReferenceServer) {
   return { ...run, parsed };
 }
 
+/** Whether a path (under the prefix) is one of the door's preflight questions. */
+const isPreflight = (path: string) => PREFLIGHT_PATHS.some((question) => path === `${PREFIX}${question.slice(1)}`);
+
 describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
   test('kgate load: every request reaches the deployment under the prefix, none gets the front 404', async () => {
     const { server, front } = await deployment();
@@ -114,8 +118,8 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
       [],
       'every request went under /api/ and was answered 200 by the deployment',
     );
-    // The preflight's hot-events request, then every request of the run.
-    assert.equal(seen.length, summary.result.sent + 1, 'nginx saw every request of the run');
+    // The door's preflight (one question per API), the load's own hot-events request, then every request of the run.
+    assert.equal(seen.length, PREFLIGHT_PATHS.length + 1 + summary.result.sent, 'nginx saw every request of the run');
   });
 
   test('kgate probe rate-limit finds the deployment limit through the front', async () => {
@@ -135,10 +139,16 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     assert.equal(result.invalid429.count, 0, "every 429 is the interface's own");
     assert.equal(result.recovered, true);
     const seen = arrivals(front);
-    assert.equal(seen.length, result.requests + 1, 'nginx saw the route check and every request of the probe');
+    assert.equal(
+      seen.length,
+      PREFLIGHT_PATHS.length + 1 + result.requests,
+      "nginx saw the door's preflight, the route check and every request of the probe",
+    );
     assert.deepEqual(
       seen.filter(
-        (arrival) => !arrival.path.startsWith(`${PREFIX}answersearch/`) || ![200, 429].includes(arrival.status),
+        (arrival) =>
+          !isPreflight(arrival.path) &&
+          (!arrival.path.startsWith(`${PREFIX}answersearch/`) || ![200, 429].includes(arrival.status)),
       ),
       [],
       'every request reached answer search under /api/ and got 200 or 429',
@@ -158,9 +168,15 @@ describe('through nginx at a path prefix', { skip, concurrency: false }, () => {
     assert.deepEqual(result.notes, []);
     assert.equal(result.healthyAfter, true);
     const seen = arrivals(front);
-    assert.equal(seen.length, result.requests + 1, 'nginx saw the route check and every request of the probe');
+    assert.equal(
+      seen.length,
+      PREFLIGHT_PATHS.length + 1 + result.requests,
+      "nginx saw the door's preflight, the route check and every request of the probe",
+    );
     assert.ok(
-      seen.every((arrival) => arrival.path.startsWith(`${PREFIX}academic/v1.0/similarity`)),
+      seen
+        .filter((arrival) => !isPreflight(arrival.path))
+        .every((arrival) => arrival.path.startsWith(`${PREFIX}academic/v1.0/similarity`)),
       'every request went to similarity under /api/',
     );
     assert.deepEqual(

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { PREFLIGHT_PATHS } from '../contracts/preflight.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { assertServed } from '../scripts/load-served.ts';
 import {
@@ -17,6 +18,7 @@ import {
   startSquid,
   type TestCertificates,
 } from '../scripts/real-servers.ts';
+
 import { runKgate } from '../scripts/run-process.ts';
 import type { BodyLimitProbeResult } from './probes/body-limit.ts';
 import type { RateLimitProbeResult } from './probes/rate-limit.ts';
@@ -113,8 +115,8 @@ describe('through squid, the forward proxy', { skip, concurrency: false }, () =>
     assert.ok(checked > 0 && checked < summary.result.sent, `${checked} of ${summary.result.sent} validated`);
     assert.equal(
       squid.accessLog().length - before,
-      checked + 1,
-      'squid carried the preflight and every validated request',
+      PREFLIGHT_PATHS.length + 1 + checked,
+      "squid carried the door's preflight, the load's own and every validated request",
     );
   });
 
@@ -138,8 +140,8 @@ describe('through squid, the forward proxy', { skip, concurrency: false }, () =>
     assert.equal(found.overStatus, 400);
     assert.equal(
       squid.accessLog().length - before,
-      found.requests + 1,
-      'the route check and every request of the probe',
+      PREFLIGHT_PATHS.length + 1 + found.requests,
+      "the door's preflight, the route check and every request of the probe",
     );
 
     before = squid.accessLog().length;
@@ -152,8 +154,8 @@ describe('through squid, the forward proxy', { skip, concurrency: false }, () =>
     assert.ok(limit.thresholdRps !== null && Math.abs(limit.thresholdRps - 50) <= 5, `found ${limit.thresholdRps}/s`);
     assert.equal(
       squid.accessLog().length - before,
-      limit.requests + 1,
-      'the route check and every request of the probe',
+      PREFLIGHT_PATHS.length + 1 + limit.requests,
+      "the door's preflight, the route check and every request of the probe",
     );
   });
 });
@@ -224,7 +226,11 @@ describe('nginx requiring a client certificate', { skip, concurrency: false }, (
       const summary = load.parsed as LoadSummary;
       assertServed(load.code, summary, load.stderr);
       const lines = front.accessLog();
-      assert.equal(lines.length, summary.result.sent + 1, 'nginx saw the preflight and every request');
+      assert.equal(
+        lines.length,
+        PREFLIGHT_PATHS.length + 1 + summary.result.sent,
+        "nginx saw the door's preflight, the load's own and every request",
+      );
       assert.deepEqual(
         lines.filter((line) => !/^200 \d+ "(GET|POST) \/api\/\S+ HTTP\/1\.1"$/.test(line)),
         [],
