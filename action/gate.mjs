@@ -423,7 +423,9 @@ export async function main(env = process.env) {
   for (const file of ['summary.json', REPORT_HTML]) rmSync(join(reportDir, file), { force: true });
   const { code, lastError } = await runStep(kgate, args, workdir, childEnv);
   const summaryFile = join(reportDir, 'summary.json');
-  const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : undefined;
+  const read = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : undefined;
+  // A folder kgate stopped in before a verdict (exit 2, or a signal) holds a summary without targets: no verdict.
+  const summary = read && Array.isArray(read.targets) ? read : undefined;
   // kgate appends its own summary to the job summary; an early stop (exit 2) says why here.
   if (!summary) {
     console.error(`::error title=${what} (exit ${code})::${lastError}`);

@@ -56,7 +56,10 @@ const usageCases = [
     want: /--timeout takes a duration .*, got '5000' \(a bare number has no unit: write 5000ms or 5000s\)/,
   },
   { given: ['--base-url', 'ftp://example.org'], want: /option --base-url takes an absolute http or https URL/ },
-  { given: ['--base-url', 'http://127.0.0.1:1'], want: /no subscription key for http:\/\/127\.0\.0\.1:1: KGATE_KEY is not set/ },
+  {
+    given: ['--base-url', 'http://127.0.0.1:1'],
+    want: /no subscription key for http:\/\/127\.0\.0\.1:1: KGATE_KEY is not set/,
+  },
   { given: ['--report-dir', ''], want: /option --report-dir takes a folder path/ },
   { given: ['--config', 'no-such-kgate.config.json'], want: /no-such-kgate\.config\.json: cannot read \(ENOENT\)/ },
   {

@@ -199,7 +199,7 @@ export class Door {
     // Once everything the command line, the environment and the file say is known to be usable, the
     // first line: the target and where it came from.
     this.say(this.targetLine());
-    if (this.network.description) this.note(`kgate ${this.command}: network: ${this.network.description}`);
+    if (this.network.description) this.say(`kgate ${this.command}: network: ${this.network.description}`);
     this.limits = {
       timeoutMs: given.timeout ?? this.config.timeoutMs,
       maxRps: given['max-rps'] ?? this.config.maxRps,

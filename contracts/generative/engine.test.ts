@@ -195,7 +195,9 @@ test('a property broken for some inputs is reported under its own check id, shru
     );
     assert.match(
       finding.seed ?? '',
-      new RegExp(`^1, ${operation} case \\d+ .*kgate fuzz --base-url ${server.url}/faults/${fault} --seed 1 --cases ${operation}:\\d+$`),
+      new RegExp(
+        `^1, ${operation} case \\d+ .*kgate fuzz --base-url ${server.url}/faults/${fault} --seed 1 --cases ${operation}:\\d+$`,
+      ),
       `${fault}: seed line`,
     );
     assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/, `${fault}: curl line, key masked`);
