@@ -27,14 +27,15 @@ export interface Timed {
 export type Cli = 'sources' | 'compiled';
 
 /**
- * Runs `kgate conform --json ARGS` to its end with `node` (default this process's), reports going to
- * reports/bench/conformance.
+ * Runs `kgate conform --json ARGS` of the checkout at `root` (default this one) to its end with
+ * `node` (default this process's), reports going to its reports/bench/conformance.
  */
 export async function conform(
   args: string[],
   env: Record<string, string> = {},
   cli: Cli = 'sources',
   node: string = process.execPath,
+  root: string = ROOT,
 ): Promise<Timed> {
   const entry =
     cli === 'sources'
@@ -47,6 +48,7 @@ export async function conform(
   const { seconds, cpuSeconds, exitCode, json } = await kgateJson([...entry, 'conform', ...args], {
     env: { KGATE_CONFORM_OPTIONS: JSON.stringify({ reportDir: 'reports/bench/conformance' }), ...env },
     node,
+    cwd: root,
   });
   // No summary: the run failed, which its exit code shows.
   const summary = json as { requests?: number; targets?: { tests: { total: number } }[] };

@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
 const sources = new URL('../cli/main.ts', import.meta.url);
 const installed = !existsSync(sources);
 // On Node 22 and later, V8's compiled code of every module the CLI loads is kept between runs
-// (config/compile-cache.cjs), so it is turned on before anything else loads. On Node 20 the CLI
-// keeps none; Playwright's processes keep their packages' (run/run.ts).
+// (config/compile-cache.cjs), so it is turned on before anything else loads. On Node 20 nothing is
+// kept.
 const compileCache = createRequire(import.meta.url)(
   installed ? '../dist/config/compile-cache.cjs' : '../config/compile-cache.cjs',
 );
