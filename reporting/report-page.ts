@@ -230,7 +230,7 @@ export function conformancePage(
     changes = {
       previous: {
         label: basename(previous.dir),
-        verdict: previous.summary.verdict,
+        verdict: previous.summary.verdict === 'fail' ? 'fail' : 'pass',
         href: siblingPage(previous.dir),
         note:
           previous.summary.baseUrl && run.baseUrl && maskUrl(previous.summary.baseUrl) !== maskUrl(run.baseUrl)
@@ -247,7 +247,8 @@ export function conformancePage(
   const shown = new Set(operations.flatMap((operation) => Object.keys(matrix[operation] ?? {})));
   return {
     tool: 'kgate conformance',
-    verdict: run.verdict,
+    verdict: run.verdict === 'error' ? 'info' : run.verdict,
+    ...(run.verdict === 'error' ? { word: 'NO VERDICT' } : {}),
     headline: runHeadline(run),
     target: run.baseUrl || run.embedded ? maskUrl(targetText(run)!) : undefined,
     startedAt: run.startedAt,

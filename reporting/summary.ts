@@ -167,8 +167,9 @@ export interface CoverageSummary {
 
 /** The result object of a whole run (what `kgate conform --json` prints). */
 export interface RunSummary {
-  verdict: 'pass' | 'fail';
-  exitCode: 0 | 1;
+  /** pass, fail, or error: no cell was judged (every selected one skipped), so the run gives no verdict (exit 2). */
+  verdict: 'pass' | 'fail' | 'error';
+  exitCode: 0 | 1 | 2;
   baseUrl?: string;
   /** True when the target was the embedded reference server kgate started itself, not a deployment. */
   embedded?: boolean;
@@ -499,6 +500,7 @@ export function runHeadline(run: RunSummary): string {
     return `${run.targets.filter((item) => item.verdict === 'fail').length} of ${run.targets.length} targets failed`;
   const { failed = 0, known = 0, warned = 0 } = target?.counts ?? {};
   const distinct = target?.failures.length ?? 0;
+  if (run.verdict === 'error') return 'no cell was judged: every selected cell was skipped, so there is no verdict';
   if (run.verdict === 'fail' && failed === 0) return 'the run failed without a failed cell: see Notes';
   if (failed > 0)
     return `${failed} failed cell${failed === 1 ? '' : 's'}, ${distinct} distinct failure${distinct === 1 ? '' : 's'}`;
@@ -630,7 +632,7 @@ function renderCoverage(coverage: CoverageSummary): string[] {
  * verdict's: cells of the operation x check matrix. The matrix itself is on the page and in summary.md.
  */
 export function renderTerminalSummary(run: RunSummary): string {
-  const verdict = run.verdict === 'pass' ? 'PASS' : 'FAIL';
+  const verdict = run.verdict === 'error' ? 'NO VERDICT' : run.verdict.toUpperCase();
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
   const lines: string[] = [`kgate conformance: ${verdict} (${runHeadline(run)})`];
@@ -716,7 +718,7 @@ export function renderSummary(run: RunSummary, checks: readonly Check[]): string
   const lines: string[] = [];
   const seconds = (run.durationMs / 1000).toFixed(1);
   const fold = curlFolder(run);
-  lines.push(`# kgate conformance: ${run.verdict === 'pass' ? 'PASS' : 'FAIL'}`, '');
+  lines.push(`# kgate conformance: ${run.verdict === 'error' ? 'NO VERDICT' : run.verdict.toUpperCase()}`, '');
   const named = targetText(run);
   if (named) lines.push(`Target: ${named}${run.strict ? ' (strict: warnings fail)' : ''}`, '');
   if (run.reportDir) lines.push(`Reports: ${run.reportDir}`, '');

@@ -216,9 +216,19 @@ export default class ConformanceReporter implements Reporter {
         });
     const coverage =
       options.sweep || meta?.shard ? undefined : this.coverage(options, targets[0], failed ? 'fail' : 'pass');
+    // A run that judged no cell of its target (every one selected was skipped) gives no verdict: it
+    // passes nothing. A shard may hold nothing of one kind; its merge judges the whole.
+    const judgedNothing =
+      !failed &&
+      !options.sweep &&
+      !meta?.shard &&
+      targets.every((target) => {
+        const { passed, failed: cells, warned, known = 0 } = target.counts;
+        return passed + cells + warned + known === 0;
+      });
     const run: RunSummary = {
-      verdict: failed ? 'fail' : 'pass',
-      exitCode: failed ? 1 : 0,
+      verdict: failed ? 'fail' : judgedNothing ? 'error' : 'pass',
+      exitCode: failed ? 1 : judgedNothing ? 2 : 0,
       baseUrl: options.sweep ? undefined : env.baseUrl,
       // The reports say when the target was kgate's own reference server, not a deployment.
       ...(!options.sweep && options.embedded ? { embedded: true } : {}),

@@ -17,8 +17,8 @@ const USAGE = `usage: kgate report [DIR | RUN] [--kind KIND] [--limit N] [--no-o
        kgate report merge DIR... [--report-dir OUT] [--expect-shards N] [--json]
 
 Lists the runs found under DIR, newest first, every kind of run kgate writes (${RUN_KINDS.join(', ')}):
-when each started (UTC), its kind, its verdict (PASS, FAIL, or ERROR for a run that stopped
-before its verdict), its report page and its target (credentials masked). Then prints where the
+when each started (UTC), its kind, its verdict (PASS, FAIL, INTERRUPTED for a run a signal stopped,
+or ERROR for one that gave no verdict), its report page and its target (credentials masked). Then prints where the
 page of the latest run is, and opens it in a browser where one can be opened.
 DIR (default ./${REPORTS_DIR}) is a reports folder, the folder of one kind of run (${REPORTS_DIR}/load) or
 one run's folder. RUN names one run by its id (20261128T103942Z-f719, or its first characters)
@@ -56,8 +56,8 @@ export interface FoundRun {
   dir: string;
   /** Its report.html; absent when the run stopped before writing it. */
   report?: string;
-  /** pass or fail as its summary says; error when it stopped before a verdict (no summary). */
-  verdict: 'pass' | 'fail' | 'error';
+  /** pass or fail as its summary says; interrupted when a signal stopped it; error when it gave no verdict (no summary, or one saying so). */
+  verdict: 'pass' | 'fail' | 'error' | 'interrupted';
   /** When it started (ISO 8601, UTC): its id's time, else its summary's, else its folder's. */
   startedAt: string;
   /** The target it judged, credentials masked (compare: the candidate against the current deployment). */
@@ -107,7 +107,8 @@ function kindOf(file: string, summary: Summary): string | undefined {
 
 /** The verdict a summary states: its verdict word, a load run's `passed`, a drift run's new findings. */
 function verdictOf(summary: Summary): FoundRun['verdict'] {
-  if (summary.verdict === 'pass' || summary.verdict === 'fail') return summary.verdict;
+  if (summary.verdict === 'pass' || summary.verdict === 'fail' || summary.verdict === 'interrupted')
+    return summary.verdict;
   if (typeof summary.passed === 'boolean') return summary.passed ? 'pass' : 'fail';
   if (summary.kind === 'drift-live') return (summary.summary?.new ?? 0) > 0 ? 'fail' : 'pass';
   return 'error';
@@ -232,7 +233,7 @@ const shown = (path: string) => {
 export function runLine(run: FoundRun): string {
   const when = `${run.startedAt.slice(0, 19).replace('T', ' ')} UTC`;
   const page = run.report ? shown(run.report) : `${shown(run.dir)}/ (no report page)`;
-  return `${when}  ${run.kind.padEnd(11)} ${run.verdict.toUpperCase().padEnd(5)}  ${page}${run.target ? `  ${run.target}` : ''}`;
+  return `${when}  ${run.kind.padEnd(11)} ${run.verdict.toUpperCase().padEnd(11)}  ${page}${run.target ? `  ${run.target}` : ''}`;
 }
 
 /** The runs whose id starts with `name` under the reports folder: what `kgate report RUN` names. */

@@ -42,7 +42,7 @@ export function runFolder(given: string | undefined, kind: RunKind, command: str
 
   if (holdsRunFolders(given))
     console.error(
-      `kgate ${command}: note: --report-dir is this run's own folder: the reports go into ${given} itself, beside the run folders there (kgate load and kgate drift live once made a new run folder inside it; leave --report-dir out for a new ${kindFolder(kind)}/<run-id>/)`,
+      `kgate ${command}: note: --report-dir is this run's own folder: the reports go into ${given} itself, beside the run folders there (leave --report-dir out for a new ${kindFolder(kind)}/<run-id>/)`,
     );
   if (!existsSync(given)) makeFolder(given);
   return given;
