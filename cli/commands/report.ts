@@ -233,7 +233,7 @@ const shown = (path: string) => {
 export function runLine(run: FoundRun): string {
   const when = `${run.startedAt.slice(0, 19).replace('T', ' ')} UTC`;
   const page = run.report ? shown(run.report) : `${shown(run.dir)}/ (no report page)`;
-  return `${when}  ${run.kind.padEnd(11)} ${run.verdict.toUpperCase().padEnd(11)}  ${page}${run.target ? `  ${run.target}` : ''}`;
+  return `${when}  ${run.kind.padEnd(11)} ${run.verdict.toUpperCase().padEnd(5)}  ${page}${run.target ? `  ${run.target}` : ''}`;
 }
 
 /** The runs whose id starts with `name` under the reports folder: what `kgate report RUN` names. */

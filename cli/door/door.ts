@@ -196,10 +196,9 @@ export class Door {
     // A reference server kgate starts itself is reached directly, never through a proxy.
     this.network = this.target.url ? configured : embeddedNetwork(configured);
     applyNetwork(this.network, this.target.url, this.against?.url);
-    // Once everything the command line, the environment and the file say is known to be usable, the
-    // first line: the target and where it came from.
-    this.say(this.targetLine());
-    if (this.network.description) this.say(`kgate ${this.command}: network: ${this.network.description}`);
+    // A command that sends nothing says its target now; one that sends says it as it enters, once
+    // its own options are known to be usable too: either way it is the first line.
+    if (spec.sends === false) this.sayTarget();
     this.limits = {
       timeoutMs: given.timeout ?? this.config.timeoutMs,
       maxRps: given['max-rps'] ?? this.config.maxRps,
@@ -214,6 +213,12 @@ export class Door {
       cleanups: () => this.cleanups.splice(0),
       abort: this.abort,
     });
+  }
+
+  /** The command's first lines: its target and where it came from, and the route when it is not direct. */
+  private sayTarget(): void {
+    this.say(this.targetLine());
+    if (this.network.description) this.say(`kgate ${this.command}: network: ${this.network.description}`);
   }
 
   /** The command's first line: its target and where it came from. */
@@ -268,6 +273,7 @@ export class Door {
   async enter(
     options: { pace?: RequestPace; embedded?: () => Promise<Embedded>; preflight?: boolean } = {},
   ): Promise<Entered> {
+    this.sayTarget();
     // A deployment without a key, then the report folder: known, made and proven writable before anything is sent.
     if (this.spec.sends !== false && this.target.url) this.requireKeys();
     if (this.spec.kind) this.reportDir = writableFolder(this.givenReportDir, this.spec.kind, this.command);
