@@ -47,7 +47,7 @@ async function measure(
   let watch: ReturnType<typeof watchMemory> | undefined;
   const started = performance.now();
   const run = await runKgate(
-    ['conform', '--base-url', target.url, '--timeout', String(timeoutMs), ...generate, '--json'],
+    ['conform', '--base-url', target.url, '--timeout', `${timeoutMs}ms`, ...generate, '--json'],
     {
       env: {
         KGATE_BASE_URL: '',

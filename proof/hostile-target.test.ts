@@ -67,7 +67,7 @@ async function conformAgainst(
         '--base-url',
         target.url,
         '--timeout',
-        String(TIMEOUT_MS),
+        `${TIMEOUT_MS}ms`,
         ...(options.generate ? [] : ['--generate', '0']),
         ...(options.terminal ? [] : ['--json']),
         ...extra,
@@ -185,7 +185,7 @@ test('--max-duration ends a run against an endlessly slow target on time, listin
   const dir = `${REPORT_DIR}/max-duration`;
   // Every evaluate answer takes just under the deadline, and the latency budget is raised past it,
   // so nothing gives up on evaluate: only the run's own time limit can end this run.
-  const run = await conformAgainst('slow-answer', ['--max-duration', '8s', '--timeout', '60000'], {
+  const run = await conformAgainst('slow-answer', ['--max-duration', '8s', '--timeout', '60s'], {
     delayMs: 30_000,
     dir,
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -38,10 +38,15 @@ test('a run id, and the older ones, say when the run started', () => {
   }
 });
 
+/** Makes a run folder look untouched for an hour (not another run's, busy writing its reports). */
+const settled = (dir: string) => utimesSync(dir, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+
 test('each run gets its own folder, latest points at the newest, and old runs are pruned', () => {
-  const dirs = Array.from({ length: KEPT_RUNS + 3 }, (_, i) =>
-    createRunDir(base, new Date(Date.UTC(2026, 10, 23, 5, 0, i))),
-  );
+  const dirs = Array.from({ length: KEPT_RUNS + 3 }, (_, i) => {
+    const dir = createRunDir(base, new Date(Date.UTC(2026, 10, 23, 5, 0, i)));
+    settled(dir);
+    return dir;
+  });
   assert.equal(new Set(dirs).size, dirs.length, 'no two runs share a folder');
   assert.equal(readlinkSync(join(base, LATEST)), dirs.at(-1)!.split('/').pop(), 'latest names the newest run');
   const kept = readdirSync(base).filter(isRunId);
@@ -50,9 +55,22 @@ test('each run gets its own folder, latest points at the newest, and old runs ar
   assert.ok(existsSync(dirs.at(-1)!), 'the new run folder exists');
 });
 
+test('a run folder changed in the last minutes is never pruned: another run may still be writing it', () => {
+  const busy = mkdtempSync(join(tmpdir(), 'kgate-run-dir-busy-'));
+  const dirs = Array.from({ length: KEPT_RUNS + 3 }, (_, i) =>
+    createRunDir(busy, new Date(Date.UTC(2026, 10, 23, 6, 0, i))),
+  );
+  assert.ok(
+    dirs.every((dir) => existsSync(dir)),
+    'every fresh folder stays',
+  );
+  rmSync(busy, { recursive: true, force: true });
+});
+
 test('run folders named the older way are pruned as the oldest', () => {
   const old = join(base, '20201123-050000-000-abcd');
   mkdirSync(old);
+  settled(old);
   createRunDir(base);
   assert.ok(!existsSync(old), 'an old-named run older than the kept ones is removed');
 });

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** Run folders kept under a report base folder; older ones are removed when a new run starts. */
 export const KEPT_RUNS = 20;
+/** A run folder changed this recently is never removed: another run may still be writing it. */
+const BUSY_MS = 10 * 60_000;
 /** Name of the link (or, where links are impossible, the file) naming the newest run folder. */
 export const LATEST = 'latest';
 /** The folder every command writes its run folders under, one folder per kind of run. */
@@ -86,8 +88,17 @@ export function createRunDir(base: string, now = new Date()): string {
   const runs = readdirSync(root)
     .filter(isRunId)
     .sort((a, b) => (runIdTime(a)?.getTime() ?? 0) - (runIdTime(b)?.getTime() ?? 0) || a.localeCompare(b));
+  // A folder changed in the last minutes may be another run's, still writing its reports (runs
+  // started at once, a test suite's): it is left for a later run to prune.
+  const busySince = Date.now() - BUSY_MS;
   for (const old of runs.slice(0, Math.max(0, runs.length - KEPT_RUNS))) {
-    if (old !== id) rmSync(join(root, old), { recursive: true, force: true });
+    if (old === id) continue;
+    try {
+      if (statSync(join(root, old)).mtimeMs > busySince) continue;
+    } catch {
+      continue;
+    }
+    rmSync(join(root, old), { recursive: true, force: true });
   }
   return dir;
 }

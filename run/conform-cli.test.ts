@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,9 @@ import { after, before, test } from 'node:test';
 import { scanForSecrets } from '../proof/secret-scan.ts';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
 import { type ProcessResult, ROOT, runKgate } from '../scripts/run-process.ts';
+
+/** Whether Node keeps compiled code itself (22 and later): only then does a run keep any. */
+const { NATIVE } = createRequire(import.meta.url)('../config/compile-cache.cjs') as { NATIVE: boolean };
 
 const REPORT_DIR = 'reports/conformance-cli-test';
 /** A key no real deployment would use, so finding it anywhere is a leak. */
@@ -373,12 +377,12 @@ test('the generative phase finds what only some inputs trigger, and --generate 0
     ['fuzz', '--seed', '1', '--items', 'input:evaluateGet:expr:upper-case', '--base-url', target[1]!, '--json'],
     { env: { ...keys, KGATE_BASE_URL: '' } },
   );
-  assert.equal(replay.code, 1, replay.stderr);
+  assert.equal(replay.code, 1, `${replay.stdout}\n${replay.stderr}`);
   assert.ok(
-    (JSON.parse(replay.stdout) as { findings: { check: string }[] }).findings.some(
+    ((JSON.parse(replay.stdout) as { findings?: { check: string }[] }).findings ?? []).some(
       (finding) => finding.check === 'positive-input-accepted',
     ),
-    'kgate fuzz --seed --items sends the same request and finds the same failure',
+    `kgate fuzz --seed --items sends the same request and finds the same failure: ${replay.stdout.slice(0, 1500)}`,
   );
   const fixed = await conform([...target, '--generate', '0', '--json'], keys);
   assert.equal(fixed.code, 0, `the fixed battery alone misses it: ${fixed.stdout.slice(0, 2000)}`);
@@ -414,7 +418,9 @@ test('a clone runs a build of its sources with compiled code kept between runs; 
     const stored = readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) =>
       statSync(join(cache, path)).isFile(),
     );
-    assert.ok(stored.length > 10, `${stored.length} entries`);
+    // Node 20 keeps none (it has no compile cache of its own, and kgate patches no loader).
+    if (NATIVE) assert.ok(stored.length > 10, `${stored.length} entries`);
+    else assert.equal(stored.length, 0, `${stored.length} entries`);
     const again = await conform(args, { ...keys, KGATE_COMPILE_CACHE: cache });
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(counts(again), counts(built), 'the run from the cache gives the same verdict');

@@ -205,7 +205,7 @@ test('a budgeted gate with a ledger judges first what it never judged: input-tri
     const failed = Object.entries(kept.items).filter(([, entry]) => entry.verdict === 'fail');
     assert.ok(failed.length > 0, `${fault}: the ledger names what failed`);
     assert.ok(
-      failed.some(([, entry]) => entry.failed?.replay?.startsWith('kgate fuzz --seed 1 --items ')),
+      failed.some(([, entry]) => /^kgate fuzz --base-url \S+ --seed 1 --items /.test(entry.failed?.replay ?? '')),
       'a finding replays from its seed and items',
     );
   }

@@ -65,7 +65,7 @@ test('a finding says what was sent, what came back, what was documented, and how
   assert.match(finding?.documented ?? '', /no 5xx for any input/, 'documented');
   assert.equal(
     finding?.seed,
-    '1, evaluateGet case 3 (expr:wide-or): kgate fuzz --seed 1 --operations evaluateGet --budget 4',
+    '1, evaluateGet case 3 (expr:wide-or): kgate fuzz --seed 1 --cases evaluateGet:3',
     'the seed line reproduces the case',
   );
   assert.equal(finding?.curl, "curl 'http://x'", 'the curl line');
