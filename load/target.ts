@@ -20,12 +20,6 @@ export function isLoopback(baseUrl: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** The reason a target is refused, or undefined when it may be loaded. */
-export function refusalReason(baseUrl: string, allowRemote: boolean): string | undefined {
-  if (allowRemote || isLoopback(baseUrl)) return undefined;
-  return `refusing to send load to non-loopback target ${new URL(baseUrl).host} without --allow-remote`;
-}
-
 const EMBEDDED_SCRIPT = fileURLToPath(new URL(`./embedded-server${MODULE_EXT}`, import.meta.url));
 const COMPILE_CACHE_PRELOAD = fileURLToPath(new URL('../config/compile-cache-preload.cjs', import.meta.url));
 

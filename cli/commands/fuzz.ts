@@ -21,7 +21,6 @@ import {
 } from '../../run/fuzz.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../../run/options.ts';
 import {
-  EXIT,
   formatDuration,
   noPositionals,
   option,

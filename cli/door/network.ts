@@ -1,5 +1,5 @@
 import type { HarnessEnv } from '../../config/env.ts';
-import { ConfigError, type KgateConfig, loadConfig } from '../../config/file.ts';
+import type { KgateConfig } from '../../config/file.ts';
 import { registerSecret } from '../../config/redact.ts';
 import { configureNetwork } from '../../http/client.ts';
 import { type AddedHeader, configureHeaders } from '../../http/headers.ts';
@@ -12,7 +12,6 @@ import {
   proxySecrets,
 } from '../../http/network.ts';
 import { option, type ParsedArgs, RuleBroken, stringOption, UsageError } from './args.ts';
-import { configUsageError } from './config-error.ts';
 import {
   checkKeyVariables,
   IDENTITY_OPTIONS,
@@ -122,29 +121,4 @@ export function applyNetwork(network: ResolvedNetwork, ...targets: (string | und
 export function embeddedNetwork(network: ResolvedNetwork): ResolvedNetwork {
   const { proxy: _, ...rest } = network.settings;
   return { settings: rest, description: describeNetwork(rest), headers: network.headers };
-}
-
-/**
- * The network of a command without a --config option of its own (fuzz, drift live, load, probe):
- * its flags, then the network keys of the configuration file in the working directory (if there
- * is one), then the environment. Throws UsageError for a bad flag, file or variable.
- */
-export function commandNetwork(
-  values: ParsedArgs['values'],
-  env: Pick<HarnessEnv, 'proxies'>,
-  command: string,
-): ResolvedNetwork {
-  let config: KgateConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) throw configUsageError(error, command);
-    throw error;
-  }
-  return resolveNetwork(values, env, config);
-}
-
-/** The one line a command prints for the route it takes, or nothing for a direct one with Node's CAs. */
-export function networkLine(command: string, network: ResolvedNetwork): string | undefined {
-  return network.description ? `kgate ${command}: network: ${network.description}` : undefined;
 }
