@@ -18,6 +18,7 @@ import {
   recordRefusal,
 } from '../http/front-limits.ts';
 import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { type QuotaSignal, quotaSignal, replenishedWords } from '../http/quota.ts';
 import { statedWaitMs, throttleSignal } from '../http/throttle.ts';
 import { getOperation, OPERATION_IDS, OPERATIONS } from '../openapi/spec.ts';
 import { buildEnvelope, type Envelope, envelopeChanges, LATENCY_NOISE } from '../reporting/envelope.ts';
@@ -178,6 +179,8 @@ interface Side {
   target: CompareTarget;
   pace?: () => Promise<void>;
   budget?: SideBudget;
+  /** The call volume quota of this side's key, once it ran out (nothing more is sent to it). */
+  quota?: { signal: QuotaSignal; afterRequests: number };
   answered: number;
   failed: number;
   /** Transport failures by operation id: an operation that failed BROKEN_AFTER times is not asked again. */
@@ -238,6 +241,8 @@ interface Counters {
 }
 
 async function sendOnce(side: Side, request: CompareRequest, settings: CompareSettings, counters: Counters) {
+  if (side.quota && request.withKey)
+    throw new BudgetSpent(`not sent: the call volume quota of the ${side.name}'s key ran out`);
   if (side.budget) {
     if (side.budget.sent >= side.budget.max)
       throw new BudgetSpent(`not sent: the ${side.name}'s request budget (--max-requests ${side.budget.max}) is spent`);
@@ -267,6 +272,17 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
     try {
       const raw = await sendOnce(side, request, settings, counters);
       recordTiming(side.timings, request.operation.label, raw.elapsedMs);
+      // The key's quota ran out: the deployment's budget ending, not its answer; nothing more with that key.
+      const quota = request.withKey ? quotaSignal(raw) : undefined;
+      if (quota) {
+        side.quota ??= { signal: quota, afterRequests: counters.sent - 1 };
+        return {
+          text: '',
+          error: `the call volume quota of the ${side.name}'s key ran out`,
+          elapsedMs: 0,
+          spent: true,
+        };
+      }
       // Throttling however signalled (a 429, a front server's 503): wait as asked (else a second) and ask again.
       const throttled = throttleSignal(raw);
       if (throttled && request.withKey && attempt < MAX_RATE_LIMIT_RETRIES) {
@@ -624,10 +640,12 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
       regression: latency.some((item) => item.operation === operation && item.regression),
     }))
     .sort((a, b) => a.operation.localeCompare(b.operation));
+  // A side whose key's quota ran out left requests uncompared: no verdict, unless a difference was found.
+  const quotaOut = !failed && (candidate.quota !== undefined || current.quota !== undefined);
   const result: CompareResult = {
     command: 'compare',
-    verdict: failed ? 'fail' : 'pass',
-    exitCode: failed ? 1 : 0,
+    verdict: failed ? 'fail' : quotaOut ? 'error' : 'pass',
+    exitCode: failed ? 1 : quotaOut ? 2 : 0,
     candidate: settings.candidate.baseUrl,
     current: settings.current.baseUrl,
     seed: settings.seed,
@@ -648,6 +666,13 @@ export async function runCompare(settings: CompareSettings): Promise<CompareResu
       ...(settings.network ? [`requests went through this route: ${settings.network}`] : []),
       ...frontLimitNotes(candidate.front).map((note) => `candidate: ${note}`),
       ...frontLimitNotes(current.front).map((note) => `current: ${note}`),
+      ...[candidate, current].flatMap((side) =>
+        side.quota
+          ? [
+              `the call volume quota of the ${side.name}'s key (${side.name === 'candidate' ? 'KGATE_KEY' : 'KGATE_AGAINST_KEY'}) ran out after ${side.quota.afterRequests} requests (${replenishedWords(side.quota.signal)}): what was not compared is not alike`,
+            ]
+          : [],
+      ),
       ...(notCompared > 0
         ? [
             `${notCompared} request(s) not compared: the request budget (--max-requests ${settings.maxRequests}) had no room for them`,

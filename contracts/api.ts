@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sendHttp, TransportError } from '../http/client.ts';
 import {
@@ -12,6 +22,7 @@ import {
 } from '../http/front-limits.ts';
 import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
 import { RequestBudgetSpent, type RequestPace } from '../http/pacing.ts';
+import { type QuotaSignal, quotaSignal, replenishedWords } from '../http/quota.ts';
 import {
   AdaptivePace,
   describeSignal,
@@ -29,6 +40,7 @@ import {
   type Failure,
   NOT_RUN_DEADLINE,
   NOT_RUN_GIVEN_UP,
+  NOT_RUN_QUOTA,
   NOT_RUN_THROTTLED,
   type SentRequest,
   type Severity,
@@ -222,7 +234,44 @@ export class DeadlineReached extends Error {
   override name = 'DeadlineReached';
 }
 
-export { NOT_RUN_DEADLINE, NOT_RUN_GIVEN_UP, NOT_RUN_THROTTLED };
+export { NOT_RUN_DEADLINE, NOT_RUN_GIVEN_UP, NOT_RUN_QUOTA, NOT_RUN_THROTTLED };
+
+/** The variable each key role is read from (config/env.ts), as a quota's message names it. */
+const KEY_VARIABLE: Partial<Record<KeyRole, string>> = {
+  full: 'KGATE_KEY',
+  unsubscribed: 'KGATE_KEY_UNSUBSCRIBED',
+};
+
+/**
+ * A request not sent, or an answer not judged, because the call volume quota of its key ran out
+ * during the run (the interface's 403, or a gateway's: http/quota.ts). Its test is not run, and
+ * the run gives no verdict unless something it judged before failed. A TargetBroken: whatever waits
+ * for the target's answers (discovery, generated requests) stops as it would for a dead target.
+ */
+export class QuotaSpent extends TargetBroken {
+  override name = 'QuotaSpent';
+}
+
+/** What every process of a run knows of a key's used-up quota (a line of the breaker's, see Api.quotaOf). */
+export interface QuotaSeen {
+  /** The key role, and the variable it came from. */
+  role: KeyRole;
+  variable: string;
+  /** Requests the run had sent when the first quota answer came (every process's). */
+  afterRequests?: number;
+  signal: QuotaSignal;
+}
+
+/** The reason of a test the quota stopped: `not run: the call volume quota of KGATE_KEY ran out after 251 requests (replenished in 23:59:59)`. */
+export function quotaReason(seen: Pick<QuotaSeen, 'variable' | 'afterRequests' | 'signal'>): string {
+  const after = seen.afterRequests !== undefined ? ` after ${seen.afterRequests} requests` : '';
+  return `${NOT_RUN_QUOTA} ${seen.variable} ran out${after} (${replenishedWords(seen.signal)})`;
+}
+
+/** The quotas seen in this process when the run has no breaker folder, by scope and role. */
+const QUOTAS = new Map<string, QuotaSeen>();
+/** Requests this process sent when the run has no breaker folder (the run's count, for a quota's message). */
+let SENT_HERE = 0;
 
 /**
  * A request not sent, or given up, because the target throttled its path throughout: every retry
@@ -654,6 +703,75 @@ export class Api {
       throw new TargetBroken(`not judged: kgate gave up on ${state.reason}`);
   }
 
+  /** The file every process of the run appends a byte to per request sent (the run's count), if the run has a breaker folder. */
+  private get sentFile(): string | undefined {
+    return this.settings.breakerDir ? join(this.settings.breakerDir, '.requests-sent') : undefined;
+  }
+
+  /** Counts one request of the run (for the message of a quota that runs out). */
+  private countSent(): void {
+    const file = this.sentFile;
+    if (!file) {
+      SENT_HERE++;
+      return;
+    }
+    try {
+      appendFileSync(file, '.');
+    } catch {
+      // The count is for a message only.
+    }
+  }
+
+  /** Requests the run sent so far. */
+  private sentSoFar(): number | undefined {
+    const file = this.sentFile;
+    if (!file) return SENT_HERE;
+    try {
+      return statSync(file).size;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The used-up quota of a key role, as every process of the run knows it, or undefined. */
+  quotaOf(role: KeyRole): QuotaSeen | undefined {
+    const scope = `${this.breakerScope} quota ${role}`;
+    if (!this.settings.breakerDir) return QUOTAS.get(scope);
+    const [first] = this.breakerLines(scope);
+    if (first === undefined) return undefined;
+    try {
+      return JSON.parse(first) as QuotaSeen;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Records that the quota of `role`'s key ran out (the first answer that said so, for every process); returns what is known. */
+  private quotaRanOut(role: KeyRole, signal: QuotaSignal): QuotaSeen {
+    const known = this.quotaOf(role);
+    if (known) return known;
+    // The request that met the quota is counted already: the run had sent the ones before it.
+    const sent = this.sentSoFar();
+    const seen: QuotaSeen = {
+      role,
+      variable: KEY_VARIABLE[role] ?? role,
+      ...(sent !== undefined ? { afterRequests: Math.max(0, sent - 1) } : {}),
+      signal,
+    };
+    const scope = `${this.breakerScope} quota ${role}`;
+    const file = this.breakerFile(scope);
+    if (!file) QUOTAS.set(scope, seen);
+    else appendFileSync(file, `${JSON.stringify(seen)}\n`);
+    return this.quotaOf(role) ?? seen;
+  }
+
+  /** Throws QuotaSpent when the quota of the key a request would carry ran out earlier in the run. */
+  private checkQuota(role: KeyRole): void {
+    if (role === 'exhausted' || role === 'none' || role === 'wrong') return;
+    const seen = this.quotaOf(role);
+    if (seen) throw new QuotaSpent(quotaReason(seen));
+  }
+
   /** Why `op`'s path counts as throttled throughout in this run (see throttledCall), or undefined. */
   throttledOutOn(op: Operation): string | undefined {
     const state = this.throttle.state(this.throttleKey(op));
@@ -831,6 +949,8 @@ export class Api {
     const operation = labelOf(op);
     this.checkDeadline();
     this.checkBreaker(op);
+    const role = options.key ?? 'full';
+    this.checkQuota(role);
     // A twin's probe is the breaker's request, not a read of the test's.
     if (ownRequest) this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
@@ -846,11 +966,13 @@ export class Api {
       throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration while its path was throttled`);
     this.checkDeadline();
     this.checkBreaker(op);
+    this.checkQuota(role);
     // No request outlives the run: its deadline is cut to the time the run has left.
     const left =
       this.settings.deadlineAt === undefined ? Number.POSITIVE_INFINITY : this.settings.deadlineAt - Date.now();
     const timeoutMs = Math.max(1, Math.min(ownTimeoutMs, left));
     this.requestCount++;
+    this.countSent();
     const started = performance.now();
     // A request unanswered after PROBE_AFTER_MS makes kgate probe the target: a dead target is
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
@@ -933,6 +1055,13 @@ export class Api {
     this.takeStray();
     if (raw.stray !== undefined && judged && !this.settings.disabledChecks.has('response-is-framed'))
       this.record(strayFinding(operation, curl, raw.stray));
+    // A key whose quota ran out: the answer is the deployment's budget ending, not its answer to the
+    // request, and nothing more is sent with that key (the exhausted key's 403 is what its checks ask).
+    const quota = role !== 'exhausted' && role !== 'none' && role !== 'wrong' ? quotaSignal(raw) : undefined;
+    if (quota) {
+      observeAnswer(this.observed, raw, { method: request.method, sent: raw.sent });
+      throw new QuotaSpent(quotaReason(this.quotaRanOut(role, quota)));
+    }
     const refusal = frontRefusal(request.method, raw.sent, raw);
     if (refusal) {
       recordRefusal(this.front, refusal);

@@ -13,6 +13,9 @@ export const NOT_RUN_GIVEN_UP = 'not run: given up';
 /** The title of the finding of a test whose requests the target throttled at every pace (see http/throttle.ts). */
 export const NOT_RUN_THROTTLED = 'not run: throttled';
 
+/** How a test begins its reason when the call volume quota of its key ran out during the run (see http/quota.ts). */
+export const NOT_RUN_QUOTA = 'not run: the call volume quota of';
+
 export type Severity = 'fail' | 'warn';
 
 /**

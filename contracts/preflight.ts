@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { currentNetwork, type RawResponse, sendHttp, TransportError } from '../http/client.ts';
 import { portOf, proxyFor } from '../http/network.ts';
 import type { RequestPace } from '../http/pacing.ts';
+import { quotaSignal, replenishedWords } from '../http/quota.ts';
 
 /** Resolves when a TCP connection to the host and port opens; rejects with the reason otherwise. */
 function tcpReachable(host: string, port: number, timeoutMs: number): Promise<void> {
@@ -95,11 +96,6 @@ function parsed(body: Buffer): unknown {
   }
 }
 
-/** Whether an answer says the key's call volume quota is used up (the interface's 403, or a gateway's). */
-export function isQuotaAnswer(response: RawResponse): boolean {
-  return response.status === 403 && /quota/i.test(response.body.toString('utf8').slice(0, 4096));
-}
-
 /**
  * Whether an answer comes from something that serves the interface at this path: a JSON error of the
  * key, the quota or the pace (401, 403, 429), any other JSON error but a 404 (the deployment's,
@@ -136,7 +132,7 @@ function rulesOutProblems(
   response: RawResponse,
   key: string | undefined,
 ): boolean {
-  return isRouted(question, response) && !(key && response.status === 401) && !isQuotaAnswer(response);
+  return isRouted(question, response) && !(key && response.status === 401) && quotaSignal(response) === undefined;
 }
 
 /**
@@ -232,11 +228,11 @@ function problemOf(answers: Answer[], key: string | undefined): PreflightProblem
       reason: `no path of the interface is routed there (${seen}): the base URL must be the prefix its paths hang from, <base URL>${PREFLIGHT_QUESTIONS[0]!.path.split('?')[0]}`,
     };
   }
-  if (responses.every(isQuotaAnswer)) {
-    const words = /replenished in\s+((?:\d+\.)?\d{1,2}:\d{2}:\d{2})/i.exec(first.body.toString('utf8'))?.[1];
+  const quota = quotaSignal(first);
+  if (quota && responses.every((response) => quotaSignal(response) !== undefined)) {
     return {
       kind: 'quota',
-      reason: `every API answered 403: the key's call volume quota is used up${words ? ` (replenished in ${words})` : ''}`,
+      reason: `every API answered 403: the key's call volume quota is used up (${replenishedWords(quota)})`,
     };
   }
   if (key && responses.every((response) => response.status === 401))

@@ -6,6 +6,7 @@ import { type FrontLimits, frontRefusal, noFrontLimits, recordPassed, recordRefu
 import { curlHeaderArgs, withoutCredentials } from '../http/headers.ts';
 import { curlNetworkArgs } from '../http/network.ts';
 import { noObservations, type Observations, observeAnswer, observeThrottle } from '../http/observations.ts';
+import { type QuotaSignal, quotaSignal, replenishedWords } from '../http/quota.ts';
 import { statedWaitMs, throttleSignal } from '../http/throttle.ts';
 import { buildEnvelope, type Envelope } from '../reporting/envelope.ts';
 import { type BatteryContext, type BatteryRequest, buildBattery } from './battery.ts';
@@ -152,6 +153,10 @@ export async function runLiveDrift(options: LiveOptions): Promise<LiveResult> {
     sent += 1;
     const answer = await send(url, request, key, timeoutMs, options.maxBodyBytes ?? 5_000_000, seen);
     const durationMs = Date.now() - begin;
+    if ('quota' in answer)
+      throw new QuotaRanOut(
+        `the call volume quota of KGATE_KEY ran out after ${sent - 1} requests (${replenishedWords(answer.quota)}): ${cases.length} of the battery's ${battery.length} cases compared, the rest not sent; no verdict`,
+      );
     if ('front' in answer) {
       // A server in front of the deployment refused a request beyond what the interface promises
       // (http/front-limits.ts): its answer says nothing about the interface.
@@ -268,7 +273,16 @@ function curlLine(url: string, request: BatteryRequest): string {
 type Answer =
   | { status: number; headers: Record<string, string>; text: string }
   | { error: string; unreachable: boolean }
-  | { front: string };
+  | { front: string }
+  | { quota: QuotaSignal };
+
+/**
+ * The call volume quota of the battery's key ran out (http/quota.ts): what is left of the battery is
+ * not sent, and the run gives no verdict (exit 2): it did not compare what it did not send.
+ */
+export class QuotaRanOut extends Error {
+  override name = 'QuotaRanOut';
+}
 
 async function send(
   url: string,
@@ -310,6 +324,10 @@ async function send(
       response = await exchange();
     }
     recordTiming(seen.timings, request.operation.label, response.elapsedMs);
+    // The key's quota ran out: its 403 is the deployment's budget ending, not an answer to compare
+    // (the exhausted key's own 403 cases ask for exactly that answer).
+    const quota = request.key === 'full' ? quotaSignal(response) : undefined;
+    if (quota) return { quota };
     const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
     if (refusal) recordRefusal(seen.front, refusal);
     else {

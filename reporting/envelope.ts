@@ -107,6 +107,8 @@ export interface Envelope {
   changes?: EnvelopeChange[];
   /** Bounds of the configuration file (`envelope`) this one breaks. */
   breaches?: string[];
+  /** A key's call volume quota that ran out during the run, in words: which key, after how many requests, replenished when. */
+  quota?: { seen: string };
 }
 
 /** What the measurements of a command are made of (each part optional: commands measure different things). */
@@ -373,6 +375,7 @@ export function envelopeSection(envelope: Envelope): PageSection {
       'What this run measured of the limits the deployment has, beside what it judged; each figure says how it was measured.',
     items: [
       ...(envelope.breaches ?? []).map((breach) => ({ text: `bound broken: ${breach}` })),
+      ...(envelope.quota ? [{ text: `quota: ${envelope.quota.seen}` }] : []),
       ...envelopeLines(envelope).map((text) => ({ text })),
       ...(envelope.changes ?? []).map((change) => ({ text: `changed: ${change.text}` })),
       ...how.map((text) => ({ text: `how: ${text}` })),

@@ -170,6 +170,8 @@ export interface RunSummary {
   /** pass, fail, or error: no cell was judged (every selected one skipped), so the run gives no verdict (exit 2). */
   verdict: 'pass' | 'fail' | 'error';
   exitCode: 0 | 1 | 2;
+  /** When the call volume quota of a key ran out during the run: why its tests were not run (`not run: the call volume quota of KGATE_KEY ran out after 251 requests (replenished in 23:59:59)`). */
+  quota?: string;
   baseUrl?: string;
   /** True when the target was the embedded reference server kgate started itself, not a deployment. */
   embedded?: boolean;
@@ -500,6 +502,8 @@ export function runHeadline(run: RunSummary): string {
     return `${run.targets.filter((item) => item.verdict === 'fail').length} of ${run.targets.length} targets failed`;
   const { failed = 0, known = 0, warned = 0 } = target?.counts ?? {};
   const distinct = target?.failures.length ?? 0;
+  if (run.verdict === 'error' && run.quota)
+    return `${run.quota.replace(/^not run: /, '')}: what it did not judge is not passed, so there is no verdict`;
   if (run.verdict === 'error') return 'no cell was judged: every selected cell was skipped, so there is no verdict';
   if (run.verdict === 'fail' && failed === 0) return 'the run failed without a failed cell: see Notes';
   if (failed > 0)

@@ -7,7 +7,7 @@ import { redactSecrets } from '../config/redact.ts';
 import { Api, requestsSent } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
 import { planCases } from '../contracts/coverage/plan.ts';
-import { findingKey, formatFailureFolded } from '../contracts/failure.ts';
+import { findingKey, formatFailureFolded, NOT_RUN_QUOTA } from '../contracts/failure.ts';
 import { allocate, caseAt, type GeneratedCase } from '../contracts/generative/cases.ts';
 import { type EngineProgress, GenerativeEngine } from '../contracts/generative/engine.ts';
 import { poolsFor } from '../contracts/generative/pools.ts';
@@ -163,12 +163,15 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
   const durationMs = performance.now() - started;
   const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));
   const failed = findings.some((finding) => (finding.level ?? 'fail') === 'fail');
-  // A run in which no case got an answer judged nothing: no verdict, whatever it found not to fail.
+  // A run in which no case got an answer judged nothing, and one whose key's quota ran out did not
+  // judge what it left: no verdict, unless something it judged failed.
   const judgedNothing = total === 0;
+  const quota = run.stopped.some((reason) => reason.includes(NOT_RUN_QUOTA));
+  const noVerdict = judgedNothing || (quota && !failed);
   const result: FuzzResult = {
     command: 'fuzz',
-    verdict: judgedNothing ? 'error' : failed ? 'fail' : 'pass',
-    exitCode: judgedNothing ? 2 : failed ? 1 : 0,
+    verdict: noVerdict ? 'error' : failed ? 'fail' : 'pass',
+    exitCode: noVerdict ? 2 : failed ? 1 : 0,
     baseUrl: settings.baseUrl,
     ...(settings.embedded ? { embedded: true } : {}),
     seed: settings.seed,

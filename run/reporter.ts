@@ -7,7 +7,7 @@ import { notRunDeadline } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
 import type { Check } from '../contracts/checks/registry.ts';
 import { RATE_LIMIT_TAG } from '../contracts/checks/registry.ts';
-import { excerpt, type Failure } from '../contracts/failure.ts';
+import { excerpt, type Failure, NOT_RUN_QUOTA } from '../contracts/failure.ts';
 import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import {
@@ -200,6 +200,16 @@ export default class ConformanceReporter implements Reporter {
         );
     const breaches = envelope ? envelopeBreaches(envelope, options.envelopeBounds) : [];
     if (envelope && breaches.length > 0) envelope.breaches = breaches;
+    // The call volume quota of a key ran out during the run: what it did not judge is not passed, so
+    // the run gives no verdict, unless something it judged before failed.
+    const quota = options.sweep
+      ? undefined
+      : this.records
+          .map((record) => record.skipReason)
+          .find((reason) => reason?.includes(NOT_RUN_QUOTA))
+          ?.replace(/^.*?(not run: the call volume quota)/, '$1')
+          .replace(/;.*$/, '');
+    if (envelope && quota) envelope.quota = { seen: quota.replace(/^not run: /, '') };
     const failed =
       targets.some((target) => target.verdict === 'fail') ||
       (result.status === 'failed' && this.records.length === 0) ||
@@ -226,9 +236,11 @@ export default class ConformanceReporter implements Reporter {
         const { passed, failed: cells, warned, known = 0 } = target.counts;
         return passed + cells + warned + known === 0;
       });
+    const noVerdict = judgedNothing || quota !== undefined;
     const run: RunSummary = {
-      verdict: failed ? 'fail' : judgedNothing ? 'error' : 'pass',
-      exitCode: failed ? 1 : judgedNothing ? 2 : 0,
+      verdict: failed ? 'fail' : noVerdict ? 'error' : 'pass',
+      exitCode: failed ? 1 : noVerdict ? 2 : 0,
+      ...(quota ? { quota } : {}),
       baseUrl: options.sweep ? undefined : env.baseUrl,
       // The reports say when the target was kgate's own reference server, not a deployment.
       ...(!options.sweep && options.embedded ? { embedded: true } : {}),

@@ -29,6 +29,7 @@ export const BINARIES = {
   htpasswd: 'htpasswd',
   basicNcsaAuth: '/usr/lib/squid/basic_ncsa_auth',
   varnishd: '/usr/sbin/varnishd',
+  haproxy: '/usr/sbin/haproxy',
 } as const;
 
 /** The Debian packages that carry them (what `.ci/run` installs). */
@@ -39,6 +40,7 @@ export const PACKAGES: Record<keyof typeof BINARIES, string> = {
   htpasswd: 'apache2-utils',
   basicNcsaAuth: 'squid',
   varnishd: 'varnish',
+  haproxy: 'haproxy',
 };
 
 function found(binary: string): boolean {
@@ -580,4 +582,72 @@ export async function startVarnish(options: VarnishOptions): Promise<RealVarnish
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error('varnish: no free port after 5 tries');
+}
+
+/** How HAProxy is set up in front of an upstream. */
+export interface HaproxyOptions {
+  /** The server behind it, `http://127.0.0.1:<port>`. */
+  upstream: string;
+  /**
+   * `quota`: a call counter per subscription key (a stick table keyed on the header) answering the
+   * gateway's quota 403 (its message and Retry-After, as facts.md gives them) once a key made more
+   * than `calls` requests; `rate`: a stick table of each client's request rate over one second,
+   * refusing with HAProxy's 429 (no Retry-After) above `perSecond` (refused requests count too).
+   */
+  limit: { kind: 'quota'; calls: number } | { kind: 'rate'; perSecond: number };
+}
+
+/** A running HAProxy. */
+export interface RealHaproxy extends RealServer {}
+
+/** The gateway's quota answer, as facts.md gives it. */
+export const GATEWAY_QUOTA_MESSAGE = 'Out of call volume quota. Quota will be replenished in 23:59:59.';
+
+/** Starts Debian's HAProxy (`haproxy -db`, in the foreground) in front of `options.upstream` with a limit of `options.limit`. */
+export async function startHaproxy(options: HaproxyOptions): Promise<RealHaproxy> {
+  const missing = missingBinaries(['haproxy']);
+  if (missing) throw new Error(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-haproxy-'));
+  const upstream = new URL(options.upstream);
+  const limit =
+    options.limit.kind === 'quota'
+      ? [
+          '  stick-table type string len 200 size 1k store http_req_cnt',
+          '  http-request track-sc0 req.hdr(Ocp-Apim-Subscription-Key) if { req.hdr(Ocp-Apim-Subscription-Key) -m found }',
+          `  http-request return status 403 content-type application/json string '{"statusCode":403,"message":"${GATEWAY_QUOTA_MESSAGE}"}' hdr Retry-After 86399 if { sc_http_req_cnt(0) gt ${options.limit.calls} }`,
+        ]
+      : [
+          '  stick-table type ip size 1k expire 30s store http_req_rate(1s)',
+          '  http-request track-sc0 src',
+          `  http-request deny deny_status 429 if { sc_http_req_rate(0) gt ${options.limit.perSecond} }`,
+        ];
+  for (let tries = 0; tries < 5; tries++) {
+    const port = await freePort();
+    const config = [
+      'global',
+      '  maxconn 256',
+      'defaults',
+      '  mode http',
+      '  timeout connect 5s',
+      '  timeout client 60s',
+      '  timeout server 60s',
+      'frontend gateway',
+      `  bind 127.0.0.1:${port}`,
+      ...limit,
+      '  default_backend deployment',
+      'backend deployment',
+      `  server up ${upstream.hostname}:${upstream.port}`,
+    ];
+    writeFileSync(join(dir, 'haproxy.cfg'), `${config.join('\n')}\n`);
+    const child = await spawnReady(
+      BINARIES.haproxy,
+      ['-db', '-f', join(dir, 'haproxy.cfg')],
+      () => accepts(port),
+      () => '',
+    );
+    if (!child) continue;
+    return { url: `http://127.0.0.1:${port}`, port, dir, log: () => '', stop: stopper(child, dir, 'SIGTERM') };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error('haproxy: no free port after 5 tries');
 }

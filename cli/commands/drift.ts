@@ -17,7 +17,7 @@ import {
   readHistory,
 } from '../../drift/history.ts';
 import { historyCounts, renderHistoryHtml } from '../../drift/history-report.ts';
-import { envelopeOfLive, type LiveResult, runLiveDrift, UnreachableError } from '../../drift/live.ts';
+import { envelopeOfLive, type LiveResult, QuotaRanOut, runLiveDrift, UnreachableError } from '../../drift/live.ts';
 import { changeLines, changesPhrase, findingLine, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
@@ -289,6 +289,8 @@ async function driftLive(door: Door, given: ParsedArgs<typeof LIVE_OPTIONS>['opt
   } catch (error) {
     if (error instanceof UnreachableError)
       throw new TargetError(error.message, { command: 'drift live', option: '--base-url' });
+    if (error instanceof QuotaRanOut)
+      throw new TargetError(error.message, { command: 'drift live', variable: 'KGATE_KEY' });
     throw error;
   }
 
