@@ -292,7 +292,7 @@ async function send(side: Side, request: CompareRequest, settings: CompareSettin
       }
       side.answered++;
       observeAnswer(side.observed, raw, { method: request.operation.method.toUpperCase(), sent: raw.sent });
-      const refusal = frontRefusal(request.operation.method.toUpperCase(), raw.sent, raw);
+      const refusal = frontRefusal(request.operation.method.toUpperCase(), raw.sent, raw, urlOf(side.target, request));
       if (refusal) {
         recordRefusal(side.front, refusal);
         return { status: raw.status, text: '', front: refusal, elapsedMs: performance.now() - started };

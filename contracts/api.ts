@@ -13,6 +13,7 @@ import {
 import { dirname, join } from 'node:path';
 import { sendHttp, TransportError } from '../http/client.ts';
 import {
+  characterClassesOf,
   type FrontLimits,
   type FrontRefusal,
   frontRefusal,
@@ -268,6 +269,8 @@ export function quotaReason(seen: Pick<QuotaSeen, 'variable' | 'afterRequests' |
   return `${NOT_RUN_QUOTA} ${seen.variable} ran out${after} (${replenishedWords(seen.signal)})`;
 }
 
+/** The classes of characters a front server refused, in this process when the run has no breaker folder, by scope. */
+const FRONT_REFUSES = new Map<string, FrontRefusal[]>();
 /** The quotas seen in this process when the run has no breaker folder, by scope and role. */
 const QUOTAS = new Map<string, QuotaSeen>();
 /** Requests this process sent when the run has no breaker folder (the run's count, for a quota's message). */
@@ -320,7 +323,9 @@ export class FrontServerRefused extends Error {
     operation: string,
   ) {
     super(
-      `not judged: a ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} of ${operation} got ${refusal.status} ${refusal.contentType} from a server in front of the interface (its size limit, beyond what the interface promises)`,
+      refusal.part === 'characters'
+        ? `not judged: ${operation} with ${refusal.characters!.join(' and ')} in its URL was refused by the front server${refusal.server ? ` (${refusal.server})` : ''}: ${refusal.status} ${refusal.contentType}, not the interface's answer`
+        : `not judged: a ${refusal.bytes}-byte ${refusal.part === 'head' ? 'request line and headers' : 'body'} of ${operation} got ${refusal.status} ${refusal.contentType} from a server in front of the interface (its size limit, beyond what the interface promises)`,
     );
   }
 }
@@ -733,6 +738,35 @@ export class Api {
     }
   }
 
+  /** Records a class of characters the front server refused, for every process of the run. */
+  private frontRefuses(refusal: FrontRefusal): void {
+    const scope = `${this.breakerScope} front refuses`;
+    const file = this.breakerFile(scope);
+    if (!file) {
+      FRONT_REFUSES.set(scope, [...(FRONT_REFUSES.get(scope) ?? []), refusal]);
+      return;
+    }
+    appendFileSync(file, `${JSON.stringify(refusal)}\n`);
+  }
+
+  /** The refusal a request would meet for characters of its URL the front server refused before, or undefined. */
+  private refusedCharacters(url: string, method: string): FrontRefusal | undefined {
+    const scope = `${this.breakerScope} front refuses`;
+    const known: FrontRefusal[] = this.settings.breakerDir
+      ? this.breakerLines(scope).flatMap((line) => {
+          try {
+            return [JSON.parse(line) as FrontRefusal];
+          } catch {
+            return [];
+          }
+        })
+      : (FRONT_REFUSES.get(scope) ?? []);
+    if (known.length === 0) return undefined;
+    const classes = characterClassesOf(url);
+    const met = known.find((refusal) => refusal.characters?.some((name) => classes.includes(name)));
+    return met && { ...met, method, characters: met.characters!.filter((name) => classes.includes(name)) };
+  }
+
   /** The used-up quota of a key role, as every process of the run knows it, or undefined. */
   quotaOf(role: KeyRole): QuotaSeen | undefined {
     const scope = `${this.breakerScope} quota ${role}`;
@@ -951,6 +985,9 @@ export class Api {
     this.checkBreaker(op);
     const role = options.key ?? 'full';
     this.checkQuota(role);
+    // A class of characters the front server refused: not sent there again.
+    const refused = this.refusedCharacters(request.url, request.method);
+    if (refused) throw new FrontServerRefused(refused, operation);
     // A twin's probe is the breaker's request, not a read of the test's.
     if (ownRequest) this.reads.add(op.operationId);
     const body = op.method === 'post' && options.rawBody !== undefined ? options.rawBody : request.body;
@@ -1062,9 +1099,10 @@ export class Api {
       observeAnswer(this.observed, raw, { method: request.method, sent: raw.sent });
       throw new QuotaSpent(quotaReason(this.quotaRanOut(role, quota)));
     }
-    const refusal = frontRefusal(request.method, raw.sent, raw);
+    const refusal = frontRefusal(request.method, raw.sent, raw, request.url);
     if (refusal) {
       recordRefusal(this.front, refusal);
+      if (refusal.characters) this.frontRefuses(refusal);
       throw new FrontServerRefused(refusal, operation);
     }
     observeAnswer(this.observed, raw, { method: request.method, sent: raw.sent });

@@ -328,7 +328,7 @@ async function send(
     // (the exhausted key's own 403 cases ask for exactly that answer).
     const quota = request.key === 'full' ? quotaSignal(response) : undefined;
     if (quota) return { quota };
-    const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response);
+    const refusal = frontRefusal(request.operation.method.toUpperCase(), response.sent, response, url);
     if (refusal) recordRefusal(seen.front, refusal);
     else {
       recordPassed(seen.front, response.sent);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  characterClassesOf,
   frontLimitNotes,
   frontRefusal,
   LONG_BODY_BYTES,
@@ -135,4 +136,58 @@ test('the limit named is the round one between the longest request through and t
     const [note] = frontLimitNotes(limits);
     assert.ok(note?.startsWith(`GET requests over ${want} `), `${JSON.stringify(given)}: ${note}`);
   }
+});
+
+test("a front server's refusal of characters in a URL is its own, named with it; the interface's answers to them are judged", () => {
+  const lighttpd = { 'content-type': 'text/html', server: 'lighttpd/1.4.69' };
+  const cases: { name: string; target: string; answer: ReturnType<typeof answer>; want?: string[] }[] = [
+    {
+      name: "lighttpd's stock 400 page to a percent-encoded control character",
+      target: 'http://127.0.0.1:1/api/answersearch/v7.0/search?q=a%01b&mkt=en-US',
+      answer: { status: 400, headers: lighttpd, body: Buffer.from('<html>400 Bad Request</html>') },
+      want: ['control characters'],
+    },
+    {
+      name: 'a plain-text 400 without a Server header, to a malformed escape',
+      target: '/academic/v1.0/evaluate?expr=Ti%3D%27100%%27',
+      answer: { status: 400, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Bad Request') },
+      want: ['a malformed percent-encoding'],
+    },
+    {
+      name: "the interface's own JSON 400 to a control character is its answer, judged",
+      target: '/answersearch/v7.0/search?q=a%01b&mkt=en-US',
+      answer: {
+        status: 400,
+        headers: { ...lighttpd, 'content-type': 'application/json' },
+        body: Buffer.from('{"_type":"ErrorResponse","errors":[]}'),
+      },
+    },
+    {
+      name: 'an HTML 400 to a URL of plain text is judged (no class a front refuses)',
+      target: '/answersearch/v7.0/search?q=plain&mkt=en-US',
+      answer: { status: 400, headers: lighttpd, body: Buffer.from('<html>400</html>') },
+    },
+    {
+      name: 'a 500 to a control character is judged',
+      target: '/answersearch/v7.0/search?q=a%01b&mkt=en-US',
+      answer: { status: 500, headers: lighttpd, body: Buffer.from('<html>500</html>') },
+    },
+    {
+      name: 'an unmarked answer (JSON content type, no Server, no Via) is judged even if it is not JSON',
+      target: '/answersearch/v7.0/search?q=a%01b&mkt=en-US',
+      answer: { status: 400, headers: { 'content-type': 'application/json' }, body: Buffer.from('oops') },
+    },
+  ];
+  for (const { name, target, answer: given, want } of cases) {
+    const refusal = frontRefusal('GET', get(200), given, target);
+    assert.deepEqual(refusal?.characters, want, name);
+    if (want) assert.equal(refusal!.part, 'characters', name);
+  }
+  const limits = noFrontLimits();
+  recordRefusal(limits, frontRefusal('GET', get(200), cases[0]!.answer, cases[0]!.target)!);
+  assert.deepEqual(frontLimitNotes(limits), [
+    "GET requests whose URL held control characters were refused by the front server (lighttpd/1.4.69): 400 text/html, not the interface's answer (1 request(s)). Not judged, and not sent there again; the POST variants carry such inputs where the operation has one.",
+  ]);
+  assert.deepEqual(characterClassesOf('/p?q=%7Fx'), ['control characters']);
+  assert.deepEqual(characterClassesOf('/p?q=caf%C3%A9'), [], 'UTF-8, percent-encoded, is text like any other');
 });

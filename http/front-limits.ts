@@ -14,6 +14,13 @@
 // front server's when it is not JSON (an interface answering in JSON is judged: its own 413 where
 // it documents 400 fails). A shorter request getting such an answer is judged as any answer is,
 // and so is a 5xx or a 2xx to a long one: only the refusals a front server gives pass as its own.
+//
+// Front servers also refuse characters the interface reads as any other text: lighttpd's stock
+// `url-ctrls-reject` answers its own 400 page to a URL holding a control character, even
+// percent-encoded. A request whose URL holds such a class (CHARACTER_CLASSES) and gets a 4xx that is
+// not the interface's JSON and carries a front server's marks (a page or plain text, a Server or Via
+// header) is refused by the front server for that class: named with the server, never judged, and
+// not sent again (the caller keeps the classes a target refuses).
 
 /** Requests whose request line and headers are longer than this may meet a front server's limit. */
 export const LONG_HEAD_BYTES = 2_048;
@@ -22,10 +29,33 @@ export const LONG_BODY_BYTES = 1_000_000;
 /** The statuses a front server refuses a request it will not pass on with. */
 export const FRONT_LIMIT_STATUSES: readonly number[] = [400, 413, 414, 431];
 
-/** A request a server in front of the interface refused because of its size. */
+/** Characters a front server may refuse in a URL that the interface reads as text like any other. */
+export const CHARACTER_CLASSES: readonly { name: string; test: (decoded: string, raw: string) => boolean }[] = [
+  // C0 controls and DEL, as sent or percent-encoded.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is the control characters
+  { name: 'control characters', test: (decoded) => /[\u0000-\u001f\u007f]/.test(decoded) },
+  { name: 'a malformed percent-encoding', test: (_decoded, raw) => /%(?![0-9a-fA-F]{2})/.test(raw) },
+  { name: 'bytes outside ASCII, not percent-encoded', test: (_decoded, raw) => /[^\u0000-\u007f]/.test(raw) },
+];
+
+/** The character classes of a request-target (path and query) a front server may refuse. */
+export function characterClassesOf(target: string): string[] {
+  const raw = target.replace(/^[a-z]+:\/\/[^/]*/i, '');
+  // Decoded as a front server decodes it: byte by byte, a malformed escape left as it is.
+  const decoded = raw.replace(/%([0-9a-fA-F]{2})/g, (_match, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+  return CHARACTER_CLASSES.filter((group) => group.test(decoded, raw)).map((group) => group.name);
+}
+
+/** A request a server in front of the interface refused because of its size, or of characters in its URL. */
 export interface FrontRefusal {
-  /** What was too long: the request line and headers, or the body. */
-  part: 'head' | 'body';
+  /** What it refused: the request line and headers, or the body, for their size; or characters of the URL. */
+  part: 'head' | 'body' | 'characters';
+  /** For `characters`: the classes the URL held (`control characters`). */
+  characters?: string[];
+  /** The front server, as its Server (else Via) header names it, when it did. */
+  server?: string;
   method: string;
   /** Its size, in bytes. */
   bytes: number;
@@ -56,7 +86,24 @@ export function frontRefusal(
   method: string,
   sent: { headBytes: number; bodyBytes: number },
   answer: { status: number; headers: Record<string, string>; body: Buffer },
+  target?: string,
 ): FrontRefusal | undefined {
+  if (answer.status >= 400 && answer.status < 500 && target !== undefined) {
+    const characters = characterClassesOf(target);
+    const contentType = answer.headers['content-type'];
+    const server = answer.headers.server ?? answer.headers.via;
+    const marked = server !== undefined || /^text\/(html|plain)/i.test(contentType ?? '');
+    if (characters.length > 0 && marked && !interfaceJson(contentType, answer.body))
+      return {
+        part: 'characters',
+        characters,
+        ...(server ? { server } : {}),
+        method,
+        bytes: sent.headBytes,
+        status: answer.status,
+        contentType: contentType?.split(';')[0]?.trim().toLowerCase() || 'no content type',
+      };
+  }
   if (!FRONT_LIMIT_STATUSES.includes(answer.status)) return undefined;
   const longHead = sent.headBytes > LONG_HEAD_BYTES;
   const longBody = sent.bodyBytes > LONG_BODY_BYTES;
@@ -95,9 +142,14 @@ export function hasFrontLimits(limits: FrontLimits): boolean {
   );
 }
 
+/** What a refusal is kept under: its kind, method, answer and, for characters, their classes. */
+function refusalKey(refusal: FrontRefusal): string {
+  return `${refusal.part} ${refusal.method} ${refusal.status} ${refusal.contentType}${refusal.characters ? ` ${refusal.characters.join(',')}` : ''}`;
+}
+
 /** Records a refusal. */
 export function recordRefusal(limits: FrontLimits, refusal: FrontRefusal): void {
-  const key = `${refusal.part} ${refusal.method} ${refusal.status} ${refusal.contentType}`;
+  const key = refusalKey(refusal);
   const known = limits.refused[key];
   if (!known) limits.refused[key] = { ...refusal, count: 1 };
   else {
@@ -116,7 +168,7 @@ export function recordPassed(limits: FrontLimits, sent: { headBytes: number; bod
 export function mergeFrontLimits(into: FrontLimits, from: FrontLimits | undefined): FrontLimits {
   if (!from) return into;
   for (const refusal of Object.values(from.refused)) {
-    const key = `${refusal.part} ${refusal.method} ${refusal.status} ${refusal.contentType}`;
+    const key = refusalKey(refusal);
     const known = into.refused[key];
     if (!known) into.refused[key] = { ...refusal };
     else {
@@ -150,22 +202,32 @@ function about(refused: number, passed: number): string {
  * interface: 3 request(s), the shortest 8,508 bytes, the longest that got through 7,146 bytes...`.
  */
 export function frontLimitNotes(limits: FrontLimits): string[] {
-  return Object.values(limits.refused)
-    .sort((a, b) => a.bytes - b.bytes)
-    .map((refusal) => {
-      const head = refusal.part === 'head';
-      const passed = head ? limits.passed.head : limits.passed.body;
-      const through =
-        passed > 0 && passed < refusal.bytes
-          ? `, the longest that got through ${passed.toLocaleString('en-US')} bytes`
-          : '';
-      const resent =
-        head && limits.resent > 0 && refusal.method === 'GET'
-          ? `; ${limits.resent} generated input(s) went through the POST variant instead`
-          : '';
-      const why = head
-        ? `long inputs belong in the POST variants, so these ${refusal.method} requests were not judged${resent}`
-        : 'a body over the documented 1 MB is beyond what the interface takes, so these were not judged';
-      return `${refusal.method} requests over about ${about(refusal.bytes, passed)} (${head ? 'request line and headers' : 'body'}) got ${refusal.status} ${refusal.contentType} from a server in front of the interface, not from the interface: ${refusal.count} request(s), the shortest ${refusal.bytes.toLocaleString('en-US')} bytes${through}. ${why[0]!.toUpperCase()}${why.slice(1)}.`;
-    });
+  const characters = Object.values(limits.refused)
+    .filter((refusal) => refusal.part === 'characters')
+    .map(
+      (refusal) =>
+        `${refusal.method} requests whose URL held ${refusal.characters!.join(' and ')} were refused by the front server${refusal.server ? ` (${refusal.server})` : ''}: ${refusal.status} ${refusal.contentType}, not the interface's answer (${refusal.count} request(s)). Not judged, and not sent there again; the POST variants carry such inputs where the operation has one.`,
+    );
+  return [
+    ...characters,
+    ...Object.values(limits.refused)
+      .filter((refusal) => refusal.part !== 'characters')
+      .sort((a, b) => a.bytes - b.bytes)
+      .map((refusal) => {
+        const head = refusal.part === 'head';
+        const passed = head ? limits.passed.head : limits.passed.body;
+        const through =
+          passed > 0 && passed < refusal.bytes
+            ? `, the longest that got through ${passed.toLocaleString('en-US')} bytes`
+            : '';
+        const resent =
+          head && limits.resent > 0 && refusal.method === 'GET'
+            ? `; ${limits.resent} generated input(s) went through the POST variant instead`
+            : '';
+        const why = head
+          ? `long inputs belong in the POST variants, so these ${refusal.method} requests were not judged${resent}`
+          : 'a body over the documented 1 MB is beyond what the interface takes, so these were not judged';
+        return `${refusal.method} requests over about ${about(refusal.bytes, passed)} (${head ? 'request line and headers' : 'body'}) got ${refusal.status} ${refusal.contentType} from a server in front of the interface, not from the interface: ${refusal.count} request(s), the shortest ${refusal.bytes.toLocaleString('en-US')} bytes${through}. ${why[0]!.toUpperCase()}${why.slice(1)}.`;
+      }),
+  ];
 }

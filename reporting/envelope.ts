@@ -98,6 +98,8 @@ export interface Envelope {
     cacheHeaders: string[];
     cacheHits: number;
     cacheExample?: Record<string, string>;
+    /** What a front server refused for characters of a URL, with its answer and name. */
+    refuses?: string[];
     how: string;
   };
   protocol: { http: string[]; tls: string[]; how: string };
@@ -196,6 +198,7 @@ export function buildEnvelope(inputs: EnvelopeInputs): Envelope {
       cacheHeaders: Object.keys(observed?.cacheHeaders ?? {}),
       cacheHits: observed?.cacheHits ?? 0,
       ...(observed?.cacheExample ? { cacheExample: observed.cacheExample } : {}),
+      ...(characterRefusals(front).length > 0 ? { refuses: characterRefusals(front) } : {}),
       how: 'the Server and Via headers of every answer, and the cache headers (Age, X-Cache, X-Varnish, CF-Cache-Status, Cache-Status...); a hit is an Age above 0, an X-Varnish with two ids, or a cache header saying HIT',
     },
     protocol: {
@@ -204,6 +207,16 @@ export function buildEnvelope(inputs: EnvelopeInputs): Envelope {
       how: "the version of every answer's status line, and the TLS version each https connection negotiated (kgate speaks HTTP/1.1)",
     },
   };
+}
+
+/** What a front server refused for characters of a URL: `control characters in GET URLs: 400 text/html (lighttpd/1.4.69)`. */
+function characterRefusals(front: FrontLimits | undefined): string[] {
+  return Object.values(front?.refused ?? {})
+    .filter((refusal) => refusal.part === 'characters')
+    .map(
+      (refusal) =>
+        `${refusal.characters!.join(' and ')} in ${refusal.method} URLs: ${refusal.status} ${refusal.contentType}${refusal.server ? ` (${refusal.server})` : ''}`,
+    );
 }
 
 /** The latency figures of mergeable timings, operations in label order. */
@@ -338,6 +351,7 @@ export function envelopeLines(envelope: Envelope): string[] {
       infra.cacheHeaders.length > 0
         ? `cache headers ${infra.cacheHeaders.join(', ')} (${infra.cacheHits} hit(s))`
         : 'no cache headers',
+      ...(infra.refuses ?? []).map((refusal) => `refuses ${refusal}`),
     ].join('; ')}`,
   );
   lines.push(

@@ -30,6 +30,7 @@ export const BINARIES = {
   basicNcsaAuth: '/usr/lib/squid/basic_ncsa_auth',
   varnishd: '/usr/sbin/varnishd',
   haproxy: '/usr/sbin/haproxy',
+  lighttpd: '/usr/sbin/lighttpd',
 } as const;
 
 /** The Debian packages that carry them (what `.ci/run` installs). */
@@ -41,6 +42,7 @@ export const PACKAGES: Record<keyof typeof BINARIES, string> = {
   basicNcsaAuth: 'squid',
   varnishd: 'varnish',
   haproxy: 'haproxy',
+  lighttpd: 'lighttpd',
 };
 
 function found(binary: string): boolean {
@@ -650,4 +652,52 @@ export async function startHaproxy(options: HaproxyOptions): Promise<RealHaproxy
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error('haproxy: no free port after 5 tries');
+}
+
+/** A running lighttpd. */
+export interface RealLighttpd extends RealServer {}
+
+/**
+ * Starts Debian's lighttpd (`lighttpd -D`, in the foreground) as a reverse proxy to `upstream` at
+ * the path prefix `prefix` (`/api/`), with its stock settings otherwise: the request parsing
+ * lighttpd ships with (it refuses a URL holding a control character, even percent-encoded, with a
+ * page of its own).
+ */
+export async function startLighttpd(options: { upstream: string; prefix: string }): Promise<RealLighttpd> {
+  const missing = missingBinaries(['lighttpd']);
+  if (missing) throw new Error(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-lighttpd-'));
+  const upstream = new URL(options.upstream);
+  for (let tries = 0; tries < 5; tries++) {
+    const port = await freePort();
+    const config = [
+      'server.modules = ( "mod_proxy" )',
+      `server.document-root = "${dir}"`,
+      'server.bind = "127.0.0.1"',
+      `server.port = ${port}`,
+      `server.errorlog = "${join(dir, 'error.log')}"`,
+      `$HTTP["url"] =~ "^${options.prefix}" {`,
+      `  proxy.server = ( "" => (( "host" => "${upstream.hostname}", "port" => ${upstream.port} )) )`,
+      `  proxy.header = ( "map-urlpath" => ( "${options.prefix}" => "/" ) )`,
+      '}',
+    ];
+    writeFileSync(join(dir, 'lighttpd.conf'), `${config.join('\n')}\n`);
+    const log = () => readOr(join(dir, 'error.log'));
+    const child = await spawnReady(
+      BINARIES.lighttpd,
+      ['-D', '-f', join(dir, 'lighttpd.conf')],
+      () => accepts(port),
+      log,
+    );
+    if (!child) continue;
+    return {
+      url: `http://127.0.0.1:${port}${options.prefix.replace(/\/$/, '')}`,
+      port,
+      dir,
+      log,
+      stop: stopper(child, dir, 'SIGTERM'),
+    };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error('lighttpd: no free port after 5 tries');
 }
