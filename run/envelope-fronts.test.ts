@@ -13,19 +13,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { missingBinaries, type RealServer, startNginx, startVarnish } from '../scripts/real-servers.ts';
+import { missingBinaries, type RealServer, startHaproxy, startNginx, startVarnish } from '../scripts/real-servers.ts';
 import { envelopeIn, summaryIn } from '../scripts/run-folder-left.ts';
 import { NO_PROXY_ENV, type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skipNginx = missingBinaries(['nginx']);
 const skipVarnish = missingBinaries(['varnishd']);
+const skipHaproxy = missingBinaries(['haproxy']);
 
 let server: ReferenceServer;
 let reports: string;
 const started: RealServer[] = [];
 
 before(async () => {
-  if (skipNginx && skipVarnish) return;
+  if (skipNginx && skipVarnish && skipHaproxy) return;
   server = await startReferenceServer({ quiet: true });
   reports = mkdtempSync(join(tmpdir(), 'kgate-envelope-'));
 });
@@ -103,6 +104,36 @@ describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer s
       assert.equal(preview.conforms, true, 'URL preview is limited by the interface itself, behind nginx');
     });
   }
+});
+
+describe("a rate limit at the front that counts its refusals: Debian HAProxy's stick table at 5/s on answer search", {
+  skip: skipHaproxy,
+}, () => {
+  test('one failure of rate-limit-signalled naming the 429 without Retry-After and the rate let through, within 30 % of the 5/s configured', async () => {
+    const front = await startHaproxy({
+      upstream: server.url,
+      limit: { kind: 'rate', perSecond: 5, path: '/answersearch/' },
+    });
+    started.push(front);
+    const run = await kgate(['--base-url', front.url, '--with-rate-limit']);
+    assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+    const target = summaryIn(run.dir).targets[0]!;
+    assert.equal(target.failures.length, 1, JSON.stringify(target.failures, null, 2));
+    const [failure] = target.failures;
+    assert.equal(failure!.check, 'rate-limit-signalled');
+    assert.equal(failure!.operation, ANSWER_SEARCH);
+    assert.match(
+      failure!.received,
+      /^answer search is rate limited at about [\d.]+ requests\/s .*that answers 429 text\/html without Retry-After$/,
+    );
+    const rate = Number(/about ([\d.]+) requests/.exec(failure!.received)![1]);
+    assert.ok(Math.abs(rate - 5) <= 5 * 0.3, `the rate let through (${rate}/s) is within 30 % of the 5/s configured`);
+    for (const [check, cell] of Object.entries(target.matrix[ANSWER_SEARCH]!))
+      assert.equal(cell, check === 'rate-limit-signalled' ? 'fail' : 'pass', `${check} on answer search`);
+    const limit = envelopeIn(run.dir).rateLimits.find((item) => item.path === '/answersearch/v7.0/search')!;
+    assert.equal(limit.rps, rate);
+    assert.equal(limit.status, 429);
+  });
 });
 
 describe('kgate probe rate-limit through nginx limit_req', { skip: skipNginx }, () => {

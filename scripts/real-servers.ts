@@ -594,9 +594,10 @@ export interface HaproxyOptions {
    * `quota`: a call counter per subscription key (a stick table keyed on the header) answering the
    * gateway's quota 403 (its message and Retry-After, as facts.md gives them) once a key made more
    * than `calls` requests; `rate`: a stick table of each client's request rate over one second,
-   * refusing with HAProxy's 429 (no Retry-After) above `perSecond` (refused requests count too).
+   * refusing with HAProxy's 429 (no Retry-After) above `perSecond` (refused requests count too), on
+   * the requests whose path starts with `path` (all when absent).
    */
-  limit: { kind: 'quota'; calls: number } | { kind: 'rate'; perSecond: number };
+  limit: { kind: 'quota'; calls: number } | { kind: 'rate'; perSecond: number; path?: string };
 }
 
 /** A running HAProxy. */
@@ -620,8 +621,8 @@ export async function startHaproxy(options: HaproxyOptions): Promise<RealHaproxy
         ]
       : [
           '  stick-table type ip size 1k expire 30s store http_req_rate(1s)',
-          '  http-request track-sc0 src',
-          `  http-request deny deny_status 429 if { sc_http_req_rate(0) gt ${options.limit.perSecond} }`,
+          `  http-request track-sc0 src${options.limit.path ? ` if { path_beg ${options.limit.path} }` : ''}`,
+          `  http-request deny deny_status 429 if { sc_http_req_rate(0) gt ${options.limit.perSecond} }${options.limit.path ? ` { path_beg ${options.limit.path} }` : ''}`,
         ];
   for (let tries = 0; tries < 5; tries++) {
     const port = await freePort();
