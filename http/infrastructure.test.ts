@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeCache, hasCache, infrastructureOf, isCacheHit, nameCache } from './infrastructure.ts';
 
-test('isCacheHit reads Age, X-Varnish, X-Cache, CF-Cache-Status and Cache-Status', () => {
+test('isCacheHit reads Age, X-Varnish, X-Cache, CF-Cache-Status, Cache-Status and Via', () => {
   const cases: { given: Record<string, string>; want: boolean }[] = [
     { given: { age: '3' }, want: true },
-    { given: { age: '0' }, want: false },
+    // Apache's mod_cache: a hit served within the second says Age: 0, and nothing else.
+    { given: { age: '0' }, want: true },
+    // A cache that says MISS in words, with an Age of its own (a CDN's), is taken at its word.
+    { given: { 'x-cache': 'MISS', age: '0' }, want: false },
+    { given: { via: '1.1 proxy (cache hit)' }, want: true },
+    { given: { via: '1.1 vm (squid/5.7)' }, want: false },
     { given: { 'x-varnish': '32770 5', age: '0' }, want: true },
     { given: { 'x-varnish': '32770', age: '0' }, want: false },
     { given: { 'x-cache': 'HIT from squid' }, want: true },

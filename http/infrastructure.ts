@@ -39,17 +39,25 @@ export function infrastructureOf(headers: Record<string, string>): Infrastructur
 }
 
 /**
- * True when an answer came from a cache: an `Age` above 0 (RFC 9111 5.1: the time it spent in
- * caches), `X-Varnish` carrying two ids (this request's and the one that filled the cache), an
- * `X-Cache` or `CF-Cache-Status` saying HIT, or a `Cache-Status` with `hit`.
+ * True when an answer came from a cache, whatever its age: `X-Varnish` carrying two ids (this
+ * request's and the one that filled the cache), an `X-Cache` or `CF-Cache-Status` saying HIT, a
+ * `Cache-Status` with `hit`, a `Via` whose comment says hit, or an `Age`, even 0 (RFC 9111 5.1: an
+ * Age says the answer was not made by the origin for this request; Apache's mod_cache sends `Age: 0`
+ * on a hit served within the second) but from Varnish, which sends `Age: 0` on a miss too and says
+ * which it was with its ids.
  */
 export function isCacheHit(headers: Record<string, string>): boolean {
+  const varnish = headers['x-varnish'];
+  if (varnish !== undefined) return /^\s*\d+\s+\d+\s*$/.test(varnish);
+  // A cache that says in words whether it served the answer is taken at its word, whatever its Age.
+  const said = [headers['x-cache'], headers['x-cache-status']].filter((value) => value !== undefined);
+  if (said.length > 0) return said.some((value) => /\bHIT\b/i.test(value!));
+  if (headers['cf-cache-status'] !== undefined)
+    return /^\s*(HIT|STALE|UPDATING|REVALIDATED)\s*$/i.test(headers['cf-cache-status']);
+  if (headers['cache-status'] !== undefined) return /;\s*hit\b/i.test(headers['cache-status']);
+  if (/\(([^)]*\b)?hit\b/i.test(headers.via ?? '')) return true;
   const age = Number(headers.age);
-  if (Number.isFinite(age) && age > 0) return true;
-  if (/^\s*\d+\s+\d+\s*$/.test(headers['x-varnish'] ?? '')) return true;
-  if (/\bHIT\b/i.test(headers['x-cache'] ?? '') || /\bHIT\b/i.test(headers['x-cache-status'] ?? '')) return true;
-  if (/^\s*(HIT|STALE|UPDATING|REVALIDATED)\s*$/i.test(headers['cf-cache-status'] ?? '')) return true;
-  return /;\s*hit\b/i.test(headers['cache-status'] ?? '');
+  return headers.age !== undefined && headers.age.trim() !== '' && Number.isFinite(age) && age >= 0;
 }
 
 /** True when the headers name a cache at all (a hit or a miss of one). */

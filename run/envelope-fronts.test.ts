@@ -1,7 +1,8 @@
-// test-runner: long (whole gates through Debian's nginx with limit_req and through Varnish)
+// test-runner: long (whole gates through Debian's nginx with limit_req, HAProxy, Varnish and Apache)
 // The deployment's envelope as real front servers and caches make it: Debian's nginx with
 // `limit_req` at its stock status (503 and an HTML page) and with `limit_req_status 429`, Varnish
-// with its stock configuration (caching by URL alone) and keyed on the subscription key, and nginx
+// with its stock configuration (caching by URL alone) and keyed on the subscription key, Apache's
+// mod_cache the same two ways (its hits say only `Age: 0`), and nginx
 // cutting request lines at 4 KB. Each must give the verdict it deserves, named once, where it is:
 // a front's rate limit is one failure of rate-limit-signalled naming the front and the rate, and
 // every other check of the limited operation is judged on real answers; a cache serving a keyed
@@ -13,20 +14,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../reference/index.ts';
-import { missingBinaries, type RealServer, startHaproxy, startNginx, startVarnish } from '../scripts/real-servers.ts';
+import {
+  missingBinaries,
+  type RealServer,
+  startApache,
+  startHaproxy,
+  startNginx,
+  startVarnish,
+} from '../scripts/real-servers.ts';
 import { envelopeIn, summaryIn } from '../scripts/run-folder-left.ts';
 import { NO_PROXY_ENV, type ProcessResult, RUN_ALONE_ENV, referenceKeyEnv, runKgate } from '../scripts/run-process.ts';
 
 const skipNginx = missingBinaries(['nginx']);
 const skipVarnish = missingBinaries(['varnishd']);
 const skipHaproxy = missingBinaries(['haproxy']);
+const skipApache = missingBinaries(['apache2']);
 
 let server: ReferenceServer;
 let reports: string;
 const started: RealServer[] = [];
 
 before(async () => {
-  if (skipNginx && skipVarnish && skipHaproxy) return;
+  if (skipNginx && skipVarnish && skipHaproxy && skipApache) return;
   server = await startReferenceServer({ quiet: true });
   reports = mkdtempSync(join(tmpdir(), 'kgate-envelope-'));
 });
@@ -242,6 +251,49 @@ describe('a cache at the front: Debian Varnish', { skip: skipVarnish }, () => {
       target.notes.some((note) => new RegExp(`served ${envelope.infrastructure.cacheHits} of the answers`).test(note)),
       target.notes.join('\n'),
     );
+  });
+});
+
+describe("a cache at the front: Debian Apache's mod_cache", { skip: skipApache }, () => {
+  const checks = ['--checks', 'auth-required,response-matches-spec', '--generate', '0'];
+
+  test('keyed by URL alone: auth-required fails on every GET operation, the hit (Age: 0 and nothing else) named as the cache', async () => {
+    const cache = await startApache({ upstream: server.url, cache: 'url' });
+    started.push(cache);
+    const run = await kgate(['--base-url', cache.url, ...checks]);
+    assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+    const target = summaryIn(run.dir).targets[0]!;
+    const gets = Object.keys(target.matrix).filter((operation) => operation.startsWith('GET '));
+    assert.equal(gets.length, 9);
+    assert.deepEqual(
+      target.failures.map((failure) => `${failure.check} ${failure.operation}`).sort(),
+      gets.map((operation) => `auth-required ${operation}`).sort(),
+      'auth-required fails on every GET operation, and nothing else fails',
+    );
+    for (const failure of target.failures) {
+      assert.equal(failure.title, 'a cache in front serves the keyed answer to another key');
+      assert.match(failure.received, /^status 200 from a cache in front of the interface \(Age: 0.*\)/);
+    }
+    const envelope = envelopeIn(run.dir);
+    assert.ok(envelope.infrastructure.cacheHits >= gets.length, `${envelope.infrastructure.cacheHits} hits`);
+    assert.ok(envelope.infrastructure.servers.some((name) => /^Apache\//.test(name)));
+  });
+
+  test('keyed on the subscription key (Vary): auth-required passes, the cache noted as keying its answers', async () => {
+    const cache = await startApache({ upstream: server.url, cache: 'keyed' });
+    started.push(cache);
+    const run = await kgate(['--base-url', cache.url, ...checks]);
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    const target = summaryIn(run.dir).targets[0]!;
+    assert.ok(
+      target.notes.some((note) =>
+        /^auth-required: a cache in front of the interface \(Age\b.*Server: Apache\/.*\) keys its answers on the subscription key/.test(
+          note,
+        ),
+      ),
+      target.notes.join('\n'),
+    );
+    assert.ok(envelopeIn(run.dir).infrastructure.cacheHits > 0, 'the keyed cache served some answers from its cache');
   });
 });
 

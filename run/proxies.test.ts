@@ -86,6 +86,10 @@ describe('kgate through squid', { skip }, () => {
     const summary = JSON.parse(readFileSync(join(run.dir, 'summary.json'), 'utf8')) as RunSummary;
     assert.equal(summary.targets[0]!.verdict, 'pass');
     assert.deepEqual(summary.targets[0]!.skips, [], 'no test is skipped');
+    // squid caches nothing here (cache deny all): it names itself (Via, X-Cache: MISS) but served no
+    // hit, so no note calls it a cache keying its answers.
+    const cacheNotes = summary.targets[0]!.notes.filter((note) => /keys its answers/.test(note));
+    assert.deepEqual(cacheNotes, [], 'a proxy that served no hit is called no cache');
     // squid logs each request it carried when it ends; the run has ended.
     const lines = linesSince(squid, from);
     // Counted: every request of the run (tests, test data discovery, retries, probes: the

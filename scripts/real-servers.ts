@@ -10,6 +10,7 @@ import {
   chmodSync,
   constants,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -31,6 +32,7 @@ export const BINARIES = {
   varnishd: '/usr/sbin/varnishd',
   haproxy: '/usr/sbin/haproxy',
   lighttpd: '/usr/sbin/lighttpd',
+  apache2: '/usr/sbin/apache2',
 } as const;
 
 /** The Debian packages that carry them (what `.ci/run` installs). */
@@ -43,6 +45,7 @@ export const PACKAGES: Record<keyof typeof BINARIES, string> = {
   varnishd: 'varnish',
   haproxy: 'haproxy',
   lighttpd: 'lighttpd',
+  apache2: 'apache2',
 };
 
 function found(binary: string): boolean {
@@ -701,4 +704,70 @@ export async function startLighttpd(options: { upstream: string; prefix: string 
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error('lighttpd: no free port after 5 tries');
+}
+
+/** How Apache's mod_cache keys what it stores. */
+export interface ApacheOptions {
+  /** The server behind it, `http://127.0.0.1:<port>`. */
+  upstream: string;
+  /**
+   * `url`: mod_cache's own key, the URL alone, so a keyed request's answer is served to anyone who
+   * asks the same URL; `keyed`: the answers say `Vary: Ocp-Apim-Subscription-Key`, so each key has
+   * entries of its own. Either way every answer is made cacheable for a minute (mod_cache keeps no
+   * answer to a URL with a query unless told how long it stays fresh).
+   */
+  cache: 'url' | 'keyed';
+}
+
+/** A running Apache. */
+export interface RealApache extends RealServer {}
+
+/** Debian's Apache modules. */
+const APACHE_MODULES = '/usr/lib/apache2/modules';
+
+/**
+ * Starts Debian's Apache (`apache2 -DFOREGROUND`, with a configuration of its own and no site of
+ * Debian's) as a reverse proxy (mod_proxy_http) in front of `options.upstream`, with mod_cache
+ * storing answers on disk (mod_cache_disk) keyed as `options.cache` says.
+ */
+export async function startApache(options: ApacheOptions): Promise<RealApache> {
+  const missing = missingBinaries(['apache2']);
+  if (missing) throw new Error(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-apache-'));
+  // Run as root, Apache's children run as its default user: the cache folder must be theirs too.
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, 'cache'));
+  chmodSync(join(dir, 'cache'), 0o777);
+  const upstream = new URL(options.upstream);
+  const modules = ['mpm_event', 'authz_core', 'proxy', 'proxy_http', 'cache', 'cache_disk', 'headers'];
+  for (let tries = 0; tries < 5; tries++) {
+    const port = await freePort();
+    const config = [
+      `ServerRoot "${dir}"`,
+      `Listen 127.0.0.1:${port}`,
+      `PidFile "${join(dir, 'httpd.pid')}"`,
+      `ErrorLog "${join(dir, 'error.log')}"`,
+      `DefaultRuntimeDir "${dir}"`,
+      ...modules.map((name) => `LoadModule ${name}_module ${APACHE_MODULES}/mod_${name}.so`),
+      'ServerName localhost',
+      `CacheRoot "${join(dir, 'cache')}"`,
+      'CacheEnable disk /',
+      'Header set Cache-Control "public, max-age=60"',
+      ...(options.cache === 'keyed' ? ['Header merge Vary Ocp-Apim-Subscription-Key'] : []),
+      `ProxyPass / http://${upstream.hostname}:${upstream.port}/`,
+      `ProxyPassReverse / http://${upstream.hostname}:${upstream.port}/`,
+    ];
+    writeFileSync(join(dir, 'httpd.conf'), `${config.join('\n')}\n`);
+    const log = () => readOr(join(dir, 'error.log'));
+    const child = await spawnReady(
+      BINARIES.apache2,
+      ['-f', join(dir, 'httpd.conf'), '-DFOREGROUND'],
+      () => accepts(port),
+      log,
+    );
+    if (!child) continue;
+    return { url: `http://127.0.0.1:${port}`, port, dir, log, stop: stopper(child, dir, 'SIGTERM') };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error('apache2: no free port after 5 tries');
 }
