@@ -37,7 +37,7 @@ import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
 import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders, scratchOf } from './options.ts';
-import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, targetsOf } from './plan.ts';
+import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, relationPlanned, targetsOf } from './plan.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -333,9 +333,12 @@ export async function runCheck(
         (id) =>
           (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),
+      // A budgeted plan runs only the relations whose cells it holds: the others would cost requests it did not plan.
       properties: CHECK_IDS.filter(
         (id) =>
-          (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
+          (!kgate.options.checks || kgate.options.checks.includes(id)) &&
+          !kgate.options.excludeChecks?.includes(id) &&
+          relationPlanned(kgate.options, op.operationId, id),
       ),
       ...(plansCoverage(kgate.options)
         ? { targets: targetsOf(kgate.options, op.operationId), refused: refusedItems(kgate.options) }

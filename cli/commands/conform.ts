@@ -13,8 +13,8 @@ import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
-import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
-import { historyOf, type Ledger, LedgerError, readLedger, refusedOf } from '../../run/ledger.ts';
+import { BudgetTooSmall, describeLedger, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
+import { type Ledger, LedgerError, ledgerPlanInput, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -301,6 +301,11 @@ export const command: Command = {
       }
       options.ledgerFile = settings.ledger;
     }
+    // The plan and the estimate count only the keys given: a check needing another sends nothing.
+    const keysGiven = {
+      unsubscribed: embedded || settings.keys.unsubscribed !== undefined,
+      exhausted: embedded || settings.keys.exhausted !== undefined,
+    };
     let plan: PricedPlan | undefined;
     if (plansCoverage(options)) {
       try {
@@ -315,13 +320,14 @@ export const command: Command = {
           seed: options.seed,
           refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
           revealing: revealingItems(),
-          ...(ledger ? { history: historyOf(ledger) } : {}),
+          keys: keysGiven,
+          ...(ledger ? ledgerPlanInput(ledger, settings.ledger!) : {}),
         });
       } catch (error) {
         if (error instanceof BudgetTooSmall)
           throw new UsageError(`kgate conform: ${error.message}`, {
             option: settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
-            rule: 'holds the cells only their own tests judge',
+            rule: 'holds one judged answer',
           });
         throw error;
       }
@@ -392,7 +398,7 @@ export const command: Command = {
     pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
     const estimateWith = (workers: number) =>
-      estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
+      estimateRequests(selected, workers, undefined, options.generate, options.draw === true, keysGiven);
     options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
     const workers = options.workers;
     const estimate = estimateWith(workers);
@@ -404,6 +410,8 @@ export const command: Command = {
       mkdirSync(dirname(options.planFile), { recursive: true });
       writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
     }
+    const ledgerLine = plan && describeLedger(plan);
+    if (ledgerLine) say(ledgerLine);
     say(
       plan?.budgeted
         ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
