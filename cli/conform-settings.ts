@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type HarnessEnv, readKeys } from '../config/env.ts';
 import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../config/file.ts';
 import { didYouMean } from '../config/near-miss.ts';
+import { parseQuota, QUOTA_RULE, type Quota, QuotaError } from '../config/quota.ts';
 import type { Keys } from '../contracts/api.ts';
 import { CHECK_IDS } from '../contracts/checks/index.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
@@ -38,6 +39,14 @@ export const CONFORM_OPTIONS = {
   'max-rps-by-path': option.text(BY_PATH_RULE, '/academic/v1.0/evaluate=0', (raw) => parseMaxRpsByPath(raw)),
   'max-duration': option.duration(1_000, MAX_DURATION_LIMIT_MS, 's'),
   'max-requests': option.whole(1, 1_000_000, 'requests'),
+  quota: option.text(QUOTA_RULE, '10000/week', (raw) => {
+    try {
+      return parseQuota(raw);
+    } catch (error) {
+      if (error instanceof QuotaError) throw new RuleBroken(error.message);
+      throw error;
+    }
+  }),
   ledger: option.path('file'),
   workers: option.whole(1, 64, 'worker processes'),
   'with-rate-limit': option.flag(),
@@ -90,8 +99,10 @@ export interface ConformSettings {
   updateBaseline: boolean;
   /** --max-duration or maxDuration, in milliseconds; undefined: the default derived from the estimate. */
   maxDurationMs?: number;
-  /** --max-requests or maxRequests: the run's request budget. */
+  /** --max-requests or maxRequests: the run's request budget (with a quota and neither: the whole month's quota, which the run lowers to what is left). */
   maxRequests?: number;
+  /** --quota or quota: the deployment's request quota. */
+  quota?: Quota;
   /** --ledger or ledger: the coverage ledger file, absolute. */
   ledger?: string;
   /** latencyBudgetMs of the configuration file. */
@@ -155,6 +166,7 @@ export function resolveConformSettings(
   const baselineFlag = given.baseline;
   const baseline = baselineFlag !== undefined ? resolve(options.cwd ?? process.cwd(), baselineFlag) : config.baseline;
   const updateBaseline = given['update-baseline'] === true;
+  const quota = given.quota ?? (config.quota !== undefined ? parseQuota(config.quota) : undefined);
   if (updateBaseline && baseline === undefined)
     throw new UsageError(
       'option --update-baseline needs --baseline FILE (or baseline in the configuration file): the file to write',
@@ -180,7 +192,8 @@ export function resolveConformSettings(
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
     ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
-    maxRequests: given['max-requests'] ?? config.maxRequests,
+    maxRequests: given['max-requests'] ?? config.maxRequests ?? quota?.requests,
+    ...(quota ? { quota } : {}),
     ledger: given.ledger !== undefined ? resolve(options.cwd ?? process.cwd(), given.ledger) : config.ledger,
   };
 }

@@ -10,6 +10,7 @@ import { DEFAULT_POOLS } from '../contracts/generative/values.ts';
 import { getOperation, OPERATIONS, type OperationInfo } from '../openapi/spec.ts';
 import { DISCOVERY_REQUESTS, DISCOVERY_SOURCES, type DiscoveryItem } from './discovery.ts';
 import { DEFERRED_CHECKS, defaultTargets, fixedCarriedItems, RELATION_CHECKS, type RunPlan } from './plan.ts';
+import { describeQuota, type QuotaShare, quotaText } from './quota.ts';
 import {
   budgetKey,
   type KeysGiven,
@@ -65,6 +66,8 @@ export interface PlanInput {
   cycle?: boolean;
   /** Of a ledger's runs, the items they judged of those they planned: a target on which fewer come through takes more runs. */
   judgedShare?: number;
+  /** The run's share of the deployment's quota (its maxRequests is limits.maxRequests). */
+  quota?: QuotaShare;
 }
 
 /** What the plan costs, as announced before the run. */
@@ -103,6 +106,8 @@ export interface PricedPlan extends RunPlan {
   sendsFirst?: SendsFirst;
   /** The ledger it was planned from. */
   ledger?: { file: string; runs: number };
+  /** The run's share of the deployment's quota. */
+  quota?: QuotaShare;
 }
 
 /** A budget too small for one judged answer: what would hold one. */
@@ -228,7 +233,11 @@ export function planRun(input: PlanInput): PricedPlan {
   if (!isBudgeted(limits)) return planWhole(input, table);
   const context = contextOf(input, table);
   const plan = planBudgeted(context, input.history);
-  if (input.cycle) plan.cycle = cycleOf(context, input.judgedShare);
+  if (input.cycle || input.quota) plan.cycle = cycleOf(context, input.judgedShare);
+  if (input.quota) {
+    plan.quota = input.quota;
+    plan.budget = `${quotaText(input.quota)}${input.quota.maxRequests < input.quota.left ? `, --max-requests ${input.quota.maxRequests}` : ''}`;
+  }
   if (input.ledger) {
     plan.ledger = input.ledger;
     plan.sendsFirst = sendsFirstOf(context, plan, input.history);
@@ -661,7 +670,7 @@ function planBudgeted(context: Context, history: ReadonlyMap<string, ItemHistory
  * ledger: its runs planned one after another, each judging what its plan holds (with `judgedShare`,
  * the share of what a ledger's runs planned that they judged, the runs stretched to match).
  */
-function cycleOf(context: Context, judgedShare = 1): number | undefined {
+function cycleOf(context: Context, judgedShare = 1): number {
   const reachable = new Set(context.units.flatMap((unit) => unit.judges));
   const wanted = context.selection.filter((item) => reachable.has(item));
   const history = new Map<string, ItemHistory>();
@@ -677,7 +686,7 @@ function cycleOf(context: Context, judgedShare = 1): number | undefined {
       }
     if (wanted.every((item) => seen.has(item))) return Math.ceil(run / Math.max(0.5, Math.min(1, judgedShare)));
   }
-  return undefined;
+  return CYCLE_MOST_RUNS + 1;
 }
 
 /** What a run with a ledger sends first: the items it plans that failed last time, were never judged, were judged before. */
@@ -789,6 +798,12 @@ function tooSmall(context: Context): BudgetTooSmall {
     ...(limits.maxRequests !== undefined ? [`--max-requests ${limits.maxRequests}`] : []),
     ...(limits.maxDurationMs !== undefined ? [`--max-duration ${Math.round(limits.maxDurationMs / 1000)}s`] : []),
   ].join(' and ');
+  const quota = context.input.quota;
+  if (quota && limits.maxRequests === quota.left)
+    return new BudgetTooSmall(
+      `the month's quota (${quotaText(quota)}) cannot hold one judged answer, which needs ${requests} requests with its test data and the key preflight; the quota comes back next month`,
+      smallest,
+    );
   return new BudgetTooSmall(
     `the budget (${budget}) cannot hold one judged answer: the cheapest test or request of the selection, with its test data and the key preflight (at most ${PREFLIGHT_REQUESTS} requests), needs more; the smallest budget that would: ${needs.join(' and ') || 'a larger one'}`,
     smallest,
@@ -819,6 +834,14 @@ function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** The lines a run's announcement starts with: its ledger's, and its quota's. */
+export function planPreamble(plan: PricedPlan): string[] {
+  return [
+    ...(plan.ledger ? [describeLedger(plan)!] : []),
+    ...(plan.quota ? [describeQuota(plan.quota, plan.estimate.requests, plan.cycle)] : []),
+  ];
+}
+
 /**
  * The ledger's line of a run's announcement: the file, its runs so far, and what this run sends
  * first (`3 items that failed last run, 412 never judged, 40 judged before (the oldest 6 runs ago)`).
@@ -845,7 +868,11 @@ export function describeLedger(plan: PricedPlan): string | undefined {
 export function describePlan(plan: PricedPlan, limits: Limits, maxDurationMs: number | undefined): string {
   const budget = [
     ...(maxDurationMs !== undefined ? [`--max-duration ${humanSeconds(maxDurationMs / 1000)}`] : []),
-    ...(limits.maxRequests !== undefined ? [`--max-requests ${limits.maxRequests}`] : []),
+    ...(plan.quota
+      ? [plan.budget ?? quotaText(plan.quota)]
+      : limits.maxRequests !== undefined
+        ? [`--max-requests ${limits.maxRequests}`]
+        : []),
   ].join(', ');
   const paces = [
     ...(limits.maxRps ? [`at most ${limits.maxRps} request(s)/s`] : []),
@@ -868,10 +895,10 @@ export function describePlan(plan: PricedPlan, limits: Limits, maxDurationMs: nu
       ? 'every item judged in this run'
       : `${plan.notPlanned.length} not judged in this run${plan.ledger ? '' : ' (a --ledger file rotates them through the next runs)'}`;
   const cycle =
-    plan.cycle !== undefined
-      ? `; at this budget a full cycle takes about ${count(plan.cycle, 'run')}`
-      : plan.cycle === undefined && plan.ledger
+    plan.cycle === undefined
+      ? ''
+      : plan.cycle > CYCLE_MOST_RUNS
         ? `; at this budget a full cycle takes more than ${CYCLE_MOST_RUNS} runs`
-        : '';
+        : `; at this budget a full cycle takes about ${count(plan.cycle, 'run')}`;
   return `kgate conform: plan for the budget (${budget}): ${plan.planned} of ${items} items judged in this run, about ${plan.estimate.requests} requests${perKey ? ` (per key: ${perKey})` : ''}${time}; ${left}${cycle}`;
 }

@@ -228,6 +228,50 @@ test('a ledger at --max-requests 100 judges every item within 9 runs, at most 1.
   );
 });
 
+test('--quota N/month: the announcement says what the month holds, and the runs of a ledger stay within it', async () => {
+  const ledger = join(dir, 'ledger-quota.json');
+  const quota = 160;
+  let sent = 0;
+  arrivals = 0;
+  const first = await conform(['--quota', `${quota}/month`, '--max-requests', '100', '--ledger', ledger]);
+  assert.equal(first.code, 0, first.stderr);
+  sent += arrivals;
+  assert.ok(arrivals <= 100, 'no more than --max-requests');
+  const holds =
+    /quota 160\/month: the month holds about (\d+) verdicts? of this run's size \(about (\d+) requests\)/.exec(
+      first.stderr,
+    );
+  assert.ok(holds, first.stderr);
+  assert.equal(Number(holds[1]), Math.floor(quota / Number(holds[2])), 'the verdicts of this size the month holds');
+  assert.match(
+    first.stderr,
+    /at one run per push a full cycle \(about \d+ runs\) takes (about [\d.]+ days|a day or less)/,
+  );
+  // The second run has what the month has left: the quota less what the first sent.
+  arrivals = 0;
+  const second = await conform(['--quota', `${quota}/month`, '--max-requests', '100', '--ledger', ledger]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(`--quota 160/month: ${quota - sent} left this month \\(${sent} sent by the ledger's runs\\)`),
+  );
+  assert.ok(arrivals <= quota - sent, `the second run sent ${arrivals} of the ${quota - sent} left`);
+  sent += arrivals;
+  // Once what is left holds no judged answer, the run is refused before it sends anything.
+  arrivals = 0;
+  const third = await conform(['--quota', `${quota}/month`, '--ledger', ledger]);
+  if (quota - sent < 5) {
+    assert.equal(third.code, 2, third.stderr);
+    assert.match(third.stderr, /the month's quota .* cannot hold one judged answer/);
+    assert.equal(arrivals, 0);
+  } else assert.ok(arrivals <= quota - sent, `the third run sent ${arrivals} of the ${quota - sent} left`);
+  const kept = JSON.parse(readFileSync(ledger, 'utf8')) as Ledger;
+  assert.ok(
+    kept.runs.reduce((sum, run) => sum + (run.requests ?? 0), 0) <= quota,
+    'the month never went over its quota',
+  );
+});
+
 /** Input-triggered faults of three groups (a sample: the bench judges every one). */
 const SAMPLE = ['calchistogram-right-to-left-500', 'hotevents-century-year-500', 'answersearch-emoji-500'];
 

@@ -13,7 +13,7 @@ import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
-import { BudgetTooSmall, describeLedger, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
+import { BudgetTooSmall, describePlan, type PricedPlan, planPreamble, planRun } from '../../run/budget.ts';
 import { type Ledger, LedgerError, ledgerPlanInput, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
@@ -28,6 +28,7 @@ import {
   readConformOptions,
 } from '../../run/options.ts';
 import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../../run/plan.ts';
+import { quotaShare } from '../../run/quota.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
@@ -42,7 +43,7 @@ import { runFolder } from '../run-folder.ts';
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]
-                     [--max-duration D] [--max-requests N] [--ledger FILE]
+                     [--max-duration D] [--max-requests N] [--quota N/month] [--ledger FILE]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json]
@@ -73,9 +74,12 @@ configuration file it starts the embedded reference server and judges that.
                      budget: the run plans what fits it at the deployment's limits (see below)
   --max-requests     at most N requests in the whole run (test data, retries, probes and the key
                      preflight included), for a key with a quota: the run plans what fits
+  --quota            the deployment's request quota, such as 10000/month: the run says how many
+                     verdicts of its size the month holds and how many days a full cycle takes at
+                     one run per push; with --ledger it sends no more than the month has left
   --ledger           coverage ledger file kept between runs (created when absent): which items each run
-                     judged; a budgeted run sends first what failed last time, then what was judged
-                     longest ago, so a gate on every push judges every item within a window of runs
+                     judged and what that cost; a budgeted run sends first what failed last time, then
+                     what was never or longest ago judged, so every item is judged within a cycle of runs
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
@@ -97,7 +101,7 @@ configuration file it starts the embedded reference server and judges that.
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
-                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, ledger,
+                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, quota, ledger,
                      latencyBudgetMs, envelope (bounds on what the run measures, which fail the gate),
                      baseline, strict, proxy, noProxy,
                      caFile, clientCert, clientKey, headers. Flags override it, and so do the KGATE_* variables.
@@ -126,15 +130,17 @@ reports: report.html (the page to open: verdict, matrix, failures with curl line
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
 envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
-budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path) or with
---max-requests, the run plans what fits: the cells only their own tests judge first (a budget that
-cannot hold them is refused, exit 2, naming the smallest that would), then the other cells, then the
-input items the ledger or the fault catalogue ranks first; the slowest path's operation starts first.
-The announcement says what the run judges, its requests per key and its time; what did not fit is
-reported as not judged in this run, never as passed.
+budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path), with
+--max-requests or with --quota, the run plans what fits, each test or request for what it reveals
+for its cost: what failed last time first, then what the ledger never or longest ago judged, then
+what caught the most faults of the catalogue; each API group's auth and error cells at least once
+every 3 runs. Only a budget too small for one judged answer is refused (exit 2, naming the smallest
+that would). The announcement names the ledger and what the run sends first, what it judges, its
+requests per key, its time and the runs a full cycle takes; what did not fit is reported as not
+judged in this run, never as passed.
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage or
 unreachable target (or proxy), a refused proxy or TLS connection, a front server refusing every
-request, a budget too small, or a ledger that is damaged or another target's or spec's`;
+request, a budget too small for one judged answer, or a ledger that is damaged or another target's or spec's`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -306,6 +312,11 @@ export const command: Command = {
       unsubscribed: embedded || settings.keys.unsubscribed !== undefined,
       exhausted: embedded || settings.keys.exhausted !== undefined,
     };
+    // A quota: the run's share is what the month has left (by the ledger's runs), at most --max-requests.
+    const quota =
+      settings.quota &&
+      quotaShare(settings.quota, given['max-requests'] ?? config.maxRequests, ledger, new Date(started));
+    if (quota) options.maxRequests = quota.maxRequests;
     let plan: PricedPlan | undefined;
     if (plansCoverage(options)) {
       try {
@@ -315,18 +326,19 @@ export const command: Command = {
             maxRps: options.maxRps,
             maxRpsByPath: options.maxRpsByPath,
             maxDurationMs: settings.maxDurationMs,
-            maxRequests: settings.maxRequests,
+            maxRequests: options.maxRequests,
           },
           seed: options.seed,
           refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
           revealing: revealingItems(),
           keys: keysGiven,
           ...(ledger ? ledgerPlanInput(ledger, settings.ledger!) : {}),
+          ...(quota ? { quota } : {}),
         });
       } catch (error) {
         if (error instanceof BudgetTooSmall)
           throw new UsageError(`kgate conform: ${error.message}`, {
-            option: settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
+            option: quota ? '--quota' : settings.maxRequests !== undefined ? '--max-requests' : '--max-duration',
             rule: 'holds one judged answer',
           });
         throw error;
@@ -410,8 +422,7 @@ export const command: Command = {
       mkdirSync(dirname(options.planFile), { recursive: true });
       writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
     }
-    const ledgerLine = plan && describeLedger(plan);
-    if (ledgerLine) say(ledgerLine);
+    for (const line of plan ? planPreamble(plan) : []) say(line);
     say(
       plan?.budgeted
         ? `${describePlan(plan, options, settings.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`
