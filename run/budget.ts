@@ -383,14 +383,14 @@ function contextOf(input: PlanInput, table: RequestBudget): Context {
 
   const units: Unit[] = [];
   const coversOf = new Map<string, Cover>();
+  const sent = intentsSent(input.selected);
   // The requests of each operation's unbudgeted plan: a unit each, judging what it carries, the
   // fixture's cells of its operation and the generative cell of its intent.
   const requestsOf = new Map<string, Unit[]>();
   for (const op of OPERATIONS.filter((entry) => generativeOps.has(entry.label))) {
     const cover = coverFor(input.seed, op.operationId);
     coversOf.set(op.operationId, cover);
-    const whole = new OperationPlan(cover, input.refused);
-    for (const item of defaultTargets(op.operationId, carried)) whole.add(item);
+    const whole = wholePlanOf(op.operationId, cover, carried, input.refused, sent.get(op.label)!);
     const own = whole.requests.map((request, index): Unit => {
       const generative = cellId(op.operationId, CHECK_OF_INTENT[request.case.intent]!);
       const cost: Cost = { [op.path]: 1 };
@@ -515,6 +515,75 @@ function contextOf(input: PlanInput, table: RequestBudget): Context {
     capRequests,
     seconds,
     shareOf,
+  };
+}
+
+/** The class intent each intent of case judges. */
+const CLASS_OF_INTENT: Record<string, string> = { positive: 'valid', negative: 'invalid', edge: 'open' };
+
+/**
+ * The intents of case each operation's generated requests send: those of its generative tests the
+ * run selects (positive-input-accepted carries the valid ones whenever a property runs).
+ */
+function intentsSent(selected: readonly SelectedTest[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const test of selected) {
+    const intent = Object.keys(CHECK_OF_INTENT).find((key) => CHECK_OF_INTENT[key] === test.check);
+    if (!intent) continue;
+    const intents = out.get(test.operation) ?? new Set<string>();
+    intents.add(intent);
+    out.set(test.operation, intents);
+  }
+  return out;
+}
+
+/** An operation's unbudgeted plan of generated requests, of the intents the run sends. */
+function wholePlanOf(
+  operationId: string,
+  cover: Cover,
+  carried: ReadonlySet<string>,
+  refused: ReadonlySet<string> | undefined,
+  intents: ReadonlySet<string>,
+): OperationPlan {
+  const classes = new Set([...intents].map((intent) => CLASS_OF_INTENT[intent]));
+  const whole = new OperationPlan(cover, refused);
+  for (const item of defaultTargets(operationId, carried)) if (classes.has(intentOf(item) ?? '')) whole.add(item);
+  return whole;
+}
+
+/**
+ * What the generated requests of each operation send where the run sends only some of their intents
+ * (--checks, --exclude-checks): the requests of those intents in its unbudgeted plan, their chains'
+ * reads, and the relations of the checks the run selects (each from a valid answer). Undefined for
+ * an operation that sends every intent: the measured table holds what it sends.
+ */
+export function generatedOf(
+  selected: readonly SelectedTest[],
+  seed: number,
+  refused?: ReadonlySet<string>,
+  table: RequestBudget = requestBudget(),
+): (label: string) => Cost | undefined {
+  const sent = intentsSent(selected);
+  const carried = fixedCarriedItems(table);
+  const costs = new Map<string, Cost | undefined>();
+  return (label) => {
+    if (costs.has(label)) return costs.get(label);
+    const intents = sent.get(label);
+    const op = OPERATIONS.find((entry) => entry.label === label);
+    let cost: Cost | undefined;
+    if (op && intents && intents.size < GENERATIVE.length) {
+      cost = pathsOfPlan(
+        wholePlanOf(op.operationId, coverFor(seed, op.operationId), carried, refused, intents),
+        op.path,
+      );
+      if (intents.has('positive'))
+        for (const test of selected)
+          if (test.operation === label && RELATION_CHECKS.has(test.check) && DEFERRED_CHECKS.has(test.check))
+            for (const [where, n] of Object.entries(RELATION_COST[test.check] ?? {}))
+              addCost(cost, { [where === 'own' ? op.path : where]: n });
+    }
+    costs.set(label, cost);
+    return cost;
   };
 }
 

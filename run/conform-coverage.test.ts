@@ -118,6 +118,25 @@ test('--max-requests 60 with every key gives a verdict and sends at most 60; eve
   assert.ok(readFileSync(join(reportDir, 'report.html'), 'utf8').includes(headline), 'the page says the same');
 });
 
+test('with --checks the announcement is within 10 % of what is sent, budgeted or not', async () => {
+  for (const args of [
+    ['--checks', 'response-matches-spec'],
+    ['--checks', 'paging-is-consistent'],
+    ['--checks', 'auth-required,no-server-error'],
+    ['--checks', 'paging-is-consistent', '--max-requests', '100'],
+  ]) {
+    arrivals = 0;
+    const { code, stderr } = await conform(args);
+    assert.equal(code, 0, stderr);
+    // The unbudgeted line counts the run's own requests; the plan's, the key preflight's too.
+    const range = /will send about (\d+)(?: to (\d+))? requests/.exec(stderr);
+    const planned = Number(/plan for the budget .*?about (\d+) requests/.exec(stderr)?.[1]);
+    const sent = range ? arrivals - 4 : arrivals;
+    const [low, high] = range ? [Number(range[1]), Number(range[2] ?? range[1])] : [planned, planned];
+    assert.ok(sent >= low * 0.9 && sent <= high * 1.1, `${args.join(' ')}: announced ${low} to ${high}, sent ${sent}`);
+  }
+});
+
 test('a paced time budget, scaled down, is fitted: the run ends within it and sends what it announced', async () => {
   const { code, result, stderr } = await conform([
     '--max-rps',

@@ -333,15 +333,17 @@ export async function runCheck(
         (id) =>
           (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),
-      // A budgeted plan runs only the relations whose cells it holds: the others would cost requests it did not plan.
       properties: CHECK_IDS.filter(
         (id) =>
-          (!kgate.options.checks || kgate.options.checks.includes(id)) &&
-          !kgate.options.excludeChecks?.includes(id) &&
-          relationPlanned(kgate.options, op.operationId, id),
+          (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),
       ...(plansCoverage(kgate.options)
-        ? { targets: targetsOf(kgate.options, op.operationId), refused: refusedItems(kgate.options) }
+        ? {
+            targets: targetsOf(kgate.options, op.operationId),
+            refused: refusedItems(kgate.options),
+            // A budgeted plan runs only the relations whose cells it holds: the others would cost requests it did not plan.
+            relationsOff: CHECK_IDS.filter((id) => !relationPlanned(kgate.options, op.operationId, id)),
+          }
         : {}),
     },
     shared<T>(key: string, make: () => Promise<T>): Promise<T> {

@@ -127,6 +127,7 @@ export function estimateRequests(
   generate: number = DEFAULT_GENERATE,
   draw = false,
   keys: KeysGiven = { unsubscribed: true, exhausted: true },
+  generated?: (label: string) => Record<string, number> | undefined,
 ): RequestEstimate {
   // A test that needs a key the run was not given skips itself and sends nothing.
   tests = tests.filter((test) => !needsMissingKey(test.check, keys));
@@ -153,6 +154,8 @@ export function estimateRequests(
     const sent = `${test.project} ${test.operation}`;
     const operationId = OPERATIONS.find((op) => op.label === test.operation)?.operationId ?? '';
     const inFull = !generative && !(planned && generating.has(sent));
+    // An operation sending only some intents of generated requests sends what `generated` says of them.
+    const only = generative && !drawn && !generativeSent.has(sent) ? generated?.(test.operation) : undefined;
     const requests = !generative
       ? !inFull
         ? (measured?.requests ?? 0)
@@ -161,10 +164,12 @@ export function estimateRequests(
         ? 0
         : drawn
           ? Math.round((drawn.get(operationId) ?? 0) * DRAW_REQUESTS_PER_CASE)
-          : GENERATIVE_CHECK_IDS.reduce(
-              (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
-              0,
-            );
+          : only
+            ? Object.values(only).reduce((sum, n) => sum + n, 0)
+            : GENERATIVE_CHECK_IDS.reduce(
+                (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
+                0,
+              );
     if (generative) generativeSent.add(sent);
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);

@@ -13,7 +13,7 @@ import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
-import { BudgetTooSmall, describePlan, type PricedPlan, planPreamble, planRun } from '../../run/budget.ts';
+import { BudgetTooSmall, describePlan, generatedOf, type PricedPlan, planPreamble, planRun } from '../../run/budget.ts';
 import { type Ledger, LedgerError, ledgerPlanInput, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
@@ -409,8 +409,10 @@ export const command: Command = {
     options.scratchDir = scratchDir;
     pace?.continueIn(scratchDir);
     // The workers follow the run's size and pace; a run small enough for one worker is one with one.
+    // Generated requests of only some intents (--checks, --exclude-checks): what the plan sends of them.
+    const generated = plansCoverage(options) ? generatedOf(selected, options.seed, referenceRefused()) : undefined;
     const estimateWith = (workers: number) =>
-      estimateRequests(selected, workers, undefined, options.generate, options.draw === true, keysGiven);
+      estimateRequests(selected, workers, undefined, options.generate, options.draw === true, keysGiven, generated);
     options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
     const workers = options.workers;
     const estimate = estimateWith(workers);

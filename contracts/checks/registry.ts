@@ -73,6 +73,11 @@ export interface CheckContext {
     targets?: readonly string[];
     /** Open items the target (or the reference server) refused before: the plan sends them alone. */
     refused?: ReadonlySet<string>;
+    /**
+     * Checks of `properties` whose relations do not run: a budgeted plan holds no cell of theirs on
+     * this operation, and a relation costs requests (their properties still judge what they read).
+     */
+    relationsOff?: readonly string[];
   };
   /**
    * A value computed once per worker for `key` and shared by every test that asks for it (the
