@@ -155,6 +155,9 @@ const RELATION_COST: Record<string, Record<string, number>> = {
   'encoding-does-not-matter': { own: 1 },
 };
 
+/** Most requests a relation's own test may send to be planned instead of the relation on a generated answer. */
+const RELATION_OWN_TEST_MOST = 2;
+
 /** The path a chain reads before its case is sent. */
 const CHAIN_PATH: Record<string, string> = {
   'interpret-output': '/academic/v1.0/interpret',
@@ -391,17 +394,24 @@ function contextOf(input: PlanInput, table: RequestBudget): Context {
     const cover = coverFor(input.seed, op.operationId);
     coversOf.set(op.operationId, cover);
     const whole = wholePlanOf(op.operationId, cover, carried, input.refused, sent.get(op.label)!);
+    // An item another request of the plan was made for is left to that request: on the target's own
+    // values this one may not carry it. What no request was made for (it came with one) goes with it.
+    const assigned = new Set(whole.requests.flatMap((request) => [...request.assigned]));
+    const targets = new Set(defaultTargets(op.operationId, carried).filter((item) => !assigned.has(item)));
     const own = whole.requests.map((request, index): Unit => {
+      const carries = (request.case.items ?? []).filter((item) => request.assigned.has(item) || !assigned.has(item));
       const generative = cellId(op.operationId, CHECK_OF_INTENT[request.case.intent]!);
       const cost: Cost = { [op.path]: 1 };
       if (request.case.chain) addCost(cost, { [CHAIN_PATH[request.case.chain.kind]!]: chainCost(request.case) });
       return {
         id: `request ${op.operationId}#${index}`,
         operationId: op.operationId,
-        items: [...request.assigned],
+        // With what it was made for, the targets it carries that no request was made for: on the
+        // target's own values it may carry less, and what it no longer carries gets a request of its own.
+        items: [...new Set([...request.assigned, ...carries.filter((item) => targets.has(item))])],
         judges: [
           ...new Set([
-            ...(request.case.items ?? []),
+            ...carries,
             ...(fixtureCells.get(op.operationId) ?? []),
             ...(selectedCells.has(generative) ? [generative] : []),
           ]),
@@ -429,7 +439,12 @@ function contextOf(input: PlanInput, table: RequestBudget): Context {
     const row = table.tests[budgetKey(test)];
     const fixture = fixtureCells.get(operationId) ?? [];
     const generated = generativeOps.has(test.operation);
-    if (!DEFERRED_CHECKS.has(test.check) || !generated) {
+    // A relation whose own test costs little more than the relation is judged by that test: every
+    // answer the test reads is then judged by every property too (a relation's reads are judged by
+    // the relation alone), as a planned run's test does where no generated answer was decisive.
+    const ownTestRelation =
+      RELATION_CHECKS.has(test.check) && row?.alone !== undefined && row.alone <= RELATION_OWN_TEST_MOST;
+    if (!DEFERRED_CHECKS.has(test.check) || !generated || ownTestRelation) {
       // A test that sends its own requests: all of them when no generated request can judge its cell.
       const own =
         DEFERRED_CHECKS.has(test.check) && row?.alone !== undefined
