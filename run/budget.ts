@@ -155,9 +155,6 @@ const RELATION_COST: Record<string, Record<string, number>> = {
   'encoding-does-not-matter': { own: 1 },
 };
 
-/** Most requests a relation's own test may send to be planned instead of the relation on a generated answer. */
-const RELATION_OWN_TEST_MOST = 2;
-
 /** The path a chain reads before its case is sent. */
 const CHAIN_PATH: Record<string, string> = {
   'interpret-output': '/academic/v1.0/interpret',
@@ -439,12 +436,7 @@ function contextOf(input: PlanInput, table: RequestBudget): Context {
     const row = table.tests[budgetKey(test)];
     const fixture = fixtureCells.get(operationId) ?? [];
     const generated = generativeOps.has(test.operation);
-    // A relation whose own test costs little more than the relation is judged by that test: every
-    // answer the test reads is then judged by every property too (a relation's reads are judged by
-    // the relation alone), as a planned run's test does where no generated answer was decisive.
-    const ownTestRelation =
-      RELATION_CHECKS.has(test.check) && row?.alone !== undefined && row.alone <= RELATION_OWN_TEST_MOST;
-    if (!DEFERRED_CHECKS.has(test.check) || !generated || ownTestRelation) {
+    if (!DEFERRED_CHECKS.has(test.check) || !generated) {
       // A test that sends its own requests: all of them when no generated request can judge its cell.
       const own =
         DEFERRED_CHECKS.has(test.check) && row?.alone !== undefined
