@@ -173,6 +173,11 @@ test('a run merges into the ledger as it is when the run ends: two runs ending t
   assert.equal(sentInMonth(kept, new Date('2026-02-20T00:00:00Z')), 100, "the month's requests");
   assert.equal(sentInMonth(kept, new Date('2026-03-01T00:00:00Z')), 0, 'a new month starts at none');
   assert.equal(judgedShareOf(kept), 0.5, 'one of the two items each run planned was judged');
+  // A month's requests are counted apart from the runs, of which only the last 100 are kept.
+  let many = kept;
+  for (let i = 0; i < 120; i++) many = updatedLedger(many, run('2026-02-10'), new Set(), new Map());
+  assert.equal(many.runs.length, 100);
+  assert.equal(sentInMonth(many, new Date('2026-02-20T00:00:00Z')), 100 + 120 * 50, 'every run of the month counted');
   // A file damaged meanwhile is left as it is: the merge is refused.
   writeFileSync(file, '{"kgateCoverageLedger": 1, "runs": [');
   assert.throws(() => merge('z', '2026-02-03'), LedgerError);

@@ -59,6 +59,8 @@ export interface Ledger {
   specSha256: string;
   runs: LedgerRun[];
   items: Record<string, LedgerEntry>;
+  /** Requests its runs sent, by calendar month (UTC, `2026-12`): what a quota's share is made from, however many runs a month. */
+  months?: Record<string, number>;
 }
 
 /** A ledger file that cannot be used: the message names the file and the rule. */
@@ -155,6 +157,8 @@ export function judgedShareOf(ledger: Ledger, runs = 5): number {
 /** The requests a ledger's runs sent in the calendar month (UTC) of `now`. */
 export function sentInMonth(ledger: Ledger, now: Date): number {
   const month = now.toISOString().slice(0, 7);
+  const counted = ledger.months?.[month];
+  if (typeof counted === 'number' && Number.isFinite(counted)) return counted;
   return ledger.runs.filter((run) => run.date.slice(0, 7) === month).reduce((sum, run) => sum + (run.requests ?? 0), 0);
 }
 
@@ -288,8 +292,18 @@ export function updatedLedger(
       ...(cost !== undefined ? { cost } : {}),
     };
   }
+  // What this month's runs sent, kept apart from the runs (only the last LEDGER_RUNS are kept); a
+  // ledger without the count starts it from the runs it holds.
+  const month = run.date.slice(0, 7);
+  const before = sentInMonth(ledger, new Date(`${month}-01T00:00:00Z`));
+  const months = Object.fromEntries(
+    Object.entries({ ...ledger.months, [month]: before + (run.requests ?? 0) })
+      .sort(([a], [b]) => a.localeCompare(b))
+      .slice(-13),
+  );
   return {
     ...ledger,
+    months,
     runs: [...ledger.runs, { run: number, ...run, judged: judged.size }].slice(-LEDGER_RUNS),
     items,
     refused: [...new Set([...((ledger as { refused?: string[] }).refused ?? []), ...refused])].sort(),
