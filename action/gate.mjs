@@ -27,6 +27,7 @@ export const INPUTS = {
   'max-rps-by-path': '',
   'max-duration': '',
   'max-requests': '',
+  quota: '',
   ledger: '',
   config: '',
   'report-dir': 'kgate-reports',
@@ -144,6 +145,7 @@ export function conformArgs(inputs) {
     ['max-rps-by-path', '--max-rps-by-path'],
     ['max-duration', '--max-duration'],
     ['max-requests', '--max-requests'],
+    ['quota', '--quota'],
     ['ledger', '--ledger'],
     ['config', '--config'],
     ...NETWORK_FLAGS,
@@ -236,7 +238,7 @@ export function conformEnv(inputs, env) {
 /**
  * The step's outputs from kgate's summary.json (absent when kgate stopped before judging);
  * `report-html` is the report page, empty when there is none.
- * @param {{ verdict: string, requests?: number, reportDir?: string, shards?: { missing: number[] }, coverage?: { items: number, judged: number, notJudged?: string[], window?: { runs: number, judged: number }, never?: number }, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
+ * @param {{ verdict: string, requests?: number, reportDir?: string, shards?: { missing: number[] }, coverage?: { items: number, judged: number, notJudged?: string[], ledger?: { judged: number }, cycle?: number, never?: number }, targets: { counts: { passed: number, failed: number, known?: number, warned: number, skipped: number } }[] } | undefined} summary
  * @param {number} exitCode
  * @param {string} reportDir
  * @returns {Record<string, string>}
@@ -253,12 +255,12 @@ export function outputsOf(summary, exitCode, reportDir) {
     warnings: String(counts?.warned ?? 0),
     skipped: String(counts?.skipped ?? 0),
     requests: String(summary?.requests ?? 0),
-    // What the run judged of the coverage model, and with a ledger, what the runs within its window did.
+    // What the run judged of the coverage model, and with a ledger, what its runs did and how many a cycle takes.
     'coverage-items': String(summary?.coverage?.items ?? 0),
     'coverage-judged': String(summary?.coverage?.judged ?? 0),
     'coverage-not-judged': String(summary?.coverage?.notJudged?.length ?? 0),
-    'coverage-window': summary?.coverage?.window ? String(summary.coverage.window.runs) : '',
-    'coverage-within-window': summary?.coverage?.window ? String(summary.coverage.window.judged) : '',
+    'coverage-cycle': summary?.coverage?.cycle !== undefined ? String(summary.coverage.cycle) : '',
+    'coverage-judged-since-ledger': summary?.coverage?.ledger ? String(summary.coverage.ledger.judged) : '',
     'coverage-never-judged': summary?.coverage?.never !== undefined ? String(summary.coverage.never) : '',
     'missing-shards': (summary?.shards?.missing ?? []).join(','),
     'report-dir': folder,

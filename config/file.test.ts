@@ -67,6 +67,12 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     },
     { given: { maxDuration: '2d' }, want: /key 'maxDuration' must be a duration/ },
     { given: { maxDuration: '25h' }, want: /key 'maxDuration' .*, got '25h' \(25h: above 24h\)$/ },
+    { given: { quota: '10000/month' }, want: { quota: '10000/month' } },
+    {
+      given: { quota: '10000' },
+      want: /^kgate\.config\.json: key 'quota' must be N\/month, N a whole number of requests/,
+    },
+    { given: { quota: '0/month' }, want: /key 'quota' must be N\/month.*, got '0\/month' \(out of range\)$/ },
     { given: { maxRPS: 1 }, want: /^kgate\.config\.json: unknown key 'maxRPS' \(did you mean maxRps\?\)$/ },
     {
       given: { keyVariables: { ful: 'K' } },

@@ -10,6 +10,7 @@ const load = createRequire(import.meta.url);
 import { NetworkConfigError, parseProxyUrl } from '../http/network.ts';
 import { DurationError, parseDuration } from './duration.ts';
 import { didYouMean, nearMisses } from './near-miss.ts';
+import { parseQuota, QUOTA_RULE, QuotaError } from './quota.ts';
 
 /** The files kgate looks for in the working directory when no --config is given, in this order. */
 export const CONFIG_FILES = ['kgate.config.json', 'kgate.config.yaml', 'kgate.config.yml'] as const;
@@ -61,6 +62,8 @@ export interface KgateConfig {
   maxDuration?: number;
   /** At most this many requests in the whole run. */
   maxRequests?: number;
+  /** The deployment's request quota (`10000/month`), read by config/quota.ts. */
+  quota?: string;
   /** The coverage ledger, absolute (resolved against the configuration file's folder). */
   ledger?: string;
   /** Per path of the spec, the longest an answer may take before latency-within-budget names it, in milliseconds. */
@@ -213,6 +216,19 @@ export function parseConfig(value: unknown, source: string): KgateConfig {
       throw new ConfigError(`${source}: key 'maxDuration' ${rule}, got '${config.maxDuration}' (${error.message})`, {
         file: source,
         key: 'maxDuration',
+        rule,
+      });
+    }
+  }
+  if (config.quota !== undefined) {
+    try {
+      parseQuota(config.quota);
+    } catch (error) {
+      if (!(error instanceof QuotaError)) throw error;
+      const rule = `must be ${QUOTA_RULE}`;
+      throw new ConfigError(`${source}: key 'quota' ${rule}, got '${config.quota}' (${error.message})`, {
+        file: source,
+        key: 'quota',
         rule,
       });
     }

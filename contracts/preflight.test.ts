@@ -177,3 +177,30 @@ test('a key whose call volume quota is used up is named, with the time the gatew
   assert.equal(problem?.kind, 'quota', JSON.stringify(problem));
   assert.match(problem!.reason, /call volume quota is used up \(replenished in 2\.03:23:11\)/);
 });
+
+test('under a request budget the questions go one at a time: one answer that rules out every problem is the only request counted', async () => {
+  let asked = 0;
+  const url = await serve((_req, res) => {
+    asked++;
+    answer(res, 200, '{"_type":"SearchResponse","expr":"Y>1900","entities":[],"value":[]}');
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'kgate-preflight-budget-'));
+  try {
+    const pace = new RunPace(dir, undefined, {}, 60);
+    assert.equal(await preflight(url, 'k', pace), undefined);
+    assert.equal(asked, 1, 'one question asked');
+    assert.equal(pace.cap?.used(), 1, 'one request of the budget claimed');
+    // A first answer that settles nothing (every API refusing the key) lets the next question go.
+    let refused = 0;
+    server?.removeAllListeners('request');
+    server?.on('request', (_req, res) => {
+      refused++;
+      answer(res, 401, '{"error":{"statusCode":401,"message":"Access denied"}}');
+    });
+    const again = new RunPace(join(dir, 'again'), undefined, {}, 60);
+    assert.equal((await preflight(url, 'k', again))?.kind, 'key');
+    assert.equal(refused, 4, 'every question asked, one after another');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -157,34 +157,57 @@ export async function preflight(
   const decided = new Promise<undefined>((resolve) => {
     ruledOut = () => resolve(undefined);
   });
+  // Under a request budget the questions go one at a time: the first answer usually settles it, and
+  // the questions it makes needless are never sent.
+  let turn: Promise<void> = Promise.resolve();
   const asked = Promise.all(
     PREFLIGHT_QUESTIONS.map(async (question): Promise<Answer> => {
-      const { path } = question;
-      const paced = path.split('?')[0]!;
-      // A question stopped while it waits for its slot claims none: the run's requests get them.
-      await pace?.wait(paced, stop.signal);
-      if (stop.signal.aborted) return { question };
-      try {
-        const response = await sendHttp({
-          method: 'GET',
-          url: `${baseUrl}${path}`,
-          headers: key ? { 'Ocp-Apim-Subscription-Key': key } : {},
-          // Short: a target that does not answer here is judged (quickly) by the run itself.
-          timeoutMs: 2_000,
-          // A question already sent is let finish within its deadline, unwaited for: stopped, it would be
-          // a request a front logs as dropped (nginx's 499) and a gateway counts all the same.
-          onSent: pace && (() => pace.sent(paced)),
-          beforeRetry: pace && ((signal) => pace.wait(paced, signal)),
-          maxBytes: 1024 * 1024,
+      let done = () => {};
+      if (pace?.counted) {
+        const before = turn;
+        turn = new Promise<void>((resolve) => {
+          done = resolve;
         });
-        if (rulesOutProblems(question, response, key)) ruledOut();
-        return { question, response };
-      } catch (error) {
-        if (error instanceof TransportError) return { question, error };
-        throw error;
+        await before;
+      }
+      try {
+        return await ask(question);
+      } finally {
+        done();
       }
     }),
   );
+  async function ask(question: Answer['question']): Promise<Answer> {
+    const { path } = question;
+    const paced = path.split('?')[0]!;
+    // A question stopped while it waits for its turn or its slot claims none: the run's requests get them.
+    if (stop.signal.aborted) return { question };
+    await pace?.wait(paced, stop.signal);
+    if (stop.signal.aborted) return { question };
+    try {
+      const response = await sendHttp({
+        method: 'GET',
+        url: `${baseUrl}${path}`,
+        headers: key ? { 'Ocp-Apim-Subscription-Key': key } : {},
+        // Short: a target that does not answer here is judged (quickly) by the run itself.
+        timeoutMs: 2_000,
+        // A question already sent is let finish within its deadline, unwaited for: stopped, it would be
+        // a request a front logs as dropped (nginx's 499) and a gateway counts all the same.
+        onSent: pace && (() => pace.sent(paced)),
+        beforeRetry: pace && ((signal) => pace.wait(paced, signal)),
+        maxBytes: 1024 * 1024,
+      });
+      if (rulesOutProblems(question, response, key)) {
+        ruledOut();
+        // The questions still waiting for their turn are not asked.
+        stop.abort(new Error('the preflight had its answer'));
+      }
+      return { question, response };
+    } catch (error) {
+      if (error instanceof TransportError) return { question, error };
+      throw error;
+    }
+  }
   try {
     return await Promise.race([decided, asked.then((answers) => problemOf(answers, key))]);
   } finally {

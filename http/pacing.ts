@@ -12,6 +12,8 @@ export interface RequestPace {
   wait(path: string, signal?: AbortSignal): Promise<unknown>;
   /** Says that the request to `path` actually left (it may leave later than it claimed its slot). */
   sent(path: string): void;
+  /** Whether every request claims one of a request budget (--max-requests): what can wait is then asked one at a time. */
+  readonly counted?: boolean;
 }
 
 /** File in a run's report folder through which its processes share the pace. */
@@ -204,6 +206,7 @@ export class RunPace implements RequestPace {
   private readonly paths: Map<string, SharedPace>;
   /** --max-requests: every request claims one before it waits for its slots. */
   readonly cap: RequestCap | undefined;
+  readonly counted: boolean;
 
   constructor(
     private dir: string,
@@ -216,6 +219,7 @@ export class RunPace implements RequestPace {
       Object.entries(byPath).map(([path, rps]) => [path, new SharedPace(pathPaceFile(dir, path), rps)]),
     );
     this.cap = maxRequests !== undefined ? new RequestCap(join(dir, REQUEST_COUNT_FILE), maxRequests) : undefined;
+    this.counted = this.cap !== undefined;
   }
 
   /**

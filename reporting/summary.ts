@@ -149,14 +149,17 @@ export interface CoverageSummary {
   items: number;
   /** Of them, judged in this run. */
   judged: number;
-  /** Items of the selection this run did not judge: left out by its budget, or planned and not judged (a skip). */
+  /** Items of the selection this run did not judge (judged + notJudged = items): left out by its budget, or planned and not judged (a skip). */
   notJudged: string[];
   /** Of those, the ones its budget left out. */
   notPlanned: string[];
-  /** With a ledger: its file, and how many runs it holds. */
-  ledger?: { file: string; runs: number };
-  /** With a ledger: the window of runs in which a gate of this budget judges every item, and the items those runs judged. */
-  window?: { runs: number; judged: number };
+  /**
+   * With a ledger: its file, its runs so far (this one included), the items of the selection judged
+   * since it began, and, once every item was, the fewest last runs that judged every item.
+   */
+  ledger?: { file: string; runs: number; judged: number; allWithin?: number };
+  /** A budgeted run with a ledger or a quota: the runs a full cycle of every item takes at this budget (more than 60: 61). */
+  cycle?: number;
   /** With a ledger: items no run of it ever judged. */
   never?: number;
   /** With a ledger: the last failure of each item that ever failed. */
@@ -572,14 +575,24 @@ function skipLines(target: TargetSummary): string[] {
 
 /** The headline of a run's coverage: what it judged, and with a ledger, what the runs before it did. */
 export function coverageHeadline(coverage: CoverageSummary): string {
+  const missed = coverage.notJudged.length;
   const left = coverage.notPlanned.length;
-  const unjudged = coverage.notJudged.length - left;
-  const parts = [
-    `${coverage.judged} of ${coverage.items} items judged in this run${left > 0 ? ` (${left} not judged in this run: the budget left them out)` : ''}${unjudged > 0 ? `; ${unjudged} planned but not judged (skipped)` : ''}`,
+  const why = [
+    ...(left > 0 ? [`${left} left out by the budget`] : []),
+    ...(missed - left > 0 ? [`${missed - left} planned but skipped`] : []),
   ];
-  if (coverage.window)
+  const parts = [
+    `${coverage.judged} of ${coverage.items} items judged in this run${missed > 0 ? `, ${missed} not judged in this run (${why.join(', ')})` : ''}`,
+  ];
+  if (coverage.ledger)
     parts.push(
-      `${coverage.window.judged} of ${coverage.items} judged within the last ${coverage.window.runs} run(s) of the ledger, ${coverage.never ?? 0} never judged`,
+      `${coverage.ledger.judged} of ${coverage.items} judged since this ledger began (${coverage.ledger.runs} run${coverage.ledger.runs === 1 ? '' : 's'})${coverage.ledger.allWithin !== undefined ? `; every item at least once in the last ${coverage.ledger.allWithin} run${coverage.ledger.allWithin === 1 ? '' : 's'}` : ''}`,
+    );
+  if (coverage.cycle !== undefined)
+    parts.push(
+      coverage.cycle > 60
+        ? 'at this budget a full cycle takes more than 60 runs'
+        : `at this budget a full cycle takes about ${coverage.cycle} run${coverage.cycle === 1 ? '' : 's'}`,
     );
   if (coverage.lastFailures?.length)
     parts.push(`${coverage.lastFailures.length} item(s) whose last judgement failed at some run`);

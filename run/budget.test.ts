@@ -5,14 +5,17 @@ import {
   budgetText,
   DURATION_MARGIN_S,
   DURATION_SHARE,
+  type ItemHistory,
   isBudgeted,
+  itemsOf,
+  PREFLIGHT_REQUESTS,
   pacedSecondsOf,
   planRun,
-  priorityOrder,
   RUN_OVERHEAD_S,
 } from './budget.ts';
 import { readConformOptions } from './options.ts';
 import { referenceRefused, revealingItems } from './plan.ts';
+import { SENTINEL_CHECKS, SENTINEL_RUNS } from './rotation.ts';
 import { selectedTests } from './selection.ts';
 
 /** A run against a deployment: no rate-limit bursts. */
@@ -52,68 +55,50 @@ test('the paces price requests by path: the slowest path, or the run pace over a
     assert.equal(pacedSecondsOf(given.byPath, given.limits), want, JSON.stringify(given));
 });
 
-test('at the published limits a 10 minute budget holds every cell, the slowest path filling the time and started first', () => {
+test('at the published limits a 10 minute budget fills the slowest path, which starts first, and says how many runs a cycle takes', () => {
   const limits = { ...PUBLISHED, maxDurationMs: 600_000 };
-  const plan = planRun({ selected, limits, seed: 1 });
+  const plan = planRun({
+    selected,
+    limits,
+    seed: 1,
+    revealing: revealingItems(),
+    refused: referenceRefused(),
+    cycle: true,
+  });
   const room = 600 * DURATION_SHARE - RUN_OVERHEAD_S - DURATION_MARGIN_S;
   const calchistogram = plan.estimate.byPath['/academic/v1.0/calchistogram'] ?? 0;
   assert.ok(calchistogram <= room * 0.1, `calchistogram requests ${calchistogram} fit ${room} s at 6/min`);
   assert.ok(calchistogram >= room * 0.1 - 3, `and fill them: ${calchistogram}`);
   assert.ok((plan.estimate.byPath['/academic/v1.0/evaluate'] ?? 0) <= room, 'evaluate fits at 1/s');
   assert.ok(plan.estimate.seconds <= 600, `announced ${plan.estimate.seconds} s within the budget`);
-  // The cells only their own tests judge take 27 of calchistogram's 55 slots. Ranked by what the
-  // fault catalogue measured (as kgate conform plans), what is left holds every other cell; without
-  // the ranking only cells of the slowest path may wait, and an 11-minute budget holds them all.
-  const ranked = planRun({ selected, limits, seed: 1, revealing: revealingItems(), refused: referenceRefused() });
-  assert.equal(ranked.cells?.length, selected.length, 'ranked, every cell of the selection is judged');
-  const cellsLeft = plan.notPlanned.filter((item) => item.startsWith('cell:'));
-  assert.ok(
-    cellsLeft.every((item) => item.startsWith('cell:calchistogram')),
-    `only the slowest path's cells wait: ${cellsLeft.join(' ')}`,
-  );
-  assert.equal(plan.cells!.length + cellsLeft.length, selected.length, 'every other cell of the selection is judged');
-  const longer = planRun({ selected, limits: { ...PUBLISHED, maxDurationMs: 660_000 }, seed: 1 });
-  assert.equal(longer.cells?.length, selected.length, 'an 11-minute budget judges every cell');
-  assert.ok(plan.notPlanned.length > 0, 'some input items of calchistogram wait for a later run');
-  assert.ok(
-    plan.notPlanned.every((item) => item.includes(':calchistogram')),
-    `only the slowest path's items are left out: ${plan.notPlanned.filter((item) => !item.includes(':calchistogram')).join(' ')}`,
-  );
+  assert.ok(plan.notPlanned.length > 0, 'some items wait for a later run');
   assert.equal(
     plan.order?.[0]?.startsWith('calchistogram'),
     true,
     `the slowest path's operation starts first: ${plan.order}`,
   );
   assert.ok(plan.order?.at(-1)?.startsWith('calchistogram'), 'its twin after every other operation');
-  assert.ok((plan.window ?? 0) >= 2, `a window of runs judges what one run cannot: ${plan.window}`);
+  assert.ok((plan.cycle ?? 0) >= 2, `a cycle of runs judges what one run cannot: ${plan.cycle}`);
 });
 
-test('a request budget is held: the plan, test data and the key preflight fit it, the cells first', () => {
-  for (const maxRequests of [200, 340, 600]) {
-    const plan = planRun({ selected, limits: { maxRequests }, seed: 1 });
-    assert.ok(plan.estimate.requests <= maxRequests, `${plan.estimate.requests} planned within ${maxRequests}`);
-    if (maxRequests >= 340) assert.equal(plan.cells?.length, selected.length, `${maxRequests}: every cell first`);
-    else
-      assert.ok(
-        plan.notPlanned.some((item) => item.startsWith('cell:')),
-        `${maxRequests}: not every cell fits`,
-      );
+test('a request budget is held from a few dozen up: the plan, test data and the key preflight fit it, a larger one judges more', () => {
+  let before = 0;
+  for (const maxRequests of [30, 60, 100, 200, 400]) {
+    const plan = planRun({ selected, limits: { maxRequests }, seed: 1, revealing: revealingItems() });
+    assert.ok(
+      plan.estimate.requests - 1 + PREFLIGHT_REQUESTS <= maxRequests,
+      `${plan.estimate.requests} planned within ${maxRequests}, the preflight's most included`,
+    );
+    assert.ok(plan.planned > before, `${maxRequests} judges more than a smaller budget: ${plan.planned}`);
+    assert.equal(plan.planned + plan.notPlanned.length, SELECTION.length, 'judged and not judged make the whole');
+    before = plan.planned;
   }
-  const small = planRun({ selected, limits: { maxRequests: 200 }, seed: 1 });
-  const large = planRun({ selected, limits: { maxRequests: 600 }, seed: 1 });
-  assert.ok(small.planned < large.planned, 'a larger budget judges more items');
-  assert.ok(large.notPlanned.length < small.notPlanned.length);
-  assert.deepEqual(
-    [...new Set(large.notPlanned)].filter((item) => !small.notPlanned.includes(item)),
-    [],
-    'what a larger budget leaves out, a smaller one leaves out too',
-  );
 });
 
-test('a budget that cannot hold the cells only their own tests judge is refused, naming the smallest that would', () => {
+test('only a budget too small for one judged answer is refused, naming the smallest that would hold one', () => {
   const cases = [
-    { limits: { maxRequests: 50 }, want: /would: --max-requests (\d+)/ },
-    { limits: { ...PUBLISHED, maxDurationMs: 60_000 }, want: /would: --max-duration (\d+)s/ },
+    { limits: { maxRequests: 4 }, want: /would: --max-requests (\d+)/ },
+    { limits: { ...PUBLISHED, maxDurationMs: 10_000 }, want: /would: --max-duration (\d+)s/ },
   ];
   for (const { limits, want } of cases) {
     let refused: BudgetTooSmall | undefined;
@@ -124,36 +109,122 @@ test('a budget that cannot hold the cells only their own tests judge is refused,
       else throw error;
     }
     assert.ok(refused, `${JSON.stringify(limits)} is refused`);
-    assert.match(refused.message, /auth-required/, 'it names the cells that need it');
+    assert.match(refused.message, /cannot hold one judged answer/);
     const smallest = Number(want.exec(refused.message)?.[1]);
     assert.ok(smallest > 0, refused.message);
-    // The smallest budget named holds them: a plan at it is made.
+    // The smallest budget named holds one: a plan at it is made, judging something.
     const enough = 'maxRequests' in limits ? { maxRequests: smallest } : { ...limits, maxDurationMs: smallest * 1000 };
-    assert.doesNotThrow(() => planRun({ selected, limits: enough, seed: 1 }), `${JSON.stringify(enough)} holds them`);
+    assert.ok(planRun({ selected, limits: enough, seed: 1 }).planned > 0, `${JSON.stringify(enough)} holds one`);
     const less =
       'maxRequests' in limits ? { maxRequests: smallest - 1 } : { ...limits, maxDurationMs: (smallest - 2) * 1000 };
     assert.throws(() => planRun({ selected, limits: less, seed: 1 }), BudgetTooSmall, 'and nothing less');
   }
+  assert.ok(
+    planRun({ selected, limits: { maxRequests: 60 }, seed: 1 }).cells!.some((cell) => cell.endsWith(':auth-required')),
+    '60 requests hold cells only their own tests judge',
+  );
 });
 
-test('items go in order: what failed last time, then never judged, then judged longest ago; each fault by its first item', () => {
-  const history = new Map([
-    ['a', { runsAgo: 0 }],
-    ['b', { runsAgo: 3 }],
-    ['c', { runsAgo: 0, failed: true }],
-    ['d', { runsAgo: 1 }],
-  ]);
-  assert.deepEqual(priorityOrder(['a', 'b', 'c', 'd', 'e'], history), ['c', 'e', 'b', 'd', 'a']);
-  const revealing = { x: ['f1'], y: ['f1', 'f2'], z: ['f3'], w: ['f2'] };
-  assert.deepEqual(
-    priorityOrder(['w', 'x', 'y', 'z', 'v'], undefined, revealing),
-    ['y', 'z', 'w', 'x', 'v'],
-    'the item catching most faults not yet caught first; then by faults caught',
+/** Ledger runs of plans at a budget, each judging what its plan holds: the runs until every item was judged, and what they sent. */
+function series(maxRequests: number, runs: number, fail?: { run: number; item: string }) {
+  const history = new Map<string, ItemHistory>();
+  const seen = new Set<string>();
+  const plans = [];
+  for (let run = 1; run <= runs; run++) {
+    const plan = planRun({
+      selected,
+      limits: { maxRequests },
+      seed: 1,
+      revealing: revealingItems(),
+      refused: referenceRefused(),
+      history,
+    });
+    plans.push(plan);
+    for (const entry of history.values()) if (entry.runsAgo !== undefined) entry.runsAgo++;
+    const left = new Set(plan.notPlanned);
+    for (const item of SELECTION) {
+      if (left.has(item)) continue;
+      history.set(item, { runsAgo: 0, ...(fail?.run === run && fail.item === item ? { failed: true } : {}) });
+      seen.add(item);
+    }
+    if (seen.size === SELECTION.length && !fail) break;
+  }
+  return { plans, seen };
+}
+
+/** The items of the selection, as the reports count them. */
+const SELECTION = itemsOf(selected);
+
+test('a ledger at --max-requests 100 judges every item within 9 runs, sending at most 1.4x one unbudgeted run', () => {
+  const whole = planRun({ selected, limits: {}, seed: 1 });
+  const first = planRun({ selected, limits: { maxRequests: 100 }, seed: 1, revealing: revealingItems(), cycle: true });
+  const items = first.planned + first.notPlanned.length;
+  assert.equal(items, SELECTION.length, 'the plan counts the items of the selection');
+  assert.equal(whole.planned, SELECTION.length, 'an unbudgeted plan judges every one');
+  const { plans, seen } = series(100, 12);
+  assert.equal(seen.size, items, `every item judged: ${seen.size} of ${items}`);
+  assert.ok(plans.length <= 9, `within 9 runs: ${plans.length}`);
+  const sent = plans.reduce((sum, plan) => sum + plan.estimate.requests, 0);
+  assert.ok(
+    sent <= 1.4 * whole.estimate.requests,
+    `${sent} requests, ${(sent / whole.estimate.requests).toFixed(2)}x one unbudgeted run`,
   );
+  assert.ok(
+    Math.abs((first.cycle ?? 0) - plans.length) <= 1,
+    `the plan says a cycle takes about ${first.cycle} runs; it took ${plans.length}`,
+  );
+  // Each API group's auth and error cells within every SENTINEL_RUNS runs in a row.
+  for (const [group, prefix] of [
+    ['academic', /^cell:(interpret|evaluate|calchistogram|similarity)/],
+    ['answer search', /^cell:answerSearch/],
+    ['URL preview', /^cell:urlPreview/],
+    ['event knowledge', /^cell:(hotEvents|relatedEvents|eventDocuments)/],
+  ] as const)
+    for (const check of SENTINEL_CHECKS) {
+      const judged = plans.map((plan) => plan.cells!.some((cell) => prefix.test(cell) && cell.endsWith(`:${check}`)));
+      for (let run = 0; run + SENTINEL_RUNS <= judged.length; run++)
+        assert.ok(
+          judged.slice(run, run + SENTINEL_RUNS).some(Boolean),
+          `${group}'s ${check} judged within runs ${run + 1} to ${run + SENTINEL_RUNS}: ${judged.join(' ')}`,
+        );
+    }
+});
+
+test('a sample of other budgets reaches every item within the cycle its first plan announces', () => {
+  for (const maxRequests of [60, 200]) {
+    const first = planRun({ selected, limits: { maxRequests }, seed: 1, revealing: revealingItems(), cycle: true });
+    const { plans, seen } = series(maxRequests, (first.cycle ?? 0) + 2);
+    assert.equal(seen.size, first.planned + first.notPlanned.length, `${maxRequests}: every item judged`);
+    assert.ok(
+      plans.length <= (first.cycle ?? 0) + 1,
+      `${maxRequests}: announced about ${first.cycle} runs, took ${plans.length}`,
+    );
+  }
+});
+
+test('an item that failed is judged again on the next run, where it would otherwise wait', () => {
+  const plain = series(60, 2).plans;
+  const waiting = SELECTION.filter(
+    (item) => item.startsWith('input:') && !plain[0]!.notPlanned.includes(item) && plain[1]!.notPlanned.includes(item),
+  );
+  assert.ok(waiting.length > 0, 'some items judged in run 1 wait in run 2');
+  for (const item of waiting.slice(0, 3)) {
+    const { plans } = series(60, 2, { run: 1, item });
+    assert.ok(!plans[1]!.notPlanned.includes(item), `${item}: the run after its failure judges it again`);
+  }
+});
+
+test('keys not given cost nothing: their cells are left to their tests, which skip themselves', () => {
+  const keys = { unsubscribed: false, exhausted: false };
+  const plan = planRun({ selected, limits: { maxRequests: 400 }, seed: 1, keys });
   assert.deepEqual(
-    priorityOrder(['w', 'x', 'y', 'z'], new Map([['y', { runsAgo: 0 }]]), revealing),
-    ['z', 'w', 'x', 'y'],
-    'within a group the revealing order holds; judged last run goes last',
+    Object.keys(plan.estimate.perKey ?? {}).filter((key) => key.startsWith('KGATE_KEY_')),
+    [],
+    `no request counted for a key not given: ${JSON.stringify(plan.estimate.perKey)}`,
+  );
+  assert.ok(
+    plan.cells!.some((cell) => cell.endsWith(':auth-requires-subscription')),
+    'its test still runs, and skips',
   );
 });
 

@@ -1,21 +1,41 @@
 // The plan of a run priced for the deployment it gates: given its limits (--max-rps,
 // --max-rps-by-path) and a budget (--max-duration, --max-requests), which cells and input items
 // the run judges, in which order, and what that costs per path. What does not fit is not judged in
-// this run; a budget that cannot hold the cells only their own tests can judge is refused.
+// this run; every item rotates through the runs of a ledger (rotation.ts). A budget too small for
+// one judged answer is refused.
 import { CHECKS, getCheck } from '../contracts/checks/index.ts';
 import { cellId, intentOf } from '../contracts/coverage/inputs.ts';
-import { chainCost, coverOf, inputItemsOf, OperationPlan } from '../contracts/coverage/plan.ts';
+import { type Cover, chainCost, coverOf, inputItemsOf, OperationPlan } from '../contracts/coverage/plan.ts';
 import { DEFAULT_POOLS } from '../contracts/generative/values.ts';
-import { RELATIONS } from '../contracts/properties/relations.ts';
-import { getOperation, OPERATIONS } from '../openapi/spec.ts';
-import { DEFERRED_CHECKS, defaultTargets, fixedCarriedItems, type RunPlan } from './plan.ts';
+import { getOperation, OPERATIONS, type OperationInfo } from '../openapi/spec.ts';
+import { DISCOVERY_REQUESTS, DISCOVERY_SOURCES, type DiscoveryItem } from './discovery.ts';
+import { DEFERRED_CHECKS, defaultTargets, fixedCarriedItems, RELATION_CHECKS, type RunPlan } from './plan.ts';
+import { describeQuota, type QuotaShare, quotaText } from './quota.ts';
 import {
   budgetKey,
-  DISCOVERY_MAX_REQUESTS,
+  type KeysGiven,
+  needsMissingKey,
   type RequestBudget,
   requestBudget,
   type SelectedTest,
+  withNeeds,
 } from './request-budget.ts';
+import {
+  addCost,
+  type Choice,
+  type Cost,
+  chooseUnits,
+  dueSentinels,
+  type ItemHistory,
+  itemWeight,
+  SENTINEL_CHECKS,
+  type Sentinel,
+  totalOf,
+  WEIGHT,
+} from './rotation.ts';
+
+export type { KeysGiven } from './request-budget.ts';
+export type { ItemHistory } from './rotation.ts';
 
 /** The limits and budget of a run. */
 export interface Limits {
@@ -24,14 +44,6 @@ export interface Limits {
   /** --max-duration (or maxDuration) as given: a budget; the default time limit is none. */
   maxDurationMs?: number;
   maxRequests?: number;
-}
-
-/** What a ledger says of an item (see ledger.ts). */
-export interface ItemHistory {
-  /** Runs since the item was last judged (0: the last run judged it); absent: never judged. */
-  runsAgo?: number;
-  /** The item failed the last time it was judged. */
-  failed?: boolean;
 }
 
 /** What a plan is made from. */
@@ -46,18 +58,37 @@ export interface PlanInput {
   revealing?: Readonly<Record<string, readonly string[]>>;
   /** Open items the target refused before (sent alone). */
   refused?: ReadonlySet<string>;
+  /** The keys given (default: every key, as on the embedded server). */
+  keys?: KeysGiven;
+  /** The run's ledger, named in the announcement: its file and the runs it holds. */
+  ledger?: { file: string; runs: number };
+  /** Whether the plan says how many runs a full cycle of every item takes at this budget (a ledger's, a quota's). */
+  cycle?: boolean;
+  /** Of a ledger's runs, the items they judged of those they planned: a target on which fewer come through takes more runs. */
+  judgedShare?: number;
+  /** The run's share of the deployment's quota (its maxRequests is limits.maxRequests). */
+  quota?: QuotaShare;
 }
 
 /** What the plan costs, as announced before the run. */
 export interface PlanEstimate {
   /** Requests of the run: the planned tests and generated requests, discovery and the key preflight. */
   requests: number;
-  /** The same by path of the spec (discovery and preflight not included). */
+  /** The same by path of the spec (the key preflight not included). */
   byPath: Record<string, number>;
   /** The time the paces need for them, plus the start and end of a run; 0 when unpaced. */
   seconds: number;
   /** Requests by the key they carry: the run's key, the unsubscribed and the exhausted one, none or a wrong one. */
   perKey?: Record<string, number>;
+}
+
+/** What a budgeted run with a ledger sends first: items that failed last time, never judged, judged before. */
+export interface SendsFirst {
+  failed: number;
+  never: number;
+  before: number;
+  /** Runs since the oldest of `before` was judged. */
+  oldest?: number;
 }
 
 /** A run's plan with its price. */
@@ -71,9 +102,15 @@ export interface PricedPlan extends RunPlan {
   /** Items of the selection the run judges. */
   planned: number;
   estimate: PlanEstimate;
+  /** With a ledger: what the run sends first. */
+  sendsFirst?: SendsFirst;
+  /** The ledger it was planned from. */
+  ledger?: { file: string; runs: number };
+  /** The run's share of the deployment's quota. */
+  quota?: QuotaShare;
 }
 
-/** A budget too small for the cells only their own tests judge: what would hold them. */
+/** A budget too small for one judged answer: what would hold one. */
 export class BudgetTooSmall extends Error {
   override name = 'BudgetTooSmall';
   constructor(
@@ -96,17 +133,25 @@ export const RUN_OVERHEAD_S = 8;
 export const DURATION_SHARE = 0.95;
 /** Seconds of a duration budget kept free besides the run's overhead. */
 export const DURATION_MARGIN_S = 10;
-/** Requests the key preflight sends at most. */
-const PREFLIGHT_REQUESTS = 4;
+/** Requests the key preflight sends at most (kept free in a request budget); under a budget it asks one at a time, and one answer usually settles it. */
+export const PREFLIGHT_REQUESTS = 4;
+/** Requests the key preflight usually sends, as announced. */
+const PREFLIGHT_TYPICAL = 1;
+/** Most runs a full cycle is worked out for: a budget that needs more says so. */
+export const CYCLE_MOST_RUNS = 60;
 
-/** Requests each relation sends per operation in a planned run, by path (`own`: the case's). */
+/**
+ * Requests each relation sends per operation in a planned run, by path (`own`: the case's), as
+ * measured on the reference server: event-documents-agree follows each event of two answers to its
+ * documents (6 and 10 requests there), the others send one request per path they read.
+ */
 const RELATION_COST: Record<string, Record<string, number>> = {
   'paging-is-consistent': { own: 1 },
   'get-and-post-agree': { own: 1 },
   'similarity-is-symmetric': { own: 1 },
   'interpretations-are-evaluable': { '/academic/v1.0/evaluate': 1, '/academic/v1.0/calchistogram': 1 },
   'histogram-agrees-with-evaluate': { '/academic/v1.0/evaluate': 1 },
-  'event-documents-agree': { '/eventknowledge/v1.0/events/{event_id}/documents': 1 },
+  'event-documents-agree': { '/eventknowledge/v1.0/events/{event_id}/documents': 6 },
   'encoding-does-not-matter': { own: 1 },
 };
 
@@ -117,14 +162,17 @@ const CHAIN_PATH: Record<string, string> = {
   'answer-url': '/answersearch/v7.0/search',
 };
 
-type Cost = Record<string, number>;
+/** The generative check whose test reports each intent of case. */
+const CHECK_OF_INTENT: Record<string, string> = {
+  positive: 'positive-input-accepted',
+  negative: 'negative-input-rejected',
+  edge: 'no-server-error',
+};
+const GENERATIVE = Object.values(CHECK_OF_INTENT);
 
-function add(into: Cost, cost: Cost): void {
-  for (const [path, n] of Object.entries(cost)) into[path] = (into[path] ?? 0) + n;
-}
-
-function total(cost: Cost): number {
-  return Object.values(cost).reduce((sum, n) => sum + n, 0);
+/** The API each operation's group belongs to, as a subscription covers it (similarity is academic). */
+function apiOf(op: OperationInfo): string {
+  return op.group === 'similarity' ? 'academic' : op.group;
 }
 
 /** The rate a path is held to: its own, or the run's, whichever is lower. */
@@ -139,7 +187,7 @@ export function pacedSecondsOf(byPath: Cost, limits: Limits): number {
     const rate = limits.maxRpsByPath?.[path];
     return rate ? n / rate : 0;
   });
-  const all = limits.maxRps ? total(byPath) / limits.maxRps : 0;
+  const all = limits.maxRps ? totalOf(byPath) / limits.maxRps : 0;
   return Math.max(0, all, ...perPath);
 }
 
@@ -149,325 +197,492 @@ export function isBudgeted(limits: Limits): boolean {
   return limits.maxRequests !== undefined || (limits.maxDurationMs !== undefined && paced);
 }
 
-/**
- * The order items are planned in: what failed the last time first, then what was never judged, then
- * what was judged longest ago; within each, the items that caught the faults of the reference
- * server's catalogue (each fault by its first item, then by how many faults an item caught), then
- * the model's order.
- */
-export function priorityOrder(
-  items: readonly string[],
-  history?: ReadonlyMap<string, ItemHistory>,
-  revealing?: Readonly<Record<string, readonly string[]>>,
-): string[] {
-  const rank = new Map<string, number>();
-  const pending = new Set(items);
-  const caught = new Set<string>();
-  let position = 0;
-  // Each fault by the first item that catches it, the item catching most faults not yet caught first.
-  for (;;) {
-    let best: string | undefined;
-    let gain = 0;
-    for (const item of pending) {
-      const faults = revealing?.[item] ?? [];
-      const count = faults.filter((fault) => !caught.has(fault)).length;
-      if (count > gain) {
-        best = item;
-        gain = count;
-      }
-    }
-    if (!best) break;
-    for (const fault of revealing?.[best] ?? []) caught.add(fault);
-    rank.set(best, position++);
-    pending.delete(best);
-  }
-  const rest = [...pending].sort((a, b) => (revealing?.[b]?.length ?? 0) - (revealing?.[a]?.length ?? 0));
-  for (const item of rest) rank.set(item, position++);
-  const group = (item: string): number => {
-    const seen = history?.get(item);
-    if (!history) return 0;
-    if (seen?.failed) return -1_000_000;
-    if (seen?.runsAgo === undefined) return -100_000;
-    return -seen.runsAgo;
-  };
-  return [...items].sort((a, b) => group(a) - group(b) || rank.get(a)! - rank.get(b)!);
-}
-
 /** The path of an operation label (`GET /academic/v1.0/evaluate` -> `/academic/v1.0/evaluate`). */
 function pathOfLabel(label: string): string {
   return label.slice(label.indexOf(' ') + 1);
 }
 
 /** The requests a test sends by path, as measured. */
-function testCost(test: SelectedTest, table: RequestBudget): Cost {
+function testCost(test: Pick<SelectedTest, 'operation' | 'check'>, table: RequestBudget): Cost {
   const row = table.tests[budgetKey(test)];
   if (!row) return {};
   if (row.paths) return { ...row.paths };
   return row.requests > 0 ? { [pathOfLabel(test.operation)]: row.requests } : {};
 }
 
+/** The path a discovery item's own requests go to. */
+function discoveryPath(item: DiscoveryItem): string {
+  const sources = DISCOVERY_SOURCES[item];
+  return getOperation(sources[sources.length - 1]!)!.path;
+}
+
+/** The discovery items a test's data needs, those it is derived from included. */
+function needsOf(data: readonly string[]): Set<DiscoveryItem> {
+  const out = new Set<DiscoveryItem>();
+  for (const item of data) if (item in DISCOVERY_REQUESTS) withNeeds(item as DiscoveryItem, out);
+  return out;
+}
+
 /**
  * Plans a run: every cell the selection holds and every input item once when no budget shapes it;
- * else, in order, the cells only their own tests judge (refused when they do not fit), the other
- * cells (by the generated requests that judged them on the reference server), then the input items
- * by priority, as long as each fits the budget.
+ * else what fits the budget, every item rotating through the runs of a ledger (planBudgeted).
  */
 export function planRun(input: PlanInput): PricedPlan {
   const table = input.table ?? requestBudget();
   const limits = input.limits;
-  const budgeted = isBudgeted(limits);
+  if (!isBudgeted(limits)) return planWhole(input, table);
+  const context = contextOf(input, table);
+  const plan = planBudgeted(context, input.history);
+  if (input.cycle || input.quota) plan.cycle = cycleOf(context, input.judgedShare);
+  if (input.quota) {
+    plan.quota = input.quota;
+    plan.budget = `${quotaText(input.quota)}${input.quota.maxRequests < input.quota.left ? `, --max-requests ${input.quota.maxRequests}` : ''}`;
+  }
+  if (input.ledger) {
+    plan.ledger = input.ledger;
+    plan.sendsFirst = sendsFirstOf(context, plan, input.history);
+  }
+  return plan;
+}
+
+/** The run's items, as its reports count them (run/ledger.ts selectionOf), and the fixture's cells of each operation. */
+function selectionOf(selected: readonly SelectedTest[]): { selection: string[]; fixtureCells: Map<string, string[]> } {
+  const operations = new Set(selected.map((test) => operationIdOf(test.operation)));
+  const fixtureCells = new Map(
+    OPERATIONS.filter((op) => operations.has(op.operationId)).map((op) => [
+      op.operationId,
+      CHECKS.filter((check) => check.kind === 'fixture' && !check.run && check.appliesTo(op)).map((check) =>
+        cellId(op.operationId, check.id),
+      ),
+    ]),
+  );
+  const cells = selected.map((test) => cellId(operationIdOf(test.operation), test.check));
+  const selection = [
+    ...new Set([...cells, ...[...fixtureCells.values()].flat()]),
+    ...OPERATIONS.filter((op) => operations.has(op.operationId)).flatMap((op) => inputItemsOf(op.operationId)),
+  ];
+  return { selection, fixtureCells };
+}
+
+/** The items of a selection of tests, as a run's reports count them (run/ledger.ts selectionOf). */
+export function itemsOf(selected: readonly SelectedTest[]): string[] {
+  return selectionOf(selected).selection;
+}
+
+/** The plan without a budget: every cell of the selection and every input item once, as measured. */
+function planWhole(input: PlanInput, table: RequestBudget): PricedPlan {
   const carried = fixedCarriedItems(table);
   const generativeOps = new Set(
     input.selected.filter((test) => getCheck(test.check)?.kind === 'generative').map((test) => test.operation),
   );
   const operations = OPERATIONS.filter((op) => generativeOps.has(op.label));
   const allCells = input.selected.map((test) => cellId(operationIdOf(test.operation), test.check));
-  // The run's items, as its reports count them (run/ledger.ts selectionOf): the cells of its tests and
-  // the request fixture's on their operations, and every input item of those operations.
-  const selected = new Set(input.selected.map((test) => operationIdOf(test.operation)));
-  const fixtureCells = OPERATIONS.filter((op) => selected.has(op.operationId)).flatMap((op) =>
-    CHECKS.filter((check) => check.kind === 'fixture' && !check.run && check.appliesTo(op)).map((check) =>
-      cellId(op.operationId, check.id),
-    ),
-  );
-  const selection = [
-    ...new Set([...allCells, ...fixtureCells]),
-    ...OPERATIONS.filter((op) => selected.has(op.operationId)).flatMap((op) => inputItemsOf(op.operationId)),
-  ];
-  const judgedAnyway = (item: string) => item.startsWith('cell:') || carried.has(item);
-  const tests = input.selected.filter((test) => getCheck(test.check)?.kind !== 'generative');
-  const mandatory = tests.filter((test) => !DEFERRED_CHECKS.has(test.check));
+  const { selection } = selectionOf(input.selected);
+  const keys = input.keys ?? { unsubscribed: true, exhausted: true };
+  const targets = Object.fromEntries(operations.map((op) => [op.operationId, defaultTargets(op.operationId, carried)]));
+  const byPath: Cost = {};
+  const sending = input.selected.filter((test) => !needsMissingKey(test.check, keys));
+  for (const test of sending) addCost(byPath, testCost(test, table));
   const discovery = 7;
-  if (!budgeted) {
-    const targets = Object.fromEntries(
-      operations.map((op) => [op.operationId, defaultTargets(op.operationId, carried)]),
-    );
-    const byPath: Cost = {};
-    for (const test of input.selected) add(byPath, testCost(test, table));
-    const requests = total(byPath) + discovery + 1;
-    const perKey = keysOf(input.selected, table, requests);
-    return {
-      kgatePlan: 1,
-      targets,
-      cells: allCells,
-      budgeted: false,
-      notPlanned: [],
-      planned: selection.filter(
-        (item) => judgedAnyway(item) || operations.some((op) => item.startsWith(`input:${op.operationId}:`)),
-      ).length,
-      window: 1,
-      estimate: { requests, byPath, seconds: secondsOf(byPath, limits), perKey },
-      ...(input.refused ? { refused: [...input.refused] } : {}),
-    };
-  }
+  const requests = totalOf(byPath) + discovery + PREFLIGHT_TYPICAL;
+  const judgedAnyway = (item: string) => item.startsWith('cell:') || carried.has(item);
+  return {
+    kgatePlan: 1,
+    targets,
+    cells: allCells,
+    budgeted: false,
+    notPlanned: [],
+    planned: selection.filter(
+      (item) => judgedAnyway(item) || operations.some((op) => item.startsWith(`input:${op.operationId}:`)),
+    ).length,
+    estimate: { requests, byPath, seconds: secondsOf(byPath, input.limits), perKey: keysOf(sending, table, requests) },
+    ...(input.refused ? { refused: [...input.refused] } : {}),
+  };
+}
 
-  // The capacity of the budget, by path and in all.
+/** One thing a budgeted run can plan: a fixed test, a request of the unbudgeted plan, a relation. */
+interface Unit extends Choice {
+  operationId: string;
+  /** Input items the operation's generated requests must carry for it. */
+  items: string[];
+  /** Requests it sends beside the generated ones: a fixed test's own, a relation's reads. */
+  own: Cost;
+  /** Test data it needs found. */
+  data: readonly string[];
+  /** A fixed test that sends its own requests: its cell is planned. */
+  test?: SelectedTest;
+  /** A relation the generated requests run: its cell. */
+  relation?: string;
+}
+
+/** What every budgeted plan of one input shares: the units, what they judge, the room. */
+interface Context {
+  input: PlanInput;
+  table: RequestBudget;
+  limits: Limits;
+  selection: string[];
+  selectionSet: ReadonlySet<string>;
+  fixtureCells: ReadonlyMap<string, readonly string[]>;
+  /** The operations whose generated requests the run sends, with the cover of their items. */
+  covers: ReadonlyMap<string, Cover>;
+  carried: ReadonlySet<string>;
+  units: Unit[];
+  sentinels: Sentinel[];
+  /** Cells whose tests run whatever the plan (they need a key that was not given and skip themselves). */
+  alwaysCells: string[];
+  /** Room for requests, and for paced time. */
+  capRequests: number;
+  seconds: number;
+  /** A unit's share of the tightest room. */
+  shareOf: (cost: Cost) => number;
+}
+
+const covers = new Map<string, Cover>();
+
+/** The cover of an operation's items for a seed on the default values (kept: it takes a while to work out). */
+function coverFor(seed: number, operationId: string): Cover {
+  const key = `${seed} ${operationId}`;
+  let cover = covers.get(key);
+  if (!cover) {
+    cover = coverOf(seed, operationId, DEFAULT_POOLS);
+    covers.set(key, cover);
+  }
+  return cover;
+}
+
+/** The units of a budgeted run and its room. */
+function contextOf(input: PlanInput, table: RequestBudget): Context {
+  const limits = input.limits;
+  const keys = input.keys ?? { unsubscribed: true, exhausted: true };
+  const carried = fixedCarriedItems(table);
+  const { selection, fixtureCells } = selectionOf(input.selected);
+  const selectionSet = new Set(selection);
+  const generativeOps = new Set(
+    input.selected.filter((test) => getCheck(test.check)?.kind === 'generative').map((test) => test.operation),
+  );
+  const selectedCells = new Set(input.selected.map((test) => cellId(operationIdOf(test.operation), test.check)));
   const seconds =
     limits.maxDurationMs !== undefined
       ? (limits.maxDurationMs / 1000) * DURATION_SHARE - RUN_OVERHEAD_S - DURATION_MARGIN_S
-      : Infinity;
-  const reserve = DISCOVERY_MAX_REQUESTS + PREFLIGHT_REQUESTS;
-  const capRequests = limits.maxRequests !== undefined ? limits.maxRequests - reserve : Infinity;
+      : Number.POSITIVE_INFINITY;
+  const capRequests =
+    limits.maxRequests !== undefined ? limits.maxRequests - PREFLIGHT_REQUESTS : Number.POSITIVE_INFINITY;
+  const shareOf = (cost: Cost) =>
+    Math.max(
+      Number.isFinite(capRequests) ? totalOf(cost) / Math.max(1, capRequests) : 0,
+      Number.isFinite(seconds) ? pacedSecondsOf(cost, limits) / Math.max(1, seconds) : 0,
+    );
+  const judgedBy = (label: string): Record<string, string[]> =>
+    Object.assign(
+      {},
+      ...GENERATIVE.map((check) => table.tests[budgetKey({ operation: label, check })]?.judgedBy ?? {}),
+    );
+  const generativeData = (label: string) => [
+    ...new Set(GENERATIVE.flatMap((check) => table.tests[budgetKey({ operation: label, check })]?.data ?? [])),
+  ];
+
+  const units: Unit[] = [];
+  const coversOf = new Map<string, Cover>();
+  const sent = intentsSent(input.selected);
+  // The requests of each operation's unbudgeted plan: a unit each, judging what it carries, the
+  // fixture's cells of its operation and the generative cell of its intent.
+  const requestsOf = new Map<string, Unit[]>();
+  for (const op of OPERATIONS.filter((entry) => generativeOps.has(entry.label))) {
+    const cover = coverFor(input.seed, op.operationId);
+    coversOf.set(op.operationId, cover);
+    const whole = wholePlanOf(op.operationId, cover, carried, input.refused, sent.get(op.label)!);
+    // An item another request of the plan was made for is left to that request: on the target's own
+    // values this one may not carry it. What no request was made for (it came with one) goes with it.
+    const assigned = new Set(whole.requests.flatMap((request) => [...request.assigned]));
+    const targets = new Set(defaultTargets(op.operationId, carried).filter((item) => !assigned.has(item)));
+    const own = whole.requests.map((request, index): Unit => {
+      const carries = (request.case.items ?? []).filter((item) => request.assigned.has(item) || !assigned.has(item));
+      const generative = cellId(op.operationId, CHECK_OF_INTENT[request.case.intent]!);
+      const cost: Cost = { [op.path]: 1 };
+      if (request.case.chain) addCost(cost, { [CHAIN_PATH[request.case.chain.kind]!]: chainCost(request.case) });
+      return {
+        id: `request ${op.operationId}#${index}`,
+        operationId: op.operationId,
+        // With what it was made for, the targets it carries that no request was made for: on the
+        // target's own values it may carry less, and what it no longer carries gets a request of its own.
+        items: [...new Set([...request.assigned, ...carries.filter((item) => targets.has(item))])],
+        judges: [
+          ...new Set([
+            ...carries,
+            ...(fixtureCells.get(op.operationId) ?? []),
+            ...(selectedCells.has(generative) ? [generative] : []),
+          ]),
+        ],
+        own: {},
+        data: generativeData(op.label),
+        share: shareOf(cost),
+      };
+    });
+    requestsOf.set(op.operationId, own);
+    units.push(...own);
+  }
+
+  const alwaysCells: string[] = [];
+  const sentinelCells = new Map<string, { cell: string; cost: number }[]>();
+  for (const test of input.selected) {
+    const check = getCheck(test.check);
+    if (!check || check.kind === 'generative') continue;
+    const operationId = operationIdOf(test.operation);
+    const cell = cellId(operationId, test.check);
+    if (needsMissingKey(test.check, keys)) {
+      alwaysCells.push(cell);
+      continue;
+    }
+    const row = table.tests[budgetKey(test)];
+    const fixture = fixtureCells.get(operationId) ?? [];
+    const generated = generativeOps.has(test.operation);
+    if (!DEFERRED_CHECKS.has(test.check) || !generated) {
+      // A test that sends its own requests: all of them when no generated request can judge its cell.
+      const own =
+        DEFERRED_CHECKS.has(test.check) && row?.alone !== undefined
+          ? { [pathOfLabel(test.operation)]: row.alone }
+          : testCost(test, table);
+      const unit: Unit = {
+        id: `test ${budgetKey(test)}`,
+        operationId,
+        items: [],
+        judges: [cell, ...(row?.items ?? []).filter((item) => selectionSet.has(item)), ...fixture],
+        own,
+        data: (DEFERRED_CHECKS.has(test.check) ? row?.aloneData : undefined) ?? row?.data ?? [],
+        test,
+        share: shareOf(own),
+      };
+      units.push(unit);
+      if (SENTINEL_CHECKS.includes(test.check)) {
+        const key = `${apiOf(getOperation(operationId)!)} ${test.check}`;
+        sentinelCells.set(key, [...(sentinelCells.get(key) ?? []), { cell, cost: totalOf(own) }]);
+      }
+      continue;
+    }
+    // A cell the generated answers judge: on the request that judged it on the reference server.
+    const anchors = (judgedBy(test.operation)[`${test.check} ${test.operation}`] ?? []).filter(
+      (item) => intentOf(item) !== undefined,
+    );
+    const requests = requestsOf.get(operationId) ?? [];
+    if (RELATION_CHECKS.has(test.check)) {
+      const valid = anchors.length > 0 ? anchors : firstValid(operationId, carried);
+      const own: Cost = {};
+      for (const [where, n] of Object.entries(RELATION_COST[test.check] ?? {}))
+        addCost(own, { [where === 'own' ? pathOfLabel(test.operation) : where]: n });
+      units.push({
+        id: `relation ${cell}`,
+        operationId,
+        items: valid,
+        judges: [cell, ...fixture],
+        own,
+        data: generativeData(test.operation),
+        relation: cell,
+        share: shareOf({ ...own, [pathOfLabel(test.operation)]: (own[pathOfLabel(test.operation)] ?? 0) + 1 }),
+      });
+      continue;
+    }
+    // An invariant of one answer: judged, for nothing more, by the request that carries what it reads.
+    const carrier =
+      anchors.length > 0
+        ? (requests.find((unit) => anchors.every((item) => unit.items.includes(item))) ??
+          requests.find((unit) => unit.items.includes(anchors[0]!)))
+        : undefined;
+    if (carrier) (carrier.judges as string[]).push(cell);
+    else if (test.check === 'response-matches-spec' || anchors.length === 0)
+      // Any valid answer judges it.
+      for (const unit of requests)
+        if (unit.items.some((item) => intentOf(item) === 'valid')) (unit.judges as string[]).push(cell);
+    if (!carrier && anchors.length > 0)
+      units.push({
+        id: `anchored ${cell}`,
+        operationId,
+        items: anchors,
+        judges: [cell, ...fixture],
+        own: {},
+        data: generativeData(test.operation),
+        share: shareOf({ [pathOfLabel(test.operation)]: 1 }),
+      });
+  }
+  const sentinels = [...sentinelCells].map(([key, cells]) => {
+    const [group, check] = key.split(' ') as [string, string];
+    return { group, check, cells };
+  });
+  return {
+    input,
+    table,
+    limits,
+    selection,
+    selectionSet,
+    fixtureCells,
+    covers: coversOf,
+    carried,
+    units,
+    sentinels,
+    alwaysCells,
+    capRequests,
+    seconds,
+    shareOf,
+  };
+}
+
+/** The class intent each intent of case judges. */
+const CLASS_OF_INTENT: Record<string, string> = { positive: 'valid', negative: 'invalid', edge: 'open' };
+
+/**
+ * The intents of case each operation's generated requests send: those of its generative tests the
+ * run selects (positive-input-accepted carries the valid ones whenever a property runs).
+ */
+function intentsSent(selected: readonly SelectedTest[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const test of selected) {
+    const intent = Object.keys(CHECK_OF_INTENT).find((key) => CHECK_OF_INTENT[key] === test.check);
+    if (!intent) continue;
+    const intents = out.get(test.operation) ?? new Set<string>();
+    intents.add(intent);
+    out.set(test.operation, intents);
+  }
+  return out;
+}
+
+/** An operation's unbudgeted plan of generated requests, of the intents the run sends. */
+function wholePlanOf(
+  operationId: string,
+  cover: Cover,
+  carried: ReadonlySet<string>,
+  refused: ReadonlySet<string> | undefined,
+  intents: ReadonlySet<string>,
+): OperationPlan {
+  const classes = new Set([...intents].map((intent) => CLASS_OF_INTENT[intent]));
+  const whole = new OperationPlan(cover, refused);
+  for (const item of defaultTargets(operationId, carried)) if (classes.has(intentOf(item) ?? '')) whole.add(item);
+  return whole;
+}
+
+/**
+ * What the generated requests of each operation send where the run sends only some of their intents
+ * (--checks, --exclude-checks): the requests of those intents in its unbudgeted plan, their chains'
+ * reads, and the relations of the checks the run selects (each from a valid answer). Undefined for
+ * an operation that sends every intent: the measured table holds what it sends.
+ */
+export function generatedOf(
+  selected: readonly SelectedTest[],
+  seed: number,
+  refused?: ReadonlySet<string>,
+  table: RequestBudget = requestBudget(),
+): (label: string) => Cost | undefined {
+  const sent = intentsSent(selected);
+  const carried = fixedCarriedItems(table);
+  const costs = new Map<string, Cost | undefined>();
+  return (label) => {
+    if (costs.has(label)) return costs.get(label);
+    const intents = sent.get(label);
+    const op = OPERATIONS.find((entry) => entry.label === label);
+    let cost: Cost | undefined;
+    if (op && intents && intents.size < GENERATIVE.length) {
+      cost = pathsOfPlan(
+        wholePlanOf(op.operationId, coverFor(seed, op.operationId), carried, refused, intents),
+        op.path,
+      );
+      if (intents.has('positive'))
+        for (const test of selected)
+          if (test.operation === label && RELATION_CHECKS.has(test.check) && DEFERRED_CHECKS.has(test.check))
+            for (const [where, n] of Object.entries(RELATION_COST[test.check] ?? {}))
+              addCost(cost, { [where === 'own' ? op.path : where]: n });
+    }
+    costs.set(label, cost);
+    return cost;
+  };
+}
+
+/** The first valid input item of an operation's unbudgeted targets: a request a relation can start from. */
+function firstValid(operationId: string, carried: ReadonlySet<string>): string[] {
+  const first = defaultTargets(operationId, carried).find((item) => intentOf(item) === 'valid');
+  return first ? [first] : [];
+}
+
+/**
+ * Plans a budgeted run (rotation.ts): each unit in turn, the one that judges most of what the ledger
+ * ranks first for what it costs, as long as it fits the budget (its test data, the key preflight and
+ * every paced path's time included). Each operation's generated requests are then made from the
+ * items chosen in the model's order, as the unbudgeted plan makes them, where the budget still holds
+ * that (a packing can be what shows a fault: a year range with an order by citations brings a later
+ * year to the first page). A budget that holds no unit at all is refused (BudgetTooSmall).
+ */
+function planBudgeted(context: Context, history: ReadonlyMap<string, ItemHistory> | undefined): PricedPlan {
+  const { input, limits, capRequests, seconds } = context;
   const used: Cost = {};
   const fits = (cost: Cost): boolean => {
-    if (total(used) + total(cost) > capRequests) return false;
+    if (totalOf(used) + totalOf(cost) > capRequests) return false;
     const next = { ...used };
-    add(next, cost);
+    addCost(next, cost);
     return pacedSecondsOf(next, limits) <= seconds;
   };
-
-  // The cells only their own tests judge: all of them, or the run is refused.
-  const mandatoryCost: Cost = {};
-  for (const test of mandatory) add(mandatoryCost, testCost(test, table));
-  if (!fits(mandatoryCost)) throw tooSmall(mandatory, mandatoryCost, limits, reserve);
-  add(used, mandatoryCost);
-  const cells = new Set(mandatory.map((test) => cellId(operationIdOf(test.operation), test.check)));
-
-  // The generated requests of each operation, item by item.
   const plans = new Map<string, OperationPlan>();
   const planOf = (operationId: string) => {
     let plan = plans.get(operationId);
     if (!plan) {
-      plan = new OperationPlan(coverOf(input.seed, operationId, DEFAULT_POOLS), input.refused);
+      plan = new OperationPlan(context.covers.get(operationId)!, input.refused);
       plans.set(operationId, plan);
     }
     return plan;
   };
   const targets: Record<string, string[]> = {};
-  const related = new Set<string>();
-  // What an operation's generated requests send beyond its cases (relations, chains, the cases of a
-  // refused pack sent alone), as measured on the reference server: what its full plan sent there,
-  // less its cases; paid once its plan has a valid request (relations start from valid answers).
-  const overheads = new Map<string, Cost>();
-  const overheadOf = (operationId: string): Cost => {
-    let overhead = overheads.get(operationId);
-    if (overhead) return overhead;
-    const op = getOperation(operationId)!;
-    const full = new OperationPlan(planOf(operationId).cover, input.refused);
-    for (const item of defaultTargets(operationId, carried)) full.add(item);
-    const planned: Cost = {};
-    for (const request of full.requests) {
-      add(planned, { [op.path]: 1 });
-      if (request.case.chain) add(planned, { [CHAIN_PATH[request.case.chain.kind]!]: 1 });
-    }
-    const measured: Cost = {};
-    for (const check of ['positive-input-accepted', 'negative-input-rejected', 'no-server-error'])
-      add(measured, testCost({ project: 'conformance', operation: op.label, check }, table));
-    overhead = Object.fromEntries(
-      Object.entries(measured)
-        .map(([path, n]) => [path, Math.max(0, n - (planned[path] ?? 0))] as const)
-        .filter(([, n]) => n > 0),
-    );
-    if (Object.keys(overhead).length === 0) overhead = relationCost(operationId, op.path, input.selected);
-    overheads.set(operationId, overhead);
-    return overhead;
-  };
-  /** The cost of adding items to an operation's plan (with its relations when it gets its first valid request). */
+  const found = new Set<DiscoveryItem>();
+  const cells = new Set<string>();
+  const relations = new Set<string>();
+  /** The requests adding items to an operation's plan costs (none when planned requests carry them or they pack into one). */
   const costOfItems = (operationId: string, items: readonly string[], commit: boolean): Cost | undefined => {
+    if (items.length === 0) return {};
     const op = getOperation(operationId)!;
     const plan = planOf(operationId);
-    const cost: Cost = {};
     const trial = commit ? plan : plan.clone();
-    let valid = trial.requests.some((request) => request.case.intent === 'positive');
+    const cost: Cost = {};
     for (const item of items) {
       const carrier = trial.cover.carriers.get(item);
       const added = trial.add(item);
       if (added === undefined) return undefined;
-      if (added > 0) {
-        const chain = carrier ? chainCost(carrier.case) : 0;
-        add(cost, { [op.path]: added - chain });
-        if (chain > 0 && carrier?.case.chain) add(cost, { [CHAIN_PATH[carrier.case.chain.kind]!]: chain });
-      }
-      if (!valid && trial.requests.some((request) => request.case.intent === 'positive')) {
-        valid = true;
-        if (!related.has(operationId)) add(cost, overheadOf(operationId));
-      }
+      if (added === 0) continue;
+      const chain = carrier ? chainCost(carrier.case) : 0;
+      addCost(cost, { [op.path]: added - chain });
+      if (chain > 0 && carrier?.case.chain) addCost(cost, { [CHAIN_PATH[carrier.case.chain.kind]!]: chain });
     }
-    if (commit) {
-      if (valid) related.add(operationId);
+    if (commit)
       targets[operationId] = [
         ...(targets[operationId] ?? []),
         ...items.filter((item) => !targets[operationId]?.includes(item)),
       ];
-    }
     return cost;
   };
-  const tryItems = (operationId: string, items: readonly string[], extra: Cost = {}): boolean => {
-    const cost = costOfItems(operationId, items, false);
+  const tryUnit = (unit: Unit): boolean => {
+    const cost = costOfItems(unit.operationId, unit.items, false);
     if (!cost) return false;
-    add(cost, extra);
+    addCost(cost, unit.own);
+    const data = [...needsOf(unit.data)].filter((item) => !found.has(item));
+    for (const item of data)
+      if (DISCOVERY_REQUESTS[item].first > 0) addCost(cost, { [discoveryPath(item)]: DISCOVERY_REQUESTS[item].first });
     if (!fits(cost)) return false;
-    costOfItems(operationId, items, true);
-    add(used, cost);
+    costOfItems(unit.operationId, unit.items, true);
+    for (const item of data) found.add(item);
+    addCost(used, cost);
+    if (unit.test) cells.add(cellId(unit.operationId, unit.test.check));
+    if (unit.relation) relations.add(unit.relation);
     return true;
   };
 
-  const ordered = (operationId: string) =>
-    priorityOrder(defaultTargets(operationId, carried), input.history, input.revealing);
-  const orders = new Map<string, string[]>(operations.map((op) => [op.operationId, ordered(op.operationId)]));
+  // What the ledger ranks first: failures, then due sentinels, then never judged, then the oldest.
+  const forced = new Set(
+    dueSentinels(context.sentinels, history, Number.isFinite(capRequests) ? capRequests : Number.POSITIVE_INFINITY),
+  );
+  const weightOf = (item: string) =>
+    context.selectionSet.has(item) ? (forced.has(item) ? WEIGHT.due : 0) + itemWeight(history, item) : 0;
+  const chosen = chooseUnits(context.units, weightOf, input.revealing ?? {}, tryUnit);
+  if (chosen.length === 0) throw tooSmall(context);
 
-  // The cells the generated requests judge: each by the requests that judged it on the reference
-  // server (its generative test's judgedBy), the generative checks' by a first item of their intent.
-  const intentOfCheck: Record<string, 'valid' | 'invalid' | 'open'> = {
-    'positive-input-accepted': 'valid',
-    'negative-input-rejected': 'invalid',
-    'no-server-error': 'open',
-  };
-  const judgedBy = (label: string): Record<string, string[]> =>
-    Object.assign(
-      {},
-      ...['positive-input-accepted', 'negative-input-rejected', 'no-server-error'].map(
-        (check) => table.tests[budgetKey({ operation: label, check })]?.judgedBy ?? {},
-      ),
-    );
-  // The other cells (each with the generated requests that judged it on the reference server, or
-  // its own test where none did), then the input items, each in priority order: what failed last
-  // time, what was never or longest ago judged, the most revealing first (priorityOrder).
-  type Unit = { id: string; plan: () => boolean; rotates: boolean };
-  const units: Unit[] = [];
-  for (const test of input.selected.filter((entry) => !mandatory.includes(entry))) {
-    const operationId = operationIdOf(test.operation);
-    const id = cellId(operationId, test.check);
-    const generative = getCheck(test.check)?.kind === 'generative';
-    let anchors: string[] | undefined;
-    if (generative) {
-      const first = orders.get(operationId)?.find((item) => intentOf(item) === intentOfCheck[test.check]);
-      anchors = first ? [first] : [];
-    } else {
-      anchors = judgedBy(test.operation)[`${test.check} ${test.operation}`];
-      if (!anchors && test.check === 'response-matches-spec')
-        anchors = orders
-          .get(operationId)
-          ?.filter((item) => intentOf(item) === 'valid')
-          .slice(0, 1);
-    }
-    // A generative test's requests are the plan's own: priced item by item. A deferred test whose
-    // cell no generated request judged on the reference server sends its own requests in full.
-    const row = table.tests[budgetKey(test)];
-    const own = generative
-      ? {}
-      : anchors
-        ? testCost(test, table)
-        : row?.alone !== undefined
-          ? { [pathOfLabel(test.operation)]: row.alone }
-          : testCost(test, table);
-    const judgedBy_ = anchors;
-    units.push({
-      id,
-      rotates: false,
-      plan: () => {
-        if (judgedBy_ && generativeOps.has(test.operation)) {
-          if (
-            !tryItems(
-              operationId,
-              judgedBy_.filter((item) => intentOf(item) !== undefined),
-              own,
-            )
-          )
-            return false;
-        } else {
-          if (!fits(own)) return false;
-          add(used, own);
-        }
-        cells.add(id);
-        return true;
-      },
-    });
-  }
-  for (const op of operations)
-    for (const item of orders.get(op.operationId) ?? [])
-      units.push({
-        id: item,
-        rotates: true,
-        plan: () => targets[op.operationId]?.includes(item) || tryItems(op.operationId, [item]),
-      });
-  // The cells first, then the input items; each in that order (cells rotate too, where a budget
-  // cannot hold them all).
-  const byId = new Map(units.map((unit) => [unit.id, unit]));
-  let rotating = 0;
-  for (const rotates of [false, true]) {
-    const ids = units.filter((unit) => unit.rotates === rotates).map((unit) => unit.id);
-    let ordered = priorityOrder(ids, input.history, input.revealing);
-    // Each operation's first valid request before the cells that need more of it: that request
-    // judges most of the operation's cells at once, and on a slow path the others may not fit.
-    if (!rotates) {
-      const first = (id: string) => id.endsWith(':positive-input-accepted');
-      ordered = [...ordered.filter(first), ...ordered.filter((id) => !first(id))];
-    }
-    for (const id of ordered) {
-      const unit = byId.get(id)!;
-      if (unit.plan() && unit.rotates) rotating++;
-    }
-  }
-
-  // Each operation's requests are made from its chosen items in the model's order, as an unbudgeted
-  // run makes them, where the budget still holds them: an operation whose every item fits sends what
-  // the unbudgeted plan sends, packed as it packs them (a packing can be what reveals a fault: a
-  // year range ordered by citations brings a later year to the first page).
+  // Each operation's requests from its chosen items in the model's order, where the budget holds that.
   for (const [operationId, plan] of plans) {
-    const chosen = new Set(targets[operationId] ?? []);
-    const canonical = defaultTargets(operationId, carried).filter((item) => chosen.has(item));
-    const rest = [...chosen].filter((item) => !canonical.includes(item));
+    const chosenItems = new Set(targets[operationId] ?? []);
+    const canonical = defaultTargets(operationId, context.carried).filter((item) => chosenItems.has(item));
+    const rest = [...chosenItems].filter((item) => !canonical.includes(item));
     const rebuilt = new OperationPlan(plan.cover, input.refused);
     for (const item of [...canonical, ...rest]) rebuilt.add(item);
     const op = getOperation(operationId)!;
@@ -476,50 +691,101 @@ export function planRun(input: PlanInput): PricedPlan {
     const next = { ...used };
     for (const path of new Set([...Object.keys(before), ...Object.keys(after)]))
       next[path] = (next[path] ?? 0) - (before[path] ?? 0) + (after[path] ?? 0);
-    if (total(next) > capRequests || pacedSecondsOf(next, limits) > seconds) continue;
+    if (totalOf(next) > capRequests || pacedSecondsOf(next, limits) > seconds) continue;
     for (const path of Object.keys(next)) used[path] = next[path]!;
     plans.set(operationId, rebuilt);
     targets[operationId] = [...canonical, ...rest];
   }
 
-  // What the run judges: the planned cells, the items the planned requests carry, and those the
-  // fixed tests of the planned cells carry (as measured).
-  const plannedItems = new Set([...cells, ...Object.values(targets).flat()]);
-  for (const plan of plans.values())
-    for (const request of plan.requests) for (const item of request.case.items ?? []) plannedItems.add(item);
-  for (const test of input.selected)
-    if (getCheck(test.check)?.kind !== 'generative' && cells.has(cellId(operationIdOf(test.operation), test.check)))
-      for (const item of table.tests[budgetKey(test)]?.items ?? []) plannedItems.add(item);
-  for (const item of fixtureCells) plannedItems.add(item);
-  const notPlanned = selection.filter((item) => !plannedItems.has(item) && !carriedByMandatory(item, mandatory, table));
+  // What the run judges: what its units judge, and what its generated requests carry.
+  const judged = new Set<string>(chosen.flatMap((unit) => unit.judges));
+  for (const [operationId, plan] of plans) {
+    for (const request of plan.requests) {
+      for (const item of request.case.items ?? []) judged.add(item);
+      const generative = cellId(operationId, CHECK_OF_INTENT[request.case.intent]!);
+      if (context.selectionSet.has(generative)) {
+        judged.add(generative);
+        cells.add(generative);
+      }
+    }
+    if (plan.requests.length > 0) for (const cell of context.fixtureCells.get(operationId) ?? []) judged.add(cell);
+  }
+  for (const cell of context.alwaysCells) cells.add(cell);
+  const notPlanned = context.selection.filter((item) => !judged.has(item));
+  const requests = totalOf(used) + PREFLIGHT_TYPICAL;
   return {
     kgatePlan: 1,
     targets,
     cells: [...cells],
+    relations: [...relations],
     budgeted: true,
     budget: budgetText(limits),
     notPlanned,
-    planned: selection.length - notPlanned.length,
-    // The runs a gate of this budget needs to judge every item once: this one, then what each run
-    // has room for beyond the items it always judges (the ledger sends the oldest first).
-    window: 1 + Math.ceil(notPlanned.length / Math.max(1, rotating)),
+    planned: context.selection.length - notPlanned.length,
     order: orderBySlowest(used, limits),
     estimate: {
-      requests: total(used) + discovery + 1,
+      requests,
       byPath: used,
       seconds: secondsOf(used, limits),
       perKey: keysOf(
-        input.selected.filter((test) => cells.has(cellId(operationIdOf(test.operation), test.check))),
-        table,
-        total(used) + discovery + 1,
+        input.selected.filter(
+          (test) =>
+            cells.has(cellId(operationIdOf(test.operation), test.check)) &&
+            !needsMissingKey(test.check, input.keys ?? { unsubscribed: true, exhausted: true }),
+        ),
+        context.table,
+        requests,
       ),
     },
     ...(input.refused ? { refused: [...input.refused] } : {}),
   };
 }
 
-function carriedByMandatory(item: string, mandatory: readonly SelectedTest[], table: RequestBudget): boolean {
-  return mandatory.some((test) => table.tests[budgetKey(test)]?.items?.includes(item));
+/**
+ * The runs a ledger at this budget takes to judge every item of the selection once, from a new
+ * ledger: its runs planned one after another, each judging what its plan holds (with `judgedShare`,
+ * the share of what a ledger's runs planned that they judged, the runs stretched to match).
+ */
+function cycleOf(context: Context, judgedShare = 1): number {
+  const reachable = new Set(context.units.flatMap((unit) => unit.judges));
+  const wanted = context.selection.filter((item) => reachable.has(item));
+  const history = new Map<string, ItemHistory>();
+  const seen = new Set<string>();
+  for (let run = 1; run <= CYCLE_MOST_RUNS; run++) {
+    const plan = planBudgeted(context, history);
+    for (const entry of history.values()) if (entry.runsAgo !== undefined) entry.runsAgo++;
+    const left = new Set(plan.notPlanned);
+    for (const item of context.selection)
+      if (!left.has(item)) {
+        history.set(item, { runsAgo: 0 });
+        seen.add(item);
+      }
+    // A target on which a tenth of what is planned is not judged takes about a tenth more runs.
+    if (wanted.every((item) => seen.has(item)))
+      return Math.max(run, Math.round(run / Math.max(0.5, Math.min(1, judgedShare))));
+  }
+  return CYCLE_MOST_RUNS + 1;
+}
+
+/** What a run with a ledger sends first: the items it plans that failed last time, were never judged, were judged before. */
+function sendsFirstOf(
+  context: Context,
+  plan: PricedPlan,
+  history: ReadonlyMap<string, ItemHistory> | undefined,
+): SendsFirst {
+  const left = new Set(plan.notPlanned);
+  const out: SendsFirst = { failed: 0, never: 0, before: 0 };
+  for (const item of context.selection) {
+    if (left.has(item)) continue;
+    const seen = history?.get(item);
+    if (seen?.failed) out.failed++;
+    else if (seen?.runsAgo === undefined) out.never++;
+    else {
+      out.before++;
+      out.oldest = Math.max(out.oldest ?? 0, seen.runsAgo + 1);
+    }
+  }
+  return out;
 }
 
 /** The keys the checks of these tests send other than the run's own (KGATE_KEY). */
@@ -547,21 +813,8 @@ function keysOf(tests: readonly SelectedTest[], table: RequestBudget, requests: 
 function pathsOfPlan(plan: OperationPlan, path: string): Cost {
   const cost: Cost = {};
   for (const request of plan.requests) {
-    add(cost, { [path]: 1 });
-    if (request.case.chain) add(cost, { [CHAIN_PATH[request.case.chain.kind]!]: 1 });
-  }
-  return cost;
-}
-
-/** The relations an operation's first valid request starts, by path. */
-function relationCost(operationId: string, path: string, selected: readonly SelectedTest[]): Cost {
-  const label = OPERATIONS.find((op) => op.operationId === operationId)!.label;
-  const checks = new Set(selected.filter((test) => test.operation === label).map((test) => test.check));
-  const cost: Cost = {};
-  for (const relation of RELATIONS) {
-    if (!relation.operations.includes(operationId) || !checks.has(relation.check)) continue;
-    for (const [where, n] of Object.entries(RELATION_COST[relation.check] ?? {}))
-      add(cost, { [where === 'own' ? path : where]: n });
+    addCost(cost, { [path]: 1 });
+    if (request.case.chain) addCost(cost, { [CHAIN_PATH[request.case.chain.kind]!]: 1 });
   }
   return cost;
 }
@@ -594,12 +847,21 @@ function orderBySlowest(used: Cost, limits: Limits): string[] {
   return [first, ...rest.filter((op) => op.path !== first.path), ...same].map((op) => op.operationId);
 }
 
-/** The refusal of a budget too small for the cells only their own tests judge, naming the smallest that would hold them. */
-function tooSmall(mandatory: readonly SelectedTest[], cost: Cost, limits: Limits, reserve: number): BudgetTooSmall {
-  const requests = total(cost) + reserve;
-  const seconds = Math.ceil((pacedSecondsOf(cost, limits) + RUN_OVERHEAD_S + DURATION_MARGIN_S) / DURATION_SHARE);
-  const checks = [...new Set(mandatory.map((test) => test.check))];
-  const what = `the ${mandatory.length} tests of the cells only their own tests judge (${checks.join(', ')})`;
+/** The refusal of a budget that holds no judged answer, naming the smallest that would hold one. */
+function tooSmall(context: Context): BudgetTooSmall {
+  const { limits } = context;
+  const priced = context.units.map((unit) => {
+    const cost: Cost = { ...unit.own };
+    if (unit.items.length > 0) addCost(cost, { [getOperation(unit.operationId)!.path]: 1 });
+    for (const item of needsOf(unit.data))
+      if (DISCOVERY_REQUESTS[item].first > 0) addCost(cost, { [discoveryPath(item)]: DISCOVERY_REQUESTS[item].first });
+    return cost;
+  });
+  const requests = Math.min(...priced.map((cost) => totalOf(cost))) + PREFLIGHT_REQUESTS;
+  const seconds = Math.ceil(
+    (Math.min(...priced.map((cost) => pacedSecondsOf(cost, limits))) + RUN_OVERHEAD_S + DURATION_MARGIN_S) /
+      DURATION_SHARE,
+  );
   const needs: string[] = [];
   const smallest: BudgetTooSmall['smallest'] = {};
   if (limits.maxRequests !== undefined && requests > limits.maxRequests) {
@@ -614,8 +876,14 @@ function tooSmall(mandatory: readonly SelectedTest[], cost: Cost, limits: Limits
     ...(limits.maxRequests !== undefined ? [`--max-requests ${limits.maxRequests}`] : []),
     ...(limits.maxDurationMs !== undefined ? [`--max-duration ${Math.round(limits.maxDurationMs / 1000)}s`] : []),
   ].join(' and ');
+  const quota = context.input.quota;
+  if (quota && limits.maxRequests === quota.left)
+    return new BudgetTooSmall(
+      `the month's quota (${quotaText(quota)}) cannot hold one judged answer, which needs ${requests} requests with its test data and the key preflight; the quota comes back next month`,
+      smallest,
+    );
   return new BudgetTooSmall(
-    `the budget (${budget}) cannot hold ${what}: ${total(cost)} requests${pacedSecondsOf(cost, limits) > 0 ? `, ${Math.ceil(pacedSecondsOf(cost, limits))} s at the deployment's limits` : ''}, plus test data and the key preflight; the smallest budget that would: ${needs.join(' and ')}`,
+    `the budget (${budget}) cannot hold one judged answer: the cheapest test or request of the selection, with its test data and the key preflight (at most ${PREFLIGHT_REQUESTS} requests), needs more; the smallest budget that would: ${needs.join(' and ') || 'a larger one'}`,
     smallest,
   );
 }
@@ -639,11 +907,50 @@ function humanSeconds(seconds: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
 }
 
+/** `n thing(s)` in words: `1 item`, `3 items`. */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The lines a run's announcement starts with: its ledger's, and its quota's. */
+export function planPreamble(plan: PricedPlan): string[] {
+  return [
+    ...(plan.ledger ? [describeLedger(plan)!] : []),
+    ...(plan.quota ? [describeQuota(plan.quota, plan.estimate.requests, plan.cycle)] : []),
+  ];
+}
+
+/**
+ * The ledger's line of a run's announcement: the file, its runs so far, and what this run sends
+ * first (`3 items that failed last run, 412 never judged, 40 judged before (the oldest 6 runs ago)`).
+ */
+export function describeLedger(plan: PricedPlan): string | undefined {
+  if (!plan.ledger) return undefined;
+  const runs = plan.ledger.runs === 0 ? 'a new ledger, no runs yet' : `${count(plan.ledger.runs, 'run')} so far`;
+  const first = plan.sendsFirst;
+  const parts = first
+    ? [
+        ...(first.failed > 0 ? [`${count(first.failed, 'item')} that failed the last time judged`] : []),
+        ...(first.never > 0 ? [`${first.never} never judged`] : []),
+        ...(first.before > 0
+          ? [
+              `${first.before} judged before${first.oldest !== undefined ? ` (the oldest ${count(first.oldest, 'run')} ago)` : ''}`,
+            ]
+          : []),
+      ]
+    : [];
+  return `kgate conform: ledger ${plan.ledger.file}: ${runs}; this run sends ${parts.length > 0 ? `first ${parts.join(', then ')}` : 'what its plan holds'}`;
+}
+
 /** The line `kgate conform` prints before a budgeted run: what it judges, what it sends, how long it takes. */
 export function describePlan(plan: PricedPlan, limits: Limits, maxDurationMs: number | undefined): string {
   const budget = [
     ...(maxDurationMs !== undefined ? [`--max-duration ${humanSeconds(maxDurationMs / 1000)}`] : []),
-    ...(limits.maxRequests !== undefined ? [`--max-requests ${limits.maxRequests}`] : []),
+    ...(plan.quota
+      ? [plan.budget ?? quotaText(plan.quota)]
+      : limits.maxRequests !== undefined
+        ? [`--max-requests ${limits.maxRequests}`]
+        : []),
   ].join(', ');
   const paces = [
     ...(limits.maxRps ? [`at most ${limits.maxRps} request(s)/s`] : []),
@@ -660,5 +967,16 @@ export function describePlan(plan: PricedPlan, limits: Limits, maxDurationMs: nu
     .filter(([, n]) => n > 0)
     .map(([key, n]) => `${key} ${n}`)
     .join(', ');
-  return `kgate conform: plan for the budget (${budget}): ${plan.planned} of ${plan.planned + plan.notPlanned.length} items judged in this run, about ${plan.estimate.requests} requests${perKey ? ` (per key: ${perKey})` : ''}${time}; ${plan.notPlanned.length} item(s) not judged in this run (a --ledger file sends them first next time)`;
+  const items = plan.planned + plan.notPlanned.length;
+  const left =
+    plan.notPlanned.length === 0
+      ? 'every item judged in this run'
+      : `${plan.notPlanned.length} not judged in this run${plan.ledger ? '' : ' (a --ledger file rotates them through the next runs)'}`;
+  const cycle =
+    plan.cycle === undefined
+      ? ''
+      : plan.cycle > CYCLE_MOST_RUNS
+        ? `; at this budget a full cycle takes more than ${CYCLE_MOST_RUNS} runs`
+        : `; at this budget a full cycle takes about ${count(plan.cycle, 'run')}`;
+  return `kgate conform: plan for the budget (${budget}): ${plan.planned} of ${items} items judged in this run, about ${plan.estimate.requests} requests${perKey ? ` (per key: ${perKey})` : ''}${time}; ${left}${cycle}`;
 }

@@ -1,9 +1,10 @@
 // test-runner: long (budgeted and paced conform runs through the CLI, a ledger kept over runs)
-// The coverage plan through the real CLI against the reference server on loopback: a budget too
-// small refused before anything is sent, --max-requests held at the target, a paced time budget
-// fitted at a scaled-down rate, every item judged once without a budget, and a ledger that rotates
-// the items over runs (input-triggered faults of a sample caught within three runs), refused when
-// damaged or foreign and never overwritten then.
+// The coverage plan through the real CLI against the reference server on loopback: only a budget
+// too small for one judged answer refused before anything is sent, --max-requests held at the target
+// from a few dozen up with figures that add up in every report, a paced time budget fitted at a
+// scaled-down rate, every item judged once without a budget, a ledger at --max-requests 100 that
+// judges every item within 9 runs and 1.4x one unbudgeted run (input-triggered faults of a sample
+// caught within its cycle), refused when damaged or foreign and never overwritten then.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,53 +65,76 @@ async function conform(
   return { code, result, stderr, reportDir };
 }
 
-test('a budget too small for the cells only their own tests judge is refused before any request, naming the smallest', async () => {
+test('only a budget too small for one judged answer is refused, before any request, naming the smallest', async () => {
   arrivals = 0;
-  const { code, stderr, result } = await conform(['--max-requests', '40']);
+  const { code, stderr, result } = await conform(['--max-requests', '4']);
   assert.equal(code, 2, stderr);
-  assert.match(stderr, /cannot hold the \d+ tests of the cells only their own tests judge \(auth-required/);
+  assert.match(stderr, /cannot hold one judged answer/);
   const smallest = Number(/the smallest budget that would: --max-requests (\d+)/.exec(stderr)?.[1]);
-  assert.ok(smallest > 40, stderr);
+  assert.ok(smallest > 4 && smallest <= 10, stderr);
   assert.equal(arrivals, 0, 'nothing was sent');
   // With --json, the one object names the option and the rule.
   const { error } = result as unknown as { error: { kind: string; option: string; rule: string } };
-  assert.deepEqual(
-    [error.kind, error.option, error.rule],
-    ['usage', '--max-requests', 'holds the cells only their own tests judge'],
-  );
+  assert.deepEqual([error.kind, error.option, error.rule], ['usage', '--max-requests', 'holds one judged answer']);
 });
 
-test('--max-requests is never exceeded at the target, the preflight and test data included; what did not fit is not judged in this run', async () => {
+test('--max-requests 60 with every key gives a verdict and sends at most 60; every report adds up', async () => {
   arrivals = 0;
-  const { code, result, stderr, reportDir } = await conform(['--max-requests', '220']);
+  const { code, result, stderr, reportDir } = await conform(['--max-requests', '60']);
   assert.equal(code, 0, stderr);
-  assert.ok(arrivals <= 220, `the target received ${arrivals} requests`);
+  assert.ok(arrivals <= 60, `the target received ${arrivals} requests`);
+  assert.equal(result!.verdict, 'pass');
   const announced = Number(/about (\d+) requests \(per key: KGATE_KEY (\d+)/.exec(stderr)?.[1]);
   assert.ok(
-    Math.abs(result!.requests! - announced) <= announced * 0.1,
-    `announced ${announced}, sent ${result!.requests}`,
+    Math.abs(arrivals - announced) <= announced * 0.1,
+    `announced ${announced}, the target received ${arrivals} (the preflight included)`,
   );
-  assert.match(stderr, /KGATE_KEY_UNSUBSCRIBED \d+, KGATE_KEY_EXHAUSTED \d+/, 'the requests of each key');
+  assert.match(stderr, /no key or a wrong one \d+/, "each group's auth cells judged");
   const coverage = result!.coverage!;
-  assert.ok(coverage.notPlanned.length > 0 && coverage.judged < coverage.items, 'the budget left items out');
+  assert.ok(coverage.judged > 0 && coverage.notJudged.length > 0, 'the budget judged some items and left others');
+  assert.equal(coverage.judged + coverage.notJudged.length, coverage.items, 'judged and not judged make the total');
   // A cell the plan left out may still be judged, by a property on another request's answer; one not
   // judged is never passed.
-  const cells = coverage.notJudged.filter((item) => item.startsWith('cell:'));
-  assert.ok(cells.length > 0, 'some cells were not judged');
   const matrix = result!.targets[0]!.matrix;
-  for (const cell of cells) {
+  for (const cell of coverage.notJudged.filter((item) => item.startsWith('cell:'))) {
     const [, operationId, check] = cell.split(':');
-    const label = getOperation(operationId!)!.label;
-    assert.notEqual(matrix[label]?.[check!], 'pass', `${cell} not judged is never passed`);
+    assert.notEqual(matrix[getOperation(operationId!)!.label]?.[check!], 'pass', `${cell} not judged is never passed`);
   }
   assert.ok(
     result!.targets[0]!.skips.some((skip) => skip.reason.startsWith('not judged in this run')),
     'the cells left out are skipped with that reason',
   );
+  // The same figures in summary.md (its per-operation rows summing to the headline) and on the page.
+  const headline = `${coverage.judged} of ${coverage.items} items judged in this run, ${coverage.notJudged.length} not judged in this run`;
   const markdown = readFileSync(join(reportDir, 'summary.md'), 'utf8');
-  assert.match(markdown, /### Coverage/);
-  assert.match(markdown, /not judged in this run: the budget left them out/);
-  assert.match(readFileSync(join(reportDir, 'report.html'), 'utf8'), /Coverage/);
+  assert.ok(markdown.includes(headline), `summary.md says: ${headline}`);
+  const prefix = 'Not judged in this run, per operation: ';
+  const line = markdown.split('\n').find((text) => text.startsWith(prefix)) ?? '';
+  const rows = line
+    .slice(prefix.length, line.indexOf(' (each item'))
+    .split(', ')
+    .reduce((sum, entry) => sum + Number(/^\S+ (\d+)/.exec(entry)?.[1]), 0);
+  assert.equal(rows, coverage.notJudged.length, `per-operation rows sum to the headline: ${line}`);
+  assert.ok(readFileSync(join(reportDir, 'report.html'), 'utf8').includes(headline), 'the page says the same');
+});
+
+test('with --checks the announcement is within 10 % of what is sent, budgeted or not', async () => {
+  for (const args of [
+    ['--checks', 'response-matches-spec'],
+    ['--checks', 'paging-is-consistent'],
+    ['--checks', 'auth-required,no-server-error'],
+    ['--checks', 'paging-is-consistent', '--max-requests', '100'],
+  ]) {
+    arrivals = 0;
+    const { code, stderr } = await conform(args);
+    assert.equal(code, 0, stderr);
+    // The unbudgeted line counts the run's own requests; the plan's, the key preflight's too.
+    const range = /will send about (\d+)(?: to (\d+))? requests/.exec(stderr);
+    const planned = Number(/plan for the budget .*?about (\d+) requests/.exec(stderr)?.[1]);
+    const sent = range ? arrivals - 4 : arrivals;
+    const [low, high] = range ? [Number(range[1]), Number(range[2] ?? range[1])] : [planned, planned];
+    assert.ok(sent >= low * 0.9 && sent <= high * 1.1, `${args.join(' ')}: announced ${low} to ${high}, sent ${sent}`);
+  }
 });
 
 test('a paced time budget, scaled down, is fitted: the run ends within it and sends what it announced', async () => {
@@ -174,39 +198,130 @@ test('a damaged or foreign ledger is refused naming the file and the rule, exit 
   assert.equal(readFileSync(foreign, 'utf8'), text);
 });
 
+test('a ledger at --max-requests 100 judges every item within 9 runs, at most 1.4x one unbudgeted run, and says so plainly', async () => {
+  arrivals = 0;
+  const whole = await conform([]);
+  assert.equal(whole.code, 0, whole.stderr);
+  const unbudgeted = arrivals;
+  const ledger = join(dir, 'ledger-100.json');
+  let sent = 0;
+  let runs = 0;
+  let cycle: number | undefined;
+  let coverage: RunSummary['coverage'];
+  while (runs < 9) {
+    arrivals = 0;
+    const { code, result, stderr } = await conform(['--max-requests', '100', '--ledger', ledger]);
+    assert.equal(code, 0, stderr);
+    runs++;
+    sent += arrivals;
+    assert.ok(arrivals <= 100, `run ${runs}: ${arrivals} requests`);
+    // The first lines name the ledger, its runs so far and what this run sends first.
+    assert.match(
+      stderr,
+      runs === 1
+        ? /ledger \S+: a new ledger, no runs yet; this run sends first \d+ never judged/
+        : new RegExp(`ledger \\S+: ${runs - 1} runs? so far; this run sends first`),
+    );
+    cycle ??= Number(/at this budget a full cycle takes about (\d+) runs/.exec(stderr)?.[1]);
+    coverage = result!.coverage!;
+    assert.equal(coverage.ledger?.runs, runs);
+    if (coverage.never === 0) break;
+    assert.equal(coverage.ledger?.allWithin, undefined, 'no claim that every item was judged before it is so');
+  }
+  assert.equal(coverage!.never, 0, `every item judged within ${runs} runs`);
+  assert.equal(coverage!.ledger?.judged, coverage!.items);
+  assert.ok((coverage!.ledger?.allWithin ?? 99) <= runs, 'every item at least once in the last runs, as said');
+  assert.ok(
+    sent <= 1.4 * unbudgeted,
+    `${sent} requests in ${runs} runs: ${(sent / unbudgeted).toFixed(2)}x one unbudgeted run (${unbudgeted})`,
+  );
+  assert.ok(Math.abs(runs - (cycle ?? 0)) <= 1, `announced a cycle of about ${cycle} runs; it took ${runs}`);
+  const kept = JSON.parse(readFileSync(ledger, 'utf8')) as Ledger;
+  assert.ok(
+    Object.values(kept.items).every((entry) => entry.cost !== undefined),
+    'the ledger keeps what judging each item cost',
+  );
+  assert.ok(
+    kept.runs.every((run) => (run.requests ?? 0) > 0 && (run.requests ?? 0) <= 100),
+    'and what each run sent',
+  );
+});
+
+test('--quota N/month: the announcement says what the month holds, and the runs of a ledger stay within it', async () => {
+  const ledger = join(dir, 'ledger-quota.json');
+  const quota = 160;
+  let sent = 0;
+  arrivals = 0;
+  const first = await conform(['--quota', `${quota}/month`, '--max-requests', '100', '--ledger', ledger]);
+  assert.equal(first.code, 0, first.stderr);
+  sent += arrivals;
+  assert.ok(arrivals <= 100, 'no more than --max-requests');
+  const holds =
+    /quota 160\/month: the month holds about (\d+) verdicts? of this run's size \(about (\d+) requests\)/.exec(
+      first.stderr,
+    );
+  assert.ok(holds, first.stderr);
+  assert.equal(Number(holds[1]), Math.floor(quota / Number(holds[2])), 'the verdicts of this size the month holds');
+  assert.match(
+    first.stderr,
+    /at one run per push a full cycle \(about \d+ runs\) takes (about [\d.]+ days|a day or less)/,
+  );
+  // The second run has what the month has left: the quota less what the first sent.
+  arrivals = 0;
+  const second = await conform(['--quota', `${quota}/month`, '--max-requests', '100', '--ledger', ledger]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(`--quota 160/month: ${quota - sent} left this month \\(${sent} sent by the ledger's runs\\)`),
+  );
+  assert.ok(arrivals <= quota - sent, `the second run sent ${arrivals} of the ${quota - sent} left`);
+  sent += arrivals;
+  // Once what is left holds no judged answer, the run is refused before it sends anything.
+  arrivals = 0;
+  const third = await conform(['--quota', `${quota}/month`, '--ledger', ledger]);
+  if (quota - sent < 5) {
+    assert.equal(third.code, 2, third.stderr);
+    assert.match(third.stderr, /the month's quota .* cannot hold one judged answer/);
+    assert.equal(arrivals, 0);
+  } else assert.ok(arrivals <= quota - sent, `the third run sent ${arrivals} of the ${quota - sent} left`);
+  const kept = JSON.parse(readFileSync(ledger, 'utf8')) as Ledger;
+  assert.ok(
+    kept.runs.reduce((sum, run) => sum + (run.requests ?? 0), 0) <= quota,
+    'the month never went over its quota',
+  );
+});
+
 /** Input-triggered faults of three groups (a sample: the bench judges every one). */
 const SAMPLE = ['calchistogram-right-to-left-500', 'hotevents-century-year-500', 'answersearch-emoji-500'];
 
-test('a budgeted gate with a ledger judges first what it never judged: input-triggered faults of a sample are caught within three runs', async () => {
+test('at --max-requests 100 a ledger catches input-triggered faults of a sample within its cycle, and judges a failure again next run', async () => {
   for (const fault of SAMPLE) {
     const ledger = join(dir, `ledger-${fault}.json`);
     let caughtIn: number | undefined;
-    const never: number[] = [];
-    for (let run = 1; run <= 3 && caughtIn === undefined; run++) {
+    let cycle = 9;
+    for (let run = 1; run <= cycle && caughtIn === undefined; run++) {
       const { code, result, stderr } = await conform(
-        // About what a 10-minute budget holds at the real service's published limits (539 requests).
-        ['--max-requests', '540', '--ledger', ledger],
+        ['--max-requests', '100', '--ledger', ledger],
         `${server.url}/faults/${fault}`,
       );
       assert.ok(code === 0 || code === 1, stderr);
-      never.push(result!.coverage!.never!);
+      if (run === 1) cycle = Number(/a full cycle takes about (\d+) runs/.exec(stderr)?.[1] ?? 9);
       if (result!.targets[0]!.failures.some((failure) => failure.check === 'no-server-error')) caughtIn = run;
     }
-    assert.ok(
-      caughtIn !== undefined,
-      `${fault} caught within three runs of the ledger (never judged: ${never.join(', ')})`,
-    );
-    assert.ok(
-      never.every((count, i) => i === 0 || count < never[i - 1]!),
-      `the ledger rotates: ${never.join(', ')}`,
-    );
+    assert.ok(caughtIn !== undefined, `${fault} caught within the cycle of ${cycle} runs`);
     const kept = JSON.parse(readFileSync(ledger, 'utf8')) as Ledger;
-    assert.equal(kept.runs.length, caughtIn);
     const failed = Object.entries(kept.items).filter(([, entry]) => entry.verdict === 'fail');
     assert.ok(failed.length > 0, `${fault}: the ledger names what failed`);
     assert.ok(
       failed.some(([, entry]) => /^kgate fuzz --base-url \S+ --seed 1 --items /.test(entry.failed?.replay ?? '')),
       'a finding replays from its seed and items',
+    );
+    // The next run sends what failed first, and fails again.
+    const again = await conform(['--max-requests', '100', '--ledger', ledger], `${server.url}/faults/${fault}`);
+    assert.match(again.stderr, /this run sends first \d+ items? that failed the last time judged/);
+    assert.ok(
+      again.result!.targets[0]!.failures.some((failure) => failure.check === 'no-server-error'),
+      `${fault}: judged again, and failing again`,
     );
   }
   assert.ok(!existsSync(join(dir, 'ledger-unused.json')));

@@ -37,7 +37,7 @@ import { applyOverride, severityOf } from '../reporting/severity.ts';
 import { Discovery } from './discovery.ts';
 import { SharedDiscovery } from './discovery-share.ts';
 import { type ConformOptions, OTHERS_ENDED_FILE, readConformOptions, runHeaders, scratchOf } from './options.ts';
-import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, targetsOf } from './plan.ts';
+import { DEFERRED_CHECKS, notPlanned, plansCoverage, refusedItems, relationPlanned, targetsOf } from './plan.ts';
 
 /** Per-project target settings (a fault sweep runs one project per fault). */
 export interface TargetOption {
@@ -338,7 +338,12 @@ export async function runCheck(
           (!kgate.options.checks || kgate.options.checks.includes(id)) && !kgate.options.excludeChecks?.includes(id),
       ),
       ...(plansCoverage(kgate.options)
-        ? { targets: targetsOf(kgate.options, op.operationId), refused: refusedItems(kgate.options) }
+        ? {
+            targets: targetsOf(kgate.options, op.operationId),
+            refused: refusedItems(kgate.options),
+            // A budgeted plan runs only the relations whose cells it holds: the others would cost requests it did not plan.
+            relationsOff: CHECK_IDS.filter((id) => !relationPlanned(kgate.options, op.operationId, id)),
+          }
         : {}),
       // A seed line sends its case again to this target; the embedded server is the one a bare line judges.
       ...(kgate.options.embedded || kgate.options.sweep || !api.settings.baseUrl

@@ -4,14 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Failure } from '../contracts/failure.ts';
+import { ROOT, runProcess } from '../scripts/run-process.ts';
 import {
+  costsOf,
   coverageSummary,
   historyOf,
+  judgedShareOf,
   type Ledger,
   LedgerError,
+  mergeIntoLedgerFile,
   readLedger,
+  sentInMonth,
   updatedLedger,
-  windowOf,
   writeLedger,
 } from './ledger.ts';
 
@@ -118,7 +122,7 @@ test('an absent ledger starts empty; a run adds its line and each item it judged
   assert.deepEqual(historyOf(first).get('input:evaluateGet:expr:wide-or'), { runsAgo: 0, failed: true });
 });
 
-test('coverage reports what the run judged, what the window of runs judged, what was never judged, and each last failure', () => {
+test('coverage reports what the run judged and not (adding up to every item), what the ledger judged since it began, and each last failure', () => {
   const ledger: Ledger = {
     kgateCoverageLedger: 1,
     target: TARGET,
@@ -130,18 +134,100 @@ test('coverage reports what the run judged, what the window of runs judged, what
       c: { run: 1, date: 'd1', seed: 1, verdict: 'pass' },
     },
   };
-  const summary = coverageSummary(['a', 'b', 'c', 'd'], new Set(['a']), ['c', 'd'], {
-    file: 'l.json',
-    ledger,
-    window: 2,
-  });
+  // b was planned and skipped; c and d were left out by the budget; c was judged anyway.
+  const summary = coverageSummary(['a', 'b', 'c', 'd'], new Set(['a', 'c']), ['c', 'd'], { file: 'l.json', ledger });
   assert.equal(summary.items, 4);
-  assert.equal(summary.judged, 1);
-  assert.deepEqual(summary.notJudged, ['b', 'c', 'd']);
-  assert.deepEqual(summary.notPlanned, ['c', 'd']);
-  assert.deepEqual(summary.window, { runs: 2, judged: 2 }, 'a and b within the last two runs');
+  assert.equal(summary.judged, 2);
+  assert.deepEqual(summary.notJudged, ['b', 'd']);
+  assert.equal(summary.judged + summary.notJudged.length, summary.items, 'judged and not judged make every item');
+  assert.deepEqual(summary.notPlanned, ['d'], 'of those not judged, what the budget left out');
+  assert.deepEqual(summary.ledger, { file: 'l.json', runs: 3, judged: 3 }, 'a, b and c since the ledger began');
   assert.equal(summary.never, 1, 'd never judged');
   assert.deepEqual(summary.lastFailures, [{ item: 'b', run: 2, date: 'd2', seed: 1, title: 't' }]);
-  assert.equal(windowOf(1000, 400), 3);
-  assert.equal(windowOf(1000, 1000), 1);
+  // Once every item was judged, the fewest last runs that judged every item.
+  const all = coverageSummary(['a', 'b', 'c'], new Set(['a']), [], { file: 'l.json', ledger });
+  assert.equal(all.ledger?.allWithin, 3, 'c was last judged 3 runs ago');
+  assert.equal(summary.ledger?.allWithin, undefined, 'said only once it is so');
+});
+
+test('a run merges into the ledger as it is when the run ends: two runs ending together both land', async () => {
+  const file = join(dir, 'merged.json');
+  const run = (date: string) => ({ date, seed: 1, verdict: 'pass' as const, items: 2, planned: 2, requests: 50 });
+  // Two runs that read the same empty ledger at their start, merging one after the other.
+  const merge = (item: string, date: string) =>
+    mergeIntoLedgerFile(file, TARGET, SPEC, (ledger) =>
+      updatedLedger(ledger, run(date), new Set([item]), new Map(), [], new Map([[item, 2.5]])),
+    );
+  await Promise.all([
+    Promise.resolve().then(() => merge('x', '2026-02-01')),
+    Promise.resolve().then(() => merge('y', '2026-02-02')),
+  ]);
+  const kept = readLedger(file, TARGET, SPEC);
+  assert.deepEqual(
+    kept.runs.map((entry) => entry.run),
+    [1, 2],
+    'both runs kept, numbered in the order they merged',
+  );
+  assert.deepEqual(Object.keys(kept.items).sort(), ['x', 'y']);
+  assert.equal(kept.items.x?.cost, 2.5, 'what judging it cost');
+  assert.equal(sentInMonth(kept, new Date('2026-02-20T00:00:00Z')), 100, "the month's requests");
+  assert.equal(sentInMonth(kept, new Date('2026-03-01T00:00:00Z')), 0, 'a new month starts at none');
+  assert.equal(judgedShareOf(kept), 0.5, 'one of the two items each run planned was judged');
+  // A month's requests are counted apart from the runs, of which only the last 100 are kept.
+  let many = kept;
+  for (let i = 0; i < 120; i++) many = updatedLedger(many, run('2026-02-10'), new Set(), new Map());
+  assert.equal(many.runs.length, 100);
+  assert.equal(sentInMonth(many, new Date('2026-02-20T00:00:00Z')), 100 + 120 * 50, 'every run of the month counted');
+  // A file damaged meanwhile is left as it is: the merge is refused.
+  writeFileSync(file, '{"kgateCoverageLedger": 1, "runs": [');
+  assert.throws(() => merge('z', '2026-02-03'), LedgerError);
+  assert.equal(readFileSync(file, 'utf8'), '{"kgateCoverageLedger": 1, "runs": [', 'never overwritten');
+});
+
+test('runs in processes of their own merging into one ledger at once all land in it', async () => {
+  const file = join(dir, 'concurrent.json');
+  const merges = 40;
+  // Each process merges one run at a time, as a run's reporter does when it ends; both start at the
+  // same moment, once loaded.
+  const startAt = Date.now() + 3_000;
+  const script = `
+    const { mergeIntoLedgerFile, updatedLedger } = await import(${JSON.stringify(new URL('./ledger.ts', import.meta.url).href)});
+    while (Date.now() < ${startAt});
+    for (let i = 0; i < ${merges}; i++)
+      mergeIntoLedgerFile(${JSON.stringify(file)}, ${JSON.stringify(TARGET)}, ${JSON.stringify(SPEC)}, (ledger) =>
+        updatedLedger(ledger, { date: new Date().toISOString(), seed: 1, verdict: 'pass', items: 1 }, new Set([process.argv[1] + i]), new Map()));
+  `;
+  const results = await Promise.all(
+    ['p', 'q'].map((name) =>
+      runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, name], { cwd: ROOT }),
+    ),
+  );
+  for (const result of results) assert.equal(result.code, 0, result.stderr);
+  const kept = readLedger(file, TARGET, SPEC);
+  assert.equal(kept.runs.length, 2 * merges, 'every run of both processes kept');
+  assert.deepEqual(
+    kept.runs.map((entry) => entry.run),
+    Array.from({ length: 2 * merges }, (_, i) => i + 1),
+    'numbered one after another',
+  );
+  assert.equal(Object.keys(kept.items).length, 2 * merges, "every run's item kept");
+});
+
+test("what judging an item cost: each test's requests shared among what it judged, the cheapest share kept", () => {
+  const record = (check: string, items: string[], test: number) =>
+    ({
+      operation: 'GET /academic/v1.0/evaluate',
+      check,
+      status: 'passed',
+      findings: [],
+      items,
+      requests: { test, discovery: 0, data: [] },
+    }) as unknown as Parameters<typeof costsOf>[0][number];
+  const costs = costsOf([
+    record('no-server-error', ['input:a', 'input:b', 'input:c'], 5),
+    record('auth-required', ['input:a'], 3),
+  ]);
+  assert.equal(costs.get('input:b'), 5 / 4, 'five requests over three items and the cell');
+  assert.equal(costs.get('input:a'), 5 / 4, 'the cheaper of the two tests that judged it');
+  assert.equal(costs.get('cell:evaluateGet:auth-required'), 1.5);
 });

@@ -1,14 +1,17 @@
-// The coverage ledger (--ledger FILE): which items each run judged, with its seed, verdict and date,
-// kept between runs by the CI job as a drift history is. The next run plans first what failed the
-// last time, then what was judged longest ago (run/budget.ts), so a budgeted gate on every push
-// judges every item within a window of runs. A file that is not a ledger of this target and spec is
-// refused, never overwritten; the ledger is written whole, aside, then renamed into place.
+// The coverage ledger (--ledger FILE): which items each run judged, with its seed, verdict, date and
+// what judging each cost, and what each run sent, kept between runs by the CI job as a drift history
+// is. The next run plans first what failed the last time, then what was never or longest ago judged
+// (run/rotation.ts), so a budgeted gate on every push judges every item within a cycle of runs. A
+// file that is not a ledger of this target and spec is refused, never overwritten; a run merges its
+// judgements into the ledger as it is when the run ends, under a lock (two runs ending together both
+// land), and writes it whole, aside, then renamed into place.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { coverageItems } from '../contracts/coverage/items.ts';
 import type { Failure } from '../contracts/failure.ts';
+import { withFileLock } from '../http/pacing.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import type { CoverageSummary, TargetSummary, TestRecord } from '../reporting/summary.ts';
-import type { ItemHistory } from './budget.ts';
+import type { ItemHistory } from './rotation.ts';
 
 /** Version of the ledger's format. */
 export const LEDGER_VERSION = 1;
@@ -25,6 +28,10 @@ export interface LedgerRun {
   /** Items it judged, of the items of its selection. */
   judged: number;
   items: number;
+  /** Items its plan held (a budgeted run's; absent: every item). */
+  planned?: number;
+  /** Requests it sent: its tests' and test data's, and the key preflight's where the run counted them (a request budget does). */
+  requests?: number;
 }
 
 /** An item's last judgement, and its last failure. */
@@ -36,6 +43,11 @@ export interface LedgerEntry {
   verdict: 'pass' | 'fail';
   /** The last time it failed: the run, date, seed, what failed, and the command that sends it again. */
   failed?: { run: number; date: string; seed: number; title: string; replay?: string };
+  /**
+   * What judging it cost when last judged: the requests of the test that judged it shared among the
+   * items that test judged (the cheapest share where several did).
+   */
+  cost?: number;
 }
 
 /** The ledger file. */
@@ -47,6 +59,8 @@ export interface Ledger {
   specSha256: string;
   runs: LedgerRun[];
   items: Record<string, LedgerEntry>;
+  /** Requests its runs sent, by calendar month (UTC, `2026-12`): what a quota's share is made from, however many runs a month. */
+  months?: Record<string, number>;
 }
 
 /** A ledger file that cannot be used: the message names the file and the rule. */
@@ -114,6 +128,65 @@ export function writeLedger(file: string, ledger: Ledger): void {
   }
 }
 
+/**
+ * Merges a run into the ledger file as it is now, under its lock: a run that ended meanwhile has
+ * written its own, and both are kept (this run takes the next number). The file is read as
+ * readLedger reads it: a file that became damaged or foreign is left as it is (LedgerError).
+ */
+export function mergeIntoLedgerFile(
+  file: string,
+  target: string,
+  specSha256: string,
+  update: (ledger: Ledger) => Ledger,
+): Ledger {
+  return withFileLock(file, () => {
+    const updated = update(readLedger(file, target, specSha256));
+    writeLedger(file, updated);
+    return updated;
+  });
+}
+
+/** Of what a ledger's last runs planned, the share they judged (1 when none says; at most 1). */
+export function judgedShareOf(ledger: Ledger, runs = 5): number {
+  const recent = ledger.runs.filter((run) => run.planned !== undefined && run.planned > 0).slice(-runs);
+  const planned = recent.reduce((sum, run) => sum + run.planned!, 0);
+  const judged = recent.reduce((sum, run) => sum + Math.min(run.judged, run.planned!), 0);
+  return planned > 0 ? Math.min(1, judged / planned) : 1;
+}
+
+/** The requests a ledger's runs sent in the calendar month (UTC) of `now`. */
+export function sentInMonth(ledger: Ledger, now: Date): number {
+  const month = now.toISOString().slice(0, 7);
+  const counted = ledger.months?.[month];
+  if (typeof counted === 'number' && Number.isFinite(counted)) return counted;
+  return ledger.runs.filter((run) => run.date.slice(0, 7) === month).reduce((sum, run) => sum + (run.requests ?? 0), 0);
+}
+
+/**
+ * What judging each item cost in a run: each test's requests shared among the items it judged (a
+ * test that judged nothing spreads none), the cheapest share where several tests judged an item.
+ */
+export function costsOf(records: readonly TestRecord[]): Map<string, number> {
+  const costs = new Map<string, number>();
+  const byLabel = new Map(OPERATIONS.map((op) => [op.label, op.operationId]));
+  for (const record of records) {
+    const operationId = byLabel.get(record.operation);
+    const items = [
+      ...new Set([
+        ...(record.items ?? []),
+        ...(operationId && !record.carrier && record.status !== 'skipped'
+          ? [`cell:${operationId}:${record.check}`]
+          : []),
+      ]),
+    ];
+    const requests = record.requests?.test ?? 0;
+    if (items.length === 0) continue;
+    const share = Math.round((requests / items.length) * 1000) / 1000;
+    for (const item of items) costs.set(item, Math.min(costs.get(item) ?? share, share));
+  }
+  return costs;
+}
+
 /** What the ledger says of each item for the next plan: runs since it was judged, and whether it failed then. */
 export function historyOf(ledger: Ledger): Map<string, ItemHistory> {
   const last = ledger.runs.at(-1)?.run ?? 0;
@@ -123,6 +196,19 @@ export function historyOf(ledger: Ledger): Map<string, ItemHistory> {
       { runsAgo: last - entry.run, ...(entry.verdict === 'fail' ? { failed: true } : {}) },
     ]),
   );
+}
+
+/** What a run's plan takes from its ledger: each item's history, the file and its runs, and how far a cycle stretches on this target. */
+export function ledgerPlanInput(
+  ledger: Ledger,
+  file: string,
+): { history: Map<string, ItemHistory>; ledger: { file: string; runs: number }; cycle: true; judgedShare: number } {
+  return {
+    history: historyOf(ledger),
+    ledger: { file, runs: ledger.runs.at(-1)?.run ?? 0 },
+    cycle: true,
+    judgedShare: judgedShareOf(ledger),
+  };
 }
 
 /** The open items the target refused in the runs the ledger kept (sent alone, never packed). */
@@ -173,15 +259,18 @@ function replayOf(finding: Failure): string | undefined {
  */
 export function updatedLedger(
   ledger: Ledger,
-  run: { date: string; seed: number; verdict: 'pass' | 'fail'; items: number },
+  run: { date: string; seed: number; verdict: 'pass' | 'fail'; items: number; planned?: number; requests?: number },
   judged: ReadonlySet<string>,
   failed: ReadonlyMap<string, Failure>,
   refused: readonly string[] = [],
+  costs: ReadonlyMap<string, number> = new Map(),
 ): Ledger & { refused: string[] } {
   const number = (ledger.runs.at(-1)?.run ?? 0) + 1;
   const items = { ...ledger.items };
   for (const item of judged) {
     const failure = failed.get(item);
+    // An item no test of its own judged (a fixture's cell, a property's on another test's answer) came for nothing.
+    const cost = costs.get(item) ?? (costs.size > 0 ? 0 : items[item]?.cost);
     items[item] = {
       run: number,
       date: run.date,
@@ -200,10 +289,21 @@ export function updatedLedger(
         : items[item]?.failed
           ? { failed: items[item]!.failed }
           : {}),
+      ...(cost !== undefined ? { cost } : {}),
     };
   }
+  // What this month's runs sent, kept apart from the runs (only the last LEDGER_RUNS are kept); a
+  // ledger without the count starts it from the runs it holds.
+  const month = run.date.slice(0, 7);
+  const before = sentInMonth(ledger, new Date(`${month}-01T00:00:00Z`));
+  const months = Object.fromEntries(
+    Object.entries({ ...ledger.months, [month]: before + (run.requests ?? 0) })
+      .sort(([a], [b]) => a.localeCompare(b))
+      .slice(-13),
+  );
   return {
     ...ledger,
+    months,
     runs: [...ledger.runs, { run: number, ...run, judged: judged.size }].slice(-LEDGER_RUNS),
     items,
     refused: [...new Set([...((ledger as { refused?: string[] }).refused ?? []), ...refused])].sort(),
@@ -211,44 +311,47 @@ export function updatedLedger(
 }
 
 /**
- * What a run's reports say of coverage: the items of its selection judged in this run, and with a
- * ledger (already holding this run) those judged within the window of runs a gate of this budget
- * needs to judge every item once, those never judged, and the last failure of each item that failed.
+ * What a run's reports say of coverage: the items of its selection judged in this run and those not
+ * (of which its budget left out some), and with a ledger (already holding this run) the items judged
+ * since it began, the runs within which every item was judged (only once every item was), the items
+ * never judged, and the last failure of each item that failed.
  */
 export function coverageSummary(
   selection: readonly string[],
   judged: ReadonlySet<string>,
   notPlanned: readonly string[],
-  ledger?: { file: string; ledger: Ledger; window: number },
+  ledger?: { file: string; ledger: Ledger },
 ): CoverageSummary {
   const items = new Set(selection);
+  const notJudged = selection.filter((item) => !judged.has(item));
+  const missed = new Set(notJudged);
   const base: CoverageSummary = {
     items: items.size,
-    judged: [...judged].filter((item) => items.has(item)).length,
-    notJudged: selection.filter((item) => !judged.has(item)),
-    notPlanned: notPlanned.filter((item) => items.has(item)),
+    judged: items.size - notJudged.length,
+    notJudged,
+    notPlanned: notPlanned.filter((item) => missed.has(item)),
   };
   if (!ledger) return base;
   const last = ledger.ledger.runs.at(-1)?.run ?? 0;
   const entries = Object.entries(ledger.ledger.items).filter(([item]) => items.has(item));
+  const never = selection.filter((item) => !ledger.ledger.items[item]).length;
+  // The fewest last runs that judged every item: the oldest judgement's age, once every item has one.
+  const allWithin =
+    never === 0 && entries.length > 0 ? Math.max(...entries.map(([, entry]) => last - entry.run + 1)) : undefined;
   return {
     ...base,
-    ledger: { file: ledger.file, runs: ledger.ledger.runs.length },
-    window: {
-      runs: ledger.window,
-      judged: entries.filter(([, entry]) => last - entry.run < ledger.window).length,
+    ledger: {
+      file: ledger.file,
+      runs: last,
+      judged: entries.length,
+      ...(allWithin !== undefined ? { allWithin } : {}),
     },
-    never: selection.filter((item) => !ledger.ledger.items[item]).length,
+    never,
     lastFailures: entries
       .filter(([, entry]) => entry.failed)
       .map(([item, entry]) => ({ item, ...entry.failed! }))
       .sort((a, b) => b.run - a.run || a.item.localeCompare(b.item)),
   };
-}
-
-/** The runs a gate that judges `perRun` of `items` items needs to judge every one once. */
-export function windowOf(items: number, perRun: number): number {
-  return perRun <= 0 ? 1 : Math.max(1, Math.ceil(items / perRun));
 }
 
 /**

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { GENERATIVE_CHECK_IDS } from '../contracts/checks/index.ts';
 import { intentOf } from '../contracts/coverage/inputs.ts';
 import { inputItemsOf } from '../contracts/coverage/plan.ts';
+import { RELATIONS } from '../contracts/properties/relations.ts';
 import type { ConformOptions } from './options.ts';
 import { type RequestBudget, requestBudget } from './request-budget.ts';
 
@@ -37,6 +38,9 @@ export const DEFERRED_CHECKS: ReadonlySet<string> = new Set([
   'event-ids-are-32-hex',
 ]);
 
+/** The checks a relation of the generated requests judges (a relation costs requests of its own). */
+export const RELATION_CHECKS: ReadonlySet<string> = new Set(RELATIONS.map((relation) => relation.check));
+
 /** Whether a run plans its generated requests (the default) rather than drawing `--generate N` of them. */
 export function plansCoverage(options: Pick<ConformOptions, 'generate' | 'draw'>): boolean {
   return options.generate > 0 && options.draw !== true;
@@ -51,6 +55,11 @@ export interface RunPlan {
   refused?: string[];
   /** The cells whose tests judge them in this run; absent: every cell of the selection. */
   cells?: string[];
+  /**
+   * A budgeted plan's relation cells the generated requests judge: only their relations run (a
+   * relation costs requests); absent: every relation of the checks the run selects.
+   */
+  relations?: string[];
   /** Operation ids, those whose paced requests take longest first: their tests are started first. */
   order?: string[];
   /** A budgeted plan: whether one, its budget in words, the items it leaves out, how many it judges, what it announced. */
@@ -58,8 +67,8 @@ export interface RunPlan {
   budget?: string;
   notPlanned?: string[];
   planned?: number;
-  /** The runs a gate of this budget needs to judge every item once (with a ledger). */
-  window?: number;
+  /** With a ledger or a quota: the runs a ledger at this budget takes to judge every item once (more than CYCLE_MOST_RUNS: that many plus one). */
+  cycle?: number;
   estimate?: { requests: number; seconds: number; byPath?: Record<string, number> };
 }
 
@@ -156,7 +165,21 @@ export function notPlanned(
   if (!options.planFile) return undefined;
   const plan = readPlan(options.planFile);
   if (!plan.cells || plan.cells.includes(`cell:${operationId}:${check}`)) return undefined;
-  return `${NOT_JUDGED_IN_RUN}: the run's budget held other items first (the cells only their own tests judge, then what failed or was judged longest ago); a ledger (--ledger FILE) sends it first next time`;
+  return `${NOT_JUDGED_IN_RUN}: the run's budget held items ranked before it (what failed last time, then what was never or longest ago judged); a ledger (--ledger FILE) rotates every item through its runs`;
+}
+
+/**
+ * Whether the generated requests of an operation run a relation's check: in a budgeted run only
+ * where its plan holds the relation's cell (a relation costs requests); else wherever selected.
+ */
+export function relationPlanned(
+  options: Pick<ConformOptions, 'planFile'>,
+  operationId: string,
+  check: string,
+): boolean {
+  if (!options.planFile || !RELATION_CHECKS.has(check)) return true;
+  const relations = readPlan(options.planFile).relations;
+  return !relations || relations.includes(`cell:${operationId}:${check}`);
 }
 
 /** The targets of an operation for a run: its plan file's, or the unbudgeted default. */

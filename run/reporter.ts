@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { readEnv } from '../config/env.ts';
@@ -9,6 +9,7 @@ import type { Check } from '../contracts/checks/registry.ts';
 import { RATE_LIMIT_TAG } from '../contracts/checks/registry.ts';
 import { excerpt, type Failure, NOT_RUN_QUOTA } from '../contracts/failure.ts';
 import { TOLERANCE_STATEMENT } from '../contracts/properties/tolerance.ts';
+import { REQUEST_COUNT_FILE } from '../http/pacing.ts';
 import { OPERATIONS } from '../openapi/spec.ts';
 import {
   type ConformanceBaseline,
@@ -33,14 +34,13 @@ import {
 } from '../reporting/summary.ts';
 import { OUTCOME_ANNOTATION, type TestOutcome } from './fixtures.ts';
 import {
+  costsOf,
   coverageSummary,
   judgedItems,
   LedgerError,
-  readLedger,
+  mergeIntoLedgerFile,
   selectionOf,
   updatedLedger,
-  windowOf,
-  writeLedger,
 } from './ledger.ts';
 import {
   type ConformOptions,
@@ -224,8 +224,12 @@ export default class ConformanceReporter implements Reporter {
           baseline: baseline && { file: baseline.file, today: baseline.today, baseline: baseline.baseline },
           startedAt: new Date(this.started),
         });
+    const requests = this.records.reduce(
+      (sum, record) => sum + (record.requests ? record.requests.test + record.requests.discovery : 0),
+      0,
+    );
     const coverage =
-      options.sweep || meta?.shard ? undefined : this.coverage(options, targets[0], failed ? 'fail' : 'pass');
+      options.sweep || meta?.shard ? undefined : this.coverage(options, targets[0], failed ? 'fail' : 'pass', requests);
     // A run that judged no cell of its target (every one selected was skipped) gives no verdict: it
     // passes nothing. A shard may hold nothing of one kind; its merge judges the whole.
     const judgedNothing =
@@ -250,10 +254,7 @@ export default class ConformanceReporter implements Reporter {
       durationMs: Date.now() - this.started,
       reportDir: options.reportDir,
       workers: this.workers,
-      requests: this.records.reduce(
-        (sum, record) => sum + (record.requests ? record.requests.test + record.requests.discovery : 0),
-        0,
-      ),
+      requests,
       ...(options.maxRps ? { maxRps: options.maxRps } : {}),
       ...(meta?.shard ? { shard: meta.shard } : {}),
       ...(coverage ? { coverage } : {}),
@@ -287,6 +288,7 @@ export default class ConformanceReporter implements Reporter {
     options: ConformOptions,
     target: TargetSummary | undefined,
     verdict: 'pass' | 'fail',
+    requests: number,
   ): CoverageSummary | undefined {
     if (!target) return undefined;
     const fixture = CHECKS.filter((check) => check.kind === 'fixture' && !options.excludeChecks?.includes(check.id));
@@ -306,22 +308,36 @@ export default class ConformanceReporter implements Reporter {
           },
         }
       : {};
+    if (plan?.cycle !== undefined) Object.assign(budget, { cycle: plan.cycle });
     if (!options.ledgerFile) return { ...coverageSummary(selection, judged, notPlanned), ...budget };
     try {
       const env = readEnv();
-      const ledger = readLedger(options.ledgerFile, targetName(env.baseUrl, options.embedded), specSha256());
       const refused = [...new Set(this.records.flatMap((record) => record.refused ?? []))];
-      const updated = updatedLedger(
-        ledger,
-        { date: new Date(this.started).toISOString(), seed: options.seed, verdict, items: selection.length },
-        judged,
-        failed,
-        refused,
+      // What the run sent: every request its budget counted (the key preflight too), else its tests' and test data's.
+      const counted = options.scratchDir ? Number(readIfThere(join(options.scratchDir, REQUEST_COUNT_FILE))) : NaN;
+      const updated = mergeIntoLedgerFile(
+        options.ledgerFile,
+        targetName(env.baseUrl, options.embedded),
+        specSha256(),
+        (ledger) =>
+          updatedLedger(
+            ledger,
+            {
+              date: new Date(this.started).toISOString(),
+              seed: options.seed,
+              verdict,
+              items: selection.length,
+              ...(plan?.budgeted ? { planned: plan.planned } : {}),
+              requests: Number.isFinite(counted) && counted > 0 ? counted : requests,
+            },
+            judged,
+            failed,
+            refused,
+            costsOf(this.records),
+          ),
       );
-      writeLedger(options.ledgerFile, updated);
-      const window = plan?.window ?? windowOf(selection.length, plan?.planned ?? selection.length);
       return {
-        ...coverageSummary(selection, judged, notPlanned, { file: options.ledgerFile, ledger: updated, window }),
+        ...coverageSummary(selection, judged, notPlanned, { file: options.ledgerFile, ledger: updated }),
         ...budget,
       };
     } catch (error) {
@@ -428,4 +444,13 @@ function registerKeys() {
   for (const key of [env.key, env.keyUnsubscribed, env.keyExhausted]) registerSecret(key);
   runHeaders(env);
   return env;
+}
+
+/** A file's text, or '' when there is none. */
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }

@@ -211,3 +211,25 @@ test('a fault sweep, its targets given by file, is planned as one sweep project 
   assert.equal(plan.rateLimitLast, false, 'a sweep declares its rate-limit tests among the others');
   assert.equal(playwrightPlan({ ...options, sweepFile: undefined }).rateLimitLast, true, 'an unsharded run with them');
 });
+
+test('the estimate counts what runs: a deferred check sends its own requests where no generated request judges its cell, and a check needing a key not given sends nothing', () => {
+  const options = { ...readConformOptions('{}', true), rateLimit: false, embedded: false };
+  const table = requestBudget();
+  const only = selectedTests({ ...options, checks: ['response-matches-spec'] });
+  const alone = estimateRequests(only, 1, table);
+  assert.equal(
+    alone.testRequests,
+    only.reduce((sum, test) => sum + (table.tests[`${test.operation} ${test.check}`]?.alone ?? 0), 0),
+    'each test in full: no generated request of its operation runs beside it',
+  );
+  assert.ok(alone.testRequests > 0 && alone.discovery.typical > 0, 'with the test data it then needs');
+  const every = selectedTests(options);
+  const withKeys = estimateRequests(every, 2, table);
+  const without = estimateRequests(every, 2, table, undefined, false, { unsubscribed: false, exhausted: false });
+  const keyed = every.filter((test) => ['auth-requires-subscription', 'quota-exhausted-is-403'].includes(test.check));
+  assert.equal(without.tests, withKeys.tests - keyed.length, 'the tests needing those keys send nothing');
+  assert.equal(
+    withKeys.testRequests - without.testRequests,
+    keyed.reduce((sum, test) => sum + (table.tests[`${test.operation} ${test.check}`]?.requests ?? 0), 0),
+  );
+});

@@ -40,6 +40,8 @@ export interface TestBudget {
    * where the planned run sent `requests` (fewer: its generated requests judged the cell first).
    */
   alone?: number;
+  /** The test data it uses when it runs in full, where that differs from `data`. */
+  aloneData?: string[];
 }
 
 /** The measured table. */
@@ -89,8 +91,22 @@ export interface RequestEstimate {
   byPath: Record<string, number>;
 }
 
+/** The keys a run was given beside KGATE_KEY: a check that needs one that was not given sends nothing. */
+export interface KeysGiven {
+  unsubscribed: boolean;
+  exhausted: boolean;
+}
+
+/** Whether a test needs a key the run was not given (it then skips itself and sends nothing). */
+export function needsMissingKey(check: string, keys: KeysGiven): boolean {
+  return (
+    (check === 'auth-requires-subscription' && !keys.unsubscribed) ||
+    (check === 'quota-exhausted-is-403' && !keys.exhausted)
+  );
+}
+
 /** An item and every item it is derived from. */
-function withNeeds(item: DiscoveryItem, into: Set<DiscoveryItem>): Set<DiscoveryItem> {
+export function withNeeds(item: DiscoveryItem, into: Set<DiscoveryItem>): Set<DiscoveryItem> {
   if (into.has(item)) return into;
   into.add(item);
   for (const need of DISCOVERY_NEEDS[item] ?? []) withNeeds(need, into);
@@ -110,7 +126,17 @@ export function estimateRequests(
   table: RequestBudget = requestBudget(),
   generate: number = DEFAULT_GENERATE,
   draw = false,
+  keys: KeysGiven = { unsubscribed: true, exhausted: true },
+  generated?: (label: string) => Record<string, number> | undefined,
 ): RequestEstimate {
+  // A test that needs a key the run was not given skips itself and sends nothing.
+  tests = tests.filter((test) => !needsMissingKey(test.check, keys));
+  // A deferred test sends nothing only where its operation's generated requests run beside it.
+  const generating = new Set(
+    tests
+      .filter((test) => getCheck(test.check)?.kind === 'generative')
+      .map((test) => `${test.project} ${test.operation}`),
+  );
   let testRequests = 0;
   let rateLimitRequests = 0;
   const byPath: Record<string, number> = {};
@@ -127,18 +153,23 @@ export function estimateRequests(
     // run, whichever the table measured them under (the properties may run only one of them).
     const sent = `${test.project} ${test.operation}`;
     const operationId = OPERATIONS.find((op) => op.label === test.operation)?.operationId ?? '';
+    const inFull = !generative && !(planned && generating.has(sent));
+    // An operation sending only some intents of generated requests sends what `generated` says of them.
+    const only = generative && !drawn && !generativeSent.has(sent) ? generated?.(test.operation) : undefined;
     const requests = !generative
-      ? planned
+      ? !inFull
         ? (measured?.requests ?? 0)
         : (measured?.alone ?? measured?.requests ?? 0)
       : generativeSent.has(sent)
         ? 0
         : drawn
           ? Math.round((drawn.get(operationId) ?? 0) * DRAW_REQUESTS_PER_CASE)
-          : GENERATIVE_CHECK_IDS.reduce(
-              (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
-              0,
-            );
+          : only
+            ? Object.values(only).reduce((sum, n) => sum + n, 0)
+            : GENERATIVE_CHECK_IDS.reduce(
+                (sum, id) => sum + (table.tests[budgetKey({ operation: test.operation, check: id })]?.requests ?? 0),
+                0,
+              );
     if (generative) generativeSent.add(sent);
     testRequests += requests;
     const path = test.operation.slice(test.operation.indexOf(' ') + 1);
@@ -148,7 +179,8 @@ export function estimateRequests(
     const byItem = users.get(test.project) ?? new Map<DiscoveryItem, number>();
     users.set(test.project, byItem);
     const items = new Set<DiscoveryItem>();
-    for (const item of measured?.data ?? []) if (item in DISCOVERY_REQUESTS) withNeeds(item as DiscoveryItem, items);
+    for (const item of (inFull ? measured?.aloneData : undefined) ?? measured?.data ?? [])
+      if (item in DISCOVERY_REQUESTS) withNeeds(item as DiscoveryItem, items);
     for (const item of items) byItem.set(item, (byItem.get(item) ?? 0) + 1);
   }
   // Typically the first worker to need an item finds it for the whole run (discovery-share.ts); at

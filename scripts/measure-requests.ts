@@ -52,6 +52,7 @@ try {
     }
   }
   const fixed = new Map(alone.records!.map((record) => [budgetKey(record), record.requests?.test ?? 0]));
+  const fixedData = new Map(alone.records!.map((record) => [budgetKey(record), record.requests?.data ?? []]));
   const tests: RequestBudget['tests'] = {};
   for (const record of result.records!) {
     const requests = record.requests?.test ?? 0;
@@ -64,6 +65,11 @@ try {
       ...(record.judgedBy ? { judgedBy: record.judgedBy } : {}),
       ...pathsOf(record),
       ...(full !== undefined && full !== requests ? { alone: full } : {}),
+      ...(full !== undefined &&
+      full !== requests &&
+      fixedData.get(budgetKey(record))?.join() !== record.requests?.data.join()
+        ? { aloneData: fixedData.get(budgetKey(record)) }
+        : {}),
     };
   }
   const budget: RequestBudget = {

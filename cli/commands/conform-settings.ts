@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { HarnessEnv } from '../../config/env.ts';
 import { type ApiName, ConfigError, type KgateConfig, parseApiList } from '../../config/file.ts';
 import { didYouMean } from '../../config/near-miss.ts';
+import { parseQuota, QUOTA_RULE, type Quota, QuotaError } from '../../config/quota.ts';
 import { CHECK_IDS } from '../../contracts/checks/index.ts';
 import { OPERATIONS } from '../../openapi/spec.ts';
 import { PLAYWRIGHT_REPORTERS } from '../../run/options.ts';
@@ -30,6 +31,14 @@ export const CONFORM_OPTIONS = {
   ...sharedOptions('timeout', 'max-rps'),
   'max-rps-by-path': option.text(BY_PATH_RULE, '/academic/v1.0/evaluate=0', (raw) => parseMaxRpsByPath(raw)),
   ...sharedOptions('max-duration', 'max-requests'),
+  quota: option.text(QUOTA_RULE, '10000/week', (raw) => {
+    try {
+      return parseQuota(raw);
+    } catch (error) {
+      if (error instanceof QuotaError) throw new RuleBroken(error.message);
+      throw error;
+    }
+  }),
   ledger: option.path('file'),
   workers: option.whole(1, 64, 'worker processes'),
   'with-rate-limit': option.flag(),
@@ -77,6 +86,8 @@ export interface ConformSettings {
   /** Absolute path of the baseline file. */
   baseline?: string;
   updateBaseline: boolean;
+  /** --quota or quota: the deployment's request quota (the run's request budget is then what the month has left, at most --max-requests). */
+  quota?: Quota;
   /** --ledger or ledger: the coverage ledger file, absolute. */
   ledger?: string;
   /** latencyBudgetMs of the configuration file. */
@@ -138,6 +149,7 @@ export function resolveConformSettings(
   const baselineFlag = given.baseline;
   const baseline = baselineFlag !== undefined ? resolve(options.cwd ?? process.cwd(), baselineFlag) : config.baseline;
   const updateBaseline = given['update-baseline'] === true;
+  const quota = given.quota ?? (config.quota !== undefined ? parseQuota(config.quota) : undefined);
   if (updateBaseline && baseline === undefined)
     throw new UsageError(
       'option --update-baseline needs --baseline FILE (or baseline in the configuration file): the file to write',
@@ -157,6 +169,7 @@ export function resolveConformSettings(
     latencyBudgetMs:
       config.latencyBudgetMs && Object.keys(config.latencyBudgetMs).length > 0 ? config.latencyBudgetMs : undefined,
     ...(config.envelope ? { envelopeBounds: config.envelope } : {}),
+    ...(quota ? { quota } : {}),
     ledger: given.ledger !== undefined ? resolve(options.cwd ?? process.cwd(), given.ledger) : config.ledger,
   };
 }

@@ -12,8 +12,8 @@ import type { ReferenceServer } from '../../reference/index.ts';
 import { BaselineError, readBaseline } from '../../reporting/baseline.ts';
 import { specSha256, targetName } from '../../reporting/run-meta.ts';
 import { renderTerminalSummary } from '../../reporting/summary.ts';
-import { BudgetTooSmall, describePlan, type PricedPlan, planRun } from '../../run/budget.ts';
-import { historyOf, type Ledger, LedgerError, readLedger, refusedOf } from '../../run/ledger.ts';
+import { BudgetTooSmall, describePlan, generatedOf, type PricedPlan, planPreamble, planRun } from '../../run/budget.ts';
+import { type Ledger, LedgerError, ledgerPlanInput, readLedger, refusedOf } from '../../run/ledger.ts';
 import {
   type ConformOptions,
   DEFAULT_GENERATE,
@@ -27,6 +27,7 @@ import {
   readConformOptions,
 } from '../../run/options.ts';
 import { PLAN_FILE, plansCoverage, referenceRefused, revealingItems } from '../../run/plan.ts';
+import { quotaShare } from '../../run/quota.ts';
 import { defaultMaxDurationMs, describeEstimate, estimateRequests } from '../../run/request-budget.ts';
 import { runSuite } from '../../run/run.ts';
 import { selectedTests, workersOf } from '../../run/selection.ts';
@@ -40,7 +41,7 @@ import { CONFORM_OPTIONS, type ConformGiven, resolveConformSettings } from './co
 
 const USAGE = `usage: kgate conform [--base-url URL] [--grep REGEX] [--checks ids] [--exclude-checks ids]
                      [--strict] [--timeout D] [--max-rps R] [--max-rps-by-path PATH=R,...]
-                     [--max-duration D] [--max-requests N] [--ledger FILE]
+                     [--max-duration D] [--max-requests N] [--quota N/month] [--ledger FILE]
                      [--workers N] [--with-rate-limit]
                      [--shard I/N] [--baseline FILE [--update-baseline]] [--generate N] [--seed S]
                      [--report-dir DIR] [--config FILE] [--json]
@@ -72,9 +73,12 @@ baseUrl in the configuration file) it starts the embedded reference server and j
                      budget: the run plans what fits it at the deployment's limits (see below)
   --max-requests     at most N requests in the whole run (test data, retries, probes and the preflight
                      included), for a key with a quota: the run plans what fits
+  --quota            the deployment's request quota, such as 10000/month: the run says how many
+                     verdicts of its size the month holds and how many days a full cycle takes at
+                     one run per push; with --ledger it sends no more than the month has left
   --ledger           coverage ledger file kept between runs (created when absent): which items each run
-                     judged; a budgeted run sends first what failed last time, then what was judged
-                     longest ago, so a gate on every push judges every item within a window of runs
+                     judged and what that cost; a budgeted run sends first what failed last time, then
+                     what was never or longest ago judged, so every item is judged within a cycle of runs
   --workers          Playwright worker processes (default: one for a run announced at 60 requests or
                      fewer, or paced at --max-rps 2 or less; else the number of cores, at least 2)
   --with-rate-limit  run the @rate-limit tests (bursts traffic, unpaced even beside --max-rps and
@@ -97,7 +101,7 @@ baseUrl in the configuration file) it starts the embedded reference server and j
   --config           configuration file (default: kgate.config.json, .yaml or .yml in the working
                      directory, if any): baseUrl, keyVariables, unsubscribedKeyCovers, checks,
                      excludeChecks, severity (per check: fail, warn or off), timeoutMs (milliseconds),
-                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, ledger,
+                     maxRps, maxRpsByPath, maxDuration (20m, or a number of seconds), maxRequests, quota, ledger,
                      latencyBudgetMs, envelope (bounds on what the run measures, which fail the gate),
                      baseline, strict, proxy, noProxy, caFile, clientCert, clientKey, headers. Flags
                      override it, and so do the KGATE_* variables.
@@ -126,19 +130,21 @@ reports: report.html (the page to open: verdict, matrix, failures with curl line
 summary.md, summary.json, junit.xml (one case per operation x check), tests.json, run.json,
 envelope.json (what the run measured of the deployment: latency, limits, rate limits, what is in front);
 kgate report merge makes one verdict of the folders of --shard runs
-budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path) or with
---max-requests, the run plans what fits: the cells only their own tests judge first (a budget that
-cannot hold them is refused, exit 2, naming the smallest that would), then the other cells, then the
-input items the ledger or the fault catalogue ranks first; the slowest path's operation starts first.
-The announcement says what the run judges, its requests per key and its time; what did not fit is
-reported as not judged in this run, never as passed.
+budget: with --max-duration and the deployment's limits (--max-rps, --max-rps-by-path), with
+--max-requests or with --quota, the run plans what fits, each test or request for what it reveals
+for its cost: what failed last time first, then what the ledger never or longest ago judged, then
+what caught the most faults of the catalogue; each API group's auth and error cells at least once
+every 3 runs. Only a budget too small for one judged answer is refused (exit 2, naming the smallest
+that would). The announcement names the ledger and what the run sends first, what it judges, its
+requests per key, its time and the runs a full cycle takes; what did not fit is reported as not
+judged in this run, never as passed.
 before anything is sent: against a deployment, a missing key, an unreachable target or proxy, a
 refused TLS connection, a base URL that routes nothing of the interface, a refused key or a used-up
 quota is one line and exit 2, within the preflight's few requests (counted in --max-requests).
 exit codes: 0 pass (warnings and known failures allowed), 1 a check failed, 2 bad usage, a stop of
-the preflight above, a report folder that cannot be written, a budget too small, a ledger that is
-damaged or another target's or spec's, or a run that judged nothing; 130 or 143 when stopped by
-SIGINT or SIGTERM (every process it started is stopped, its folder marked interrupted)`;
+the preflight above, a report folder that cannot be written, a budget too small for one judged
+answer, a ledger that is damaged or another target's or spec's, or a run that judged nothing; 130 or
+143 when stopped by SIGINT or SIGTERM (every process it started is stopped, its folder marked interrupted)`;
 
 /** The operation groups whose API the unsubscribed key does not cover (similarity is part of the academic API). */
 export function groupsNotCovered(covers: readonly ApiName[]): string[] {
@@ -207,11 +213,15 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
   const json = door.json;
   const embedded = door.target.url === undefined;
   const limits = door.limits;
-  if (limits.maxRequests !== undefined && given['with-rate-limit'] === true)
+  // A request budget: --max-requests, or a quota (whose share of the month the run sends at most).
+  const budgeted = limits.maxRequests !== undefined || settings.quota !== undefined;
+  if (budgeted && given['with-rate-limit'] === true) {
+    const which = limits.maxRequests !== undefined ? '--max-requests' : '--quota';
     throw new UsageError(
-      'option --with-rate-limit bursts up to 1000 requests to find the rate limit, which --max-requests (or maxRequests) would cut short: use one or the other',
-      { option: '--with-rate-limit', rule: 'does not go with --max-requests' },
+      `option --with-rate-limit bursts up to 1000 requests to find the rate limit, which ${which === '--quota' ? '--quota (or quota)' : '--max-requests (or maxRequests)'} would cut short: use one or the other`,
+      { option: '--with-rate-limit', rule: `does not go with ${which}` },
     );
+  }
   if (settings.baseline !== undefined) {
     // --update-baseline may create the file, in a folder that exists; an existing file must be valid either way.
     const folder = dirname(settings.baseline);
@@ -239,7 +249,7 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
     workers: given.workers,
     // A paced run never bursts: the rate-limit tests stay off, even on the embedded server.
     rateLimit:
-      (embedded && limits.maxRps === undefined && !settings.maxRpsByPath && limits.maxRequests === undefined) ||
+      (embedded && limits.maxRps === undefined && !settings.maxRpsByPath && !budgeted) ||
       given['with-rate-limit'] === true,
     embedded,
     unsubscribedGroups: embedded ? REFERENCE_UNSUBSCRIBED_GROUPS : settings.covers && groupsNotCovered(settings.covers),
@@ -315,6 +325,14 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
     }
     options.ledgerFile = settings.ledger;
   }
+  // The plan and the estimate count only the keys given: a check needing another sends nothing.
+  const keysGiven = {
+    unsubscribed: embedded || door.keys.unsubscribed !== undefined,
+    exhausted: embedded || door.keys.exhausted !== undefined,
+  };
+  // A quota: the run's share is what the month has left (by the ledger's runs), at most --max-requests.
+  const quota = settings.quota && quotaShare(settings.quota, limits.maxRequests, ledger, new Date(started));
+  if (quota) options.maxRequests = quota.maxRequests;
   let plan: PricedPlan | undefined;
   if (plansCoverage(options)) {
     try {
@@ -324,18 +342,20 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
           maxRps: options.maxRps,
           maxRpsByPath: options.maxRpsByPath,
           maxDurationMs: limits.maxDurationMs,
-          maxRequests: limits.maxRequests,
+          maxRequests: options.maxRequests,
         },
         seed: options.seed,
         refused: new Set([...referenceRefused(), ...(ledger ? refusedOf(ledger) : [])]),
         revealing: revealingItems(),
-        ...(ledger ? { history: historyOf(ledger) } : {}),
+        keys: keysGiven,
+        ...(ledger ? ledgerPlanInput(ledger, settings.ledger!) : {}),
+        ...(quota ? { quota } : {}),
       });
     } catch (error) {
       if (error instanceof BudgetTooSmall)
         throw new UsageError(`kgate conform: ${error.message}`, {
-          option: limits.maxRequests !== undefined ? '--max-requests' : '--max-duration',
-          rule: 'holds the cells only their own tests judge',
+          option: quota ? '--quota' : limits.maxRequests !== undefined ? '--max-requests' : '--max-duration',
+          rule: 'holds one judged answer',
         });
       throw error;
     }
@@ -382,8 +402,10 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
   door.onStop(() => rmSync(scratchDir, { recursive: true, force: true }));
   pace?.continueIn(scratchDir);
   // The workers follow the run's size and pace; a run small enough for one worker is one with one.
+  // Generated requests of only some intents (--checks, --exclude-checks): what the plan sends of them.
+  const generated = plansCoverage(options) ? generatedOf(selected, options.seed, referenceRefused()) : undefined;
   const estimateWith = (workers: number) =>
-    estimateRequests(selected, workers, undefined, options.generate, options.draw === true);
+    estimateRequests(selected, workers, undefined, options.generate, options.draw === true, keysGiven, generated);
   options.workers = workersOf(options, plan?.budgeted ? plan.estimate.requests : estimateWith(1).total.typical);
   const workers = options.workers;
   const estimate = estimateWith(workers);
@@ -394,6 +416,7 @@ async function conform(door: Door, given: ConformGiven, started: number): Promis
     mkdirSync(dirname(options.planFile), { recursive: true });
     writeFileSync(options.planFile, `${JSON.stringify(plan, null, 1)}\n`);
   }
+  for (const line of plan ? planPreamble(plan) : []) say(line);
   say(
     plan?.budgeted
       ? `${describePlan(plan, options, limits.maxDurationMs)}; time limit ${humanDuration(options.maxDurationMs)}`

@@ -75,6 +75,11 @@ export interface CheckContext {
     refused?: ReadonlySet<string>;
     /** The base URL a finding's seed line names; none when the target is the embedded reference server. */
     target?: string;
+    /**
+     * Checks of `properties` whose relations do not run: a budgeted plan holds no cell of theirs on
+     * this operation, and a relation costs requests (their properties still judge what they read).
+     */
+    relationsOff?: readonly string[];
   };
   /**
    * A value computed once per worker for `key` and shared by every test that asks for it (the

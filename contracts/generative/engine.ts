@@ -54,6 +54,8 @@ export interface EngineSettings {
   disabledChecks?: ReadonlySet<string>;
   /** The only checks whose properties judge valid requests (--checks); undefined: every one. */
   propertyChecks?: ReadonlySet<string>;
+  /** Checks whose relations are not run (a budgeted plan holds no cell of theirs: a relation costs requests). */
+  relationsOff?: ReadonlySet<string>;
   /**
    * Relations (and chains) started per operation and relation, from the valid requests that rank
    * highest for it (the longest inputs for GET/POST, the largest offsets for paging...); 0: none.
@@ -388,7 +390,10 @@ export class GenerativeEngine {
         findings.push({ ...this.propertyFinding(check, violation, response, c), ...(items.length ? { items } : {}) });
       for (const check of propertiesReading(exchange, this.enabled))
         this.markJudged(`${check} ${response.operation}`, c);
-      for (const relation of relationsFor(exchange, this.enabled)) {
+      for (const relation of relationsFor(
+        exchange,
+        (check) => this.enabled(check) && !this.settings.relationsOff?.has(check),
+      )) {
         if (relationCheck === undefined) relations.push({ relation, exchange });
         else if (relation.check === relationCheck)
           findings.push(...(await this.relate(relation, exchange, c, response)));

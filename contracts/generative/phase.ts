@@ -99,6 +99,7 @@ function sendOnce(ctx: CheckContext): Promise<Sent> {
       shrinkMs: SHRINK_MS,
       disabledChecks: settings.disabledChecks,
       propertyChecks: new Set(ctx.generate.properties),
+      relationsOff: new Set(ctx.generate.relationsOff ?? []),
       relationsPerOperation: planned ? PLAN_RELATIONS_PER_OPERATION : GATE_RELATIONS_PER_OPERATION,
       strict: settings.strict,
       ...(ctx.generate.target ? { target: ctx.generate.target } : {}),
