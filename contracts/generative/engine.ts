@@ -10,7 +10,8 @@ import {
   ResponseUnusable,
   TargetBroken,
 } from '../api.ts';
-import { judgedByAnswer } from '../coverage/classify.ts';
+import { canonicalPairs, judgedByAnswer } from '../coverage/classify.ts';
+import { intentOf, isSameValueItem } from '../coverage/inputs.ts';
 import { caseItems } from '../coverage/plan.ts';
 import type { Failure } from '../failure.ts';
 import { findingKey } from '../failure.ts';
@@ -142,7 +143,12 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
   const encoded = encodePairs(pairsOf(c.params), c.encoding);
   // Every generated request is judged like a deliberately invalid one by the fixture: an
   // undocumented 4xx is then left to the generative checks, which know what the input deserved.
-  const options: CallOptions = { intent: 'error', ...(c.pathParams ? { pathParams: c.pathParams } : {}) };
+  const options: CallOptions = {
+    intent: 'error',
+    ...(c.pathParams ? { pathParams: c.pathParams } : {}),
+    ...(c.pathEscaped ? { pathEscaped: true } : {}),
+    ...(c.headers ? { headerForms: c.headers } : {}),
+  };
   if (op.method === 'post') {
     options.rawBody = c.body ?? encoded;
     if (c.contentType) options.contentType = c.contentType;
@@ -150,6 +156,11 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
     options.rawQuery = encoded;
   }
   return options;
+}
+
+/** Whether an item is a valid class (a same-value request judged 2xx also judges the valid classes it carries). */
+function intentOfValid(item: string): boolean {
+  return intentOf(item) === 'valid';
 }
 
 /** One case sent: its response (undefined when unusable) and everything found about it. */
@@ -380,8 +391,13 @@ export class GenerativeEngine {
       .filter((finding) => !disabled?.has(finding.check))
       .map((finding) => (items.length > 0 && !finding.items ? { ...finding, items } : finding));
     const relations: Sent['relations'] = [];
-    if (response && c.intent === 'positive' && c.body === undefined && response.status === 200) {
-      const exchange = exchangeOf(c.operationId, pairsOf(c.params), c.pathParams, response.status, response.json);
+    // A valid request's answer is judged by every property; so is an answer to values written
+    // another way (a same-value class: +3, 007), as the answer to their canonical spelling.
+    const sameValues =
+      c.intent === 'edge' && items.length > 0 && items.every((item) => isSameValueItem(item) || intentOfValid(item));
+    if (response && (c.intent === 'positive' || sameValues) && c.body === undefined && response.status === 200) {
+      const pairs = c.intent === 'positive' ? pairsOf(c.params) : canonicalPairs(c.operationId, pairsOf(c.params));
+      const exchange = exchangeOf(c.operationId, pairs, c.pathParams, response.status, response.json);
       for (const { check, violation } of judgeResponse(exchange, this.enabled))
         findings.push({ ...this.propertyFinding(check, violation, response, c), ...(items.length ? { items } : {}) });
       for (const check of propertiesReading(exchange, this.enabled))

@@ -102,7 +102,9 @@ export function judgeCase(c: GeneratedCase, group: Group, response: JudgedRespon
       },
     ];
   }
-  if (KEY_STATUSES.has(status) || c.intent === 'edge') return [];
+  // A 401 to the full key written in another form of its field (a name's case) refused the form, not the key.
+  const keyForm = status === 401 && c.headers?.keyHeader !== undefined;
+  if ((KEY_STATUSES.has(status) && !keyForm) || c.intent === 'edge') return [];
   if (c.intent === 'positive') {
     if ((status >= 200 && status < 300) || (c.alsoAccepted ?? []).includes(status)) return [];
     return [
