@@ -123,6 +123,12 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'eventknowledge-event-id-not-hex': { catches: ['event-ids-are-32-hex'], touches: EVENT_KNOWLEDGE },
   'eventdocuments-publish-date-not-iso': { catches: ['response-matches-spec'], touches: ['eventDocuments'] },
   'relatedevents-time-not-utc': { catches: ['response-matches-spec'], touches: ['relatedEvents'] },
+  'relatedevents-time-minus-zero': { catches: ['response-matches-spec'], touches: ['relatedEvents'] },
+  'eventdocuments-local-time-off-hottest': {
+    catches: ['response-matches-spec'],
+    touches: ['eventDocuments'],
+    generative: true,
+  },
   'evaluate-wide-or-500': { catches: ['no-server-error'], touches: EVALUATE, generative: true },
   'calchistogram-date-range-hang': { catches: ['responds-within-timeout'], touches: CALCHISTOGRAM, generative: true },
   'evaluate-uppercase-boolean-rejected': { catches: ['positive-input-accepted'], touches: EVALUATE, generative: true },

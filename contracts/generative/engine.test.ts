@@ -175,3 +175,22 @@ test('a property broken for some inputs is reported under its own check id, shru
     assert.ok(!JSON.stringify(finding).includes(server.keys.full), `${fault}: no key anywhere in the finding`);
   }
 });
+
+test('the timestamps a relation reads are judged on the operation that answered them', async () => {
+  // Hot events only: their event-documents relation reads the documents of other events than the
+  // hottest, whose publishDate this fault writes with a +02:00 offset.
+  const result = await runFuzz(
+    settings({
+      baseUrl: `${server.url}/faults/eventdocuments-local-time-off-hottest`,
+      operations: ['hotEvents'],
+      budget: 100,
+    }),
+  );
+  const stamps = result.findings.filter((finding) => finding.title === 'timestamp not in UTC');
+  assert.ok(stamps.length > 0, JSON.stringify(result.findings.map((finding) => finding.title)));
+  for (const finding of stamps) {
+    assert.equal(finding.check, 'response-matches-spec');
+    assert.equal(finding.operation, 'GET /eventknowledge/v1.0/events/{event_id}/documents');
+    assert.match(finding.received, /\+02:00/);
+  }
+});

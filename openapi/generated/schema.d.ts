@@ -795,7 +795,7 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description ISO 8601 timestamp in UTC, as RFC 3339 writes it: Z or an offset of 00:00, fractional seconds of any length (which may appear), T and Z in either case (RFC 3339 section 5.6).
+         * @description ISO 8601 timestamp in UTC, as RFC 3339 writes it: Z or the offset +00:00 (-00:00 says the offset to local time is unknown, RFC 3339 section 4.3), fractional seconds of any length (which may appear), T and Z in either case (RFC 3339 section 5.6).
          */
         UtcTimestamp: string;
     };

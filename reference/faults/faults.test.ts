@@ -581,6 +581,29 @@ const CASES: Case[] = [
     () => [related()],
     ([r]) => r!.json.value.some((e: { from: string; to: string }) => !ISO_UTC.test(e.from) || !ISO_UTC.test(e.to)),
   ),
+  seq(
+    'relatedevents-time-minus-zero',
+    () => [related()],
+    ([r]) => r!.json.value.length > 0 && r!.json.value.every((e: { from: string }) => e.from.endsWith('-00:00')),
+  ),
+  {
+    fault: 'eventdocuments-local-time-off-hottest',
+    async run(base) {
+      // The documents of the hottest event of a day, then of each other event of the day.
+      const events = eventIds(await send(base, hot({ $top: '10' })));
+      const out: Res[] = [];
+      for (const id of events) out.push(await send(base, documents(id!)));
+      return out;
+    },
+    shows: ([hottest, ...others]) => {
+      const dates = (res: Res): string[] => (res.json?.value ?? []).map((d: { publishDate: string }) => d.publishDate);
+      return (
+        dates(hottest!).length > 0 &&
+        dates(hottest!).every((date) => ISO_UTC.test(date)) &&
+        others.some((other) => dates(other).length > 0 && dates(other).every((date) => date.endsWith('+02:00')))
+      );
+    },
+  },
   // auth and quota
   seq(
     'auth-not-enforced-evaluate-post',
