@@ -70,7 +70,8 @@ test('a 500 only wide Or expressions trigger is found and shrunk to an Or of fou
   assert.ok(parsed.ok && parsed.tree.kind === 'bool', `the shrunk expr is still valid: ${expr}`);
   assert.equal(parsed.tree.kind === 'bool' ? parsed.tree.args.length : 0, 4, `the smallest Or that fails: ${expr}`);
   assert.deepEqual([...url.searchParams.keys()], ['expr'], 'optional parameters were dropped');
-  assert.match(finding.seed ?? '', /^2026, evaluateGet case \d+ \(.*shrunk in \d+ step/, 'the seed line');
+  // The model's plan goes first: the finding names the planned request's items, or a drawn case's number.
+  assert.match(finding.seed ?? '', /^2026, evaluateGet (case \d+ \(|\S+ \().*shrunk in \d+ step/, 'the seed line');
 });
 
 test('a 500 only one class of the world triggers is shrunk to the part that carries it', async () => {
@@ -87,7 +88,7 @@ test('a 500 only one class of the world triggers is shrunk to the part that carr
   assert.ok(/\p{M}/u.test(query), `the shrunk query keeps a combining mark: ${JSON.stringify(query)}`);
   // One part of the world value left: a single sample, not the sentence of every class.
   assert.ok(!/[\p{Script=Han}\p{Script=Arabic}\p{Script=Hebrew}]/u.test(query), `other classes dropped: ${query}`);
-  assert.match(finding.seed ?? '', /\(query:world; shrunk in \d+ step/, 'shrunk from the world kind');
+  assert.match(finding.seed ?? '', /query:world[ ;(].*shrunk in \d+ step/, 'shrunk from the world kind');
 });
 
 test('the same seed finds the same findings with the same requests', async () => {
@@ -136,9 +137,19 @@ test('a finding reproduces from its seed line and from its curl line', async () 
   const first = await runFuzz(settings({ baseUrl: base, budget: 480 }));
   const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
   assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
-  const [, seed, operation, budget] = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed)!;
+  // A planned request's seed line names its items, a drawn case's its number of the operation's cases.
+  const items = /--seed (\d+) --items '([^']+)'$/.exec(finding.seed);
+  const drawn = /--seed (\d+) --operations (\w+) --budget (\d+)$/.exec(finding.seed);
+  assert.ok(items || drawn, finding.seed);
   const again = await runFuzz(
-    settings({ baseUrl: base, seed: Number(seed), operations: [operation as OperationId], budget: Number(budget) }),
+    items
+      ? settings({ baseUrl: base, seed: Number(items[1]), items: items[2]!.split(','), budget: 1 })
+      : settings({
+          baseUrl: base,
+          seed: Number(drawn![1]),
+          operations: [drawn![2] as OperationId],
+          budget: Number(drawn![3]),
+        }),
   );
   assert.ok(
     again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
@@ -168,10 +179,10 @@ test('a property broken for some inputs is reported under its own check id, shru
     );
     assert.match(
       finding.seed ?? '',
-      new RegExp(`^1, ${operation} case \\d+ .*kgate fuzz --seed 1`),
+      new RegExp(`^1, ${operation} (case \\d+ |\\S+ \\().*kgate fuzz --seed 1`),
       `${fault}: seed line`,
     );
-    assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/, `${fault}: curl line, key masked`);
+    assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/i, `${fault}: curl line, key masked`);
     assert.ok(!JSON.stringify(finding).includes(server.keys.full), `${fault}: no key anywhere in the finding`);
   }
 });
