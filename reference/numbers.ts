@@ -3,13 +3,19 @@
 // JavaScript's Number()), so that white space around it, a plus sign, leading zeros, a fraction of
 // zero, an exponent, -0 and digits of another script are read as the same integer. What is no
 // non-negative integer (a fraction, a negative number, a word) is left as written, for the
-// parameter checks to refuse.
+// parameter checks to refuse. An offset past what a double holds exactly is read as the largest it
+// does: past every result either way.
 
 /** The parameters of the interface that hold integers (count, offset, their event knowledge names, timeout, complete). */
 const INTEGER_PARAMETERS = ['count', 'offset', '$top', '$skip', 'timeout', 'complete'];
+/** The parameters that skip results: any number of them is past every result beyond the largest the server counts to. */
+const OFFSETS = new Set(['offset', '$skip']);
 
-/** The integer a spelling reads as, in plain digits, or undefined when it is no non-negative integer. */
-export function readInteger(text: string): string | undefined {
+/**
+ * The integer a spelling reads as, in plain digits, or undefined when it is no non-negative integer
+ * (or none a double holds exactly; `unbounded`: such a one is read as the largest that is).
+ */
+export function readInteger(text: string, unbounded = false): string | undefined {
   let rest = text.trim();
   if (/[^\x00-\x7f]/.test(rest)) {
     let ascii = '';
@@ -27,8 +33,9 @@ export function readInteger(text: string): string | undefined {
   }
   if (!/^[+-]?\d+(\.0*)?([eE][+-]?\d+)?$/.test(rest)) return undefined;
   const value = Number(rest);
-  if (!Number.isInteger(value) || value > Number.MAX_SAFE_INTEGER) return undefined;
+  if (!Number.isInteger(value) && Number.isFinite(value)) return undefined;
   if (rest.startsWith('-') && value !== 0) return undefined;
+  if (value > Number.MAX_SAFE_INTEGER) return unbounded ? String(Number.MAX_SAFE_INTEGER) : undefined;
   return String(Math.abs(value));
 }
 
@@ -38,15 +45,18 @@ export function readInteger(text: string): string | undefined {
  */
 export function readIntegers(params: Record<string, string>, required: readonly string[]): Record<string, string> {
   let out: Record<string, string> | undefined;
-  for (const name of INTEGER_PARAMETERS) {
-    const value = params[name];
-    if (value === undefined || /^(0|[1-9]\d{0,15})$/.test(value)) continue;
-    out ??= { ...params };
-    if (value === '' && !required.includes(name)) delete out[name];
-    else {
-      const read = readInteger(value);
-      if (read !== undefined) out[name] = read;
+  for (const [name, value] of Object.entries(params))
+    if (value === '' && !required.includes(name)) {
+      out ??= { ...params };
+      delete out[name];
     }
+  for (const name of INTEGER_PARAMETERS) {
+    const value = (out ?? params)[name];
+    if (value === undefined || (/^(0|[1-9]\d{0,15})$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER))
+      continue;
+    out ??= { ...params };
+    const read = readInteger(value, OFFSETS.has(name));
+    if (read !== undefined) out[name] = read;
   }
   return out ?? params;
 }
