@@ -441,8 +441,11 @@ export function valueClasses(role: string, value: string): string[] {
       if (value === 'en-US') return ['en-US'];
       if (value.toLowerCase() === 'en-us') return ['case-variant'];
       if (/^[A-Za-z]{2,3}-[A-Za-z]{2,4}$/.test(value)) return ['other-market'];
-      if (/^[A-Za-z]{2,3}-[A-Za-z]{4}-(?:[A-Za-z]{2}|\d{3})$/.test(value)) return ['script-subtag'];
-      if (/^[A-Za-z]{2,3}-\d{3}$/.test(value)) return ['numeric-region'];
+      if (/^[A-Za-z]{2,3}(?:-[A-Za-z]{4})?-(?:[A-Za-z]{2}|\d{3})$/.test(value))
+        return [
+          ...(/^[A-Za-z]{2,3}-[A-Za-z]{4}-/.test(value) ? ['script-subtag'] : []),
+          ...(/-\d{3}$/.test(value) ? ['numeric-region'] : []),
+        ];
       if (/^[A-Za-z]{2,3}_[A-Za-z]{2,4}\.[\w-]+$/.test(value)) return ['posix-encoding'];
       if (/^[A-Za-z]{2,3}_[A-Za-z]{2,4}$/.test(value)) return ['underscore'];
       return /^[A-Za-z]{2,3}$/.test(value) ? ['language-only'] : ['malformed'];

@@ -358,6 +358,12 @@ export class OperationPlan {
       // A second value of an input another class was packed for could hide that class.
       if (again.length === 0 || again.some((param) => taken.has(param.name))) return undefined;
       params = [...params, ...again.map((param) => ({ ...param, focus: false }))];
+    } else if (input === REQUEST_INPUT && item.endsWith(':empty-value')) {
+      // The optional parameters the case sends empty, where the request sends none of that name.
+      const empty = c.params.filter((param) => valueText(param.value) === '');
+      if (empty.length === 0 || empty.some((param) => params.some((other) => other.name === param.name)))
+        return undefined;
+      params = [...params, ...empty.map((param) => ({ ...param, focus: false }))];
     } else if (input === REQUEST_INPUT) encoding = c.encoding;
     else if (field) {
       const value = c.headers?.[field];

@@ -1166,9 +1166,12 @@ function modelKinds(op: OperationInfo): Kind[] {
     );
   // A POST's form fields are its GET twin's query parameters (facts.md).
   const named = op.method === 'post' ? getOperation(op.operationId.replace(/Post$/, 'Get')) : op;
-  const emptiable = (named?.parameters ?? [])
+  const optional = (named?.parameters ?? [])
     .filter((param) => param.in === 'query' && !param.required)
     .map((param) => param.name);
+  // One that does not page where there is one: the case then packs beside the number forms.
+  const unpaged = optional.filter((name) => name !== op.paging?.count && name !== op.paging?.offset);
+  const emptiable = unpaged.length > 0 ? unpaged : optional;
   if (emptiable.length > 0)
     out.push(
       edge('edge:empty-optional', (b) => ({
@@ -1236,13 +1239,9 @@ function modelKinds(op: OperationInfo): Kind[] {
     );
   if (base === 'answerSearch')
     out.push(
-      edge('edge:market-script', (b) => ({
-        params: set(b.valid(), 'mkt', b.rng.pick(['zh-Hans-CN', 'sr-Latn-RS', 'az-Cyrl-AZ'])),
-        note: 'a BCP 47 market with a script subtag',
-      })),
-      edge('edge:market-region', (b) => ({
-        params: set(b.valid(), 'mkt', b.rng.pick(['es-419', 'en-001'])),
-        note: 'a BCP 47 market with a numeric region',
+      edge('edge:market-subtags', (b) => ({
+        params: set(b.valid(), 'mkt', b.rng.pick(['es-Latn-419', 'sr-Cyrl-001', 'zh-Hans-156'])),
+        note: 'a BCP 47 market with a script subtag and a numeric region',
       })),
       negative('mkt:posix-encoding', (b) => ({
         params: set(b.valid(), 'mkt', b.rng.pick(['en_US.UTF-8', 'de_DE.utf8'])),

@@ -356,7 +356,7 @@ const CLASS_FAULTS: ClassFault[] = [
     group: 'answerSearch',
     operations: ['answerSearch'],
     description: 'answer search answers 500 to a market with a numeric region (es-419)',
-    triggered: (ctx) => /^[a-z]{2,3}-\d{3}$/i.test(sent(ctx, 'mkt') ?? ''),
+    triggered: (ctx) => /^[a-z]{2,3}(-[a-z]{4})?-\d{3}$/i.test(sent(ctx, 'mkt') ?? ''),
   },
   {
     name: 'answersearch-posix-locale-accepted',
