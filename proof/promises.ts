@@ -695,7 +695,7 @@ export const PROMISES: readonly PromiseRow[] = [
     proof: { fault: 'eventdocuments-local-time-off-hottest', breaks: 'this promise' },
     variations: ['timestamps-offset-zero', 'timestamps-fractional-seconds', 'timestamps-lower-case'],
     severity: 'fail',
-    why: 'judged on every answer kgate reads, the documents a relation pages through included (a +02:00 there is the documents operation\'s finding)',
+    why: "judged on every answer kgate reads, the documents a relation pages through included (a +02:00 there is the documents operation's finding)",
   },
   {
     section: '2.7',
