@@ -303,6 +303,11 @@ export const FAULT_TABLE: Record<string, FaultEntry> = {
   'calchistogram-astral-value-500': { catches: ['no-server-error'], touches: ['calchistogramPost'], generative: true },
   'evaluate-full-width-value-500': { catches: ['no-server-error'], touches: ['evaluateGet'], generative: true },
   'hotevents-leading-zeros-500': { catches: ['no-server-error'], touches: ['hotEvents'], generative: true },
+  'answersearch-leading-zeros-not-found': {
+    catches: ['negative-input-rejected'],
+    touches: ['answerSearch'],
+    generative: true,
+  },
   'answersearch-plus-sign-count-500': { catches: ['no-server-error'], touches: ['answerSearch'], generative: true },
   'evaluate-exponent-count-misread': { catches: ['paging-respects-size'], touches: ['evaluateGet'], generative: true },
   'relatedevents-point-zero-500': { catches: ['no-server-error'], touches: ['relatedEvents'], generative: true },

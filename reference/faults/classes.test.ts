@@ -226,6 +226,12 @@ const CASES: ClassCase[] = [
   },
   { fault: 'hotevents-leading-zeros-500', trigger: hot({ $top: '003' }), plain: hot({ $top: '3' }), shows: '500' },
   {
+    fault: 'answersearch-leading-zeros-not-found',
+    trigger: answer({ q: 'graph', count: '003' }),
+    plain: answer({ q: 'graph', count: '3' }),
+    shows: (faulty, clean) => faulty.status === 404 && clean.status === 200,
+  },
+  {
     fault: 'answersearch-plus-sign-count-500',
     trigger: answer({ q: 'graph', count: '+3' }),
     plain: answer({ q: 'graph', count: '3' }),

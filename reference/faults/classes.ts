@@ -17,7 +17,9 @@ type Effect =
   /** A 401 to the full key: a field name the gateway matched case-sensitively. */
   | '401'
   /** An answer in HTML. */
-  | 'html';
+  | 'html'
+  /** A 404 where the group documents its 400 for a parameter it refuses. */
+  | 'not-found';
 
 /** One class fault: where it applies, what triggers it, what it does. */
 interface ClassFault {
@@ -233,6 +235,15 @@ const CLASS_FAULTS: ClassFault[] = [
     operations: ['hotEvents'],
     description: 'hotevents answers 500 to $top or $skip written with leading zeros (007)',
     triggered: (ctx) => ['$top', '$skip'].some((name) => /^\s*[+-]?0\d/.test(sent(ctx, name) ?? '')),
+  },
+  {
+    name: 'answersearch-leading-zeros-not-found',
+    group: 'answerSearch',
+    operations: ['answerSearch'],
+    description:
+      'answer search answers 404 (not its documented 400) to a count or offset written with leading zeros (007)',
+    triggered: (ctx) => ['count', 'offset'].some((name) => /^\s*[+-]?0\d/.test(sent(ctx, name) ?? '')),
+    effect: 'not-found',
   },
   {
     name: 'answersearch-plus-sign-count-500',
@@ -669,6 +680,8 @@ function effectOf(effect: Effect, ctx: RequestContext): HandlerResult {
       return errorResult(ctx.group, 401, 'Access denied due to invalid subscription key.');
     case 'html':
       return { status: 200, rawBody: '<!doctype html><title>results</title><p>results</p>', contentType: 'text/html' };
+    case 'not-found':
+      return errorResult(ctx.group, 404, 'Resource not found');
   }
 }
 
