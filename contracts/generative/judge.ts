@@ -86,7 +86,7 @@ function negativeExpectation(c: GeneratedCase, group: Group): { ok(status: numbe
  * Judges one generated request by its answer: a 5xx fails no-server-error whatever the input
  * (a documented 500 too: input a server cannot process deserves a 4xx); otherwise a valid input
  * must get a 2xx and an invalid one a 4xx (400 where the group documents it). Answers about the
- * key (401, 403, 429) judge no input. Edge cases are judged by no-server-error alone.
+ * key (401, 403, 429) judge no input. Edge cases are judged by no-server-error alone, but for values written another way (same-value classes), which a group documenting a 400 must refuse with it.
  */
 export function judgeCase(c: GeneratedCase, group: Group, response: JudgedResponse): Failure[] {
   const { status } = response;
