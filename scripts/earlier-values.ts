@@ -98,10 +98,7 @@ const out = {
   kinds: Object.fromEntries([...kinds].map(([operation, names]) => [operation, [...names].sort()])),
   values: [...kept.values()],
 };
-// One value a line: the file reads (and diffs) as a list.
-const lines = out.values.map((value) => JSON.stringify(value));
-writeFileSync(
-  target,
-  `{"note":${JSON.stringify(out.note)},\n"commits":${JSON.stringify(out.commits)},\n"kinds":${JSON.stringify(out.kinds)},\n"values":[\n${lines.join(',\n')}\n]}\n`,
-);
+writeFileSync(target, `${JSON.stringify(out)}\n`);
+// As the repository's formatter writes it, so `npm run check` passes it.
+execFileSync('npx', ['biome', 'format', '--write', target], { cwd: root, stdio: 'ignore' });
 console.log(`earlier-values: ${out.values.length} values, ${commits.length} versions: ${target}`);
