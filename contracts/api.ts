@@ -47,6 +47,7 @@ import {
   type Severity,
   show,
 } from './failure.ts';
+import { escapeEveryByte, type HeaderForms } from './generative/cases.ts';
 import { beyondJsonLimits } from './json-bounds.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
@@ -80,6 +81,10 @@ export interface CallOptions {
   rawQuery?: string;
   /** The Content-Type of a POST, instead of form encoding (generated requests with the wrong one). */
   contentType?: string;
+  /** How the header fields are written (generated requests: the classes of the header inputs). */
+  headerForms?: HeaderForms;
+  /** Path parameters go with every character percent-encoded (the same segment by RFC 3986). */
+  pathEscaped?: boolean;
   /** Which key to send; `full` by default. */
   key?: KeyRole;
   /**
@@ -393,6 +398,29 @@ const PROBE_OPERATIONS = ['hotEvents', 'urlPreview'].map((id) => getOperation(id
 /** Key sent for the `wrong` role: well-formed, never valid. */
 export const WRONG_KEY = '00000000000000000000000000000000';
 const SUBSCRIPTION_HEADER = 'Ocp-Apim-Subscription-Key';
+
+/** The key's field name by the class of its header input (contracts/coverage/classes.ts). */
+const KEY_HEADER_NAMES: Record<string, string> = {
+  'lower-case': SUBSCRIPTION_HEADER.toLowerCase(),
+  'upper-case': SUBSCRIPTION_HEADER.toUpperCase(),
+};
+
+/** Accept as HTTP clients send it, by class; absent: none. */
+const ACCEPT_VALUES: Record<string, string> = {
+  any: '*/*',
+  'json-and-text': 'application/json, text/plain, */*',
+  browser: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+};
+
+/** A POST's Content-Type by class; `absent` sends none. */
+const CONTENT_TYPES: Record<string, string | undefined> = {
+  form: 'application/x-www-form-urlencoded',
+  charset: 'application/x-www-form-urlencoded; charset=UTF-8',
+  'upper-case': 'Application/X-WWW-Form-URLEncoded',
+  'quoted-charset': 'application/x-www-form-urlencoded;charset="utf-8"',
+  absent: undefined,
+  'other-type': 'text/plain;charset=UTF-8',
+};
 /**
  * A throttled request is sent again at most this many times, each after the wait its answer asked
  * for or the path's adaptive pace (which doubles with each throttled answer, so the last retries go
@@ -655,14 +683,18 @@ export class Api {
   build(op: Operation, options: CallOptions = {}): SentRequest {
     let path = op.path;
     for (const [name, value] of Object.entries(options.pathParams ?? {})) {
-      path = path.replace(`{${name}}`, encodeURIComponent(value));
+      path = path.replace(`{${name}}`, options.pathEscaped ? escapeEveryByte(value) : encodeURIComponent(value));
     }
     const headers: Record<string, string> = {};
+    const forms = options.headerForms ?? {};
     const key = this.keyFor(options.key ?? 'full');
-    if (key !== undefined) headers[SUBSCRIPTION_HEADER] = key;
+    if (key !== undefined) headers[KEY_HEADER_NAMES[forms.keyHeader ?? ''] ?? SUBSCRIPTION_HEADER] = key;
+    const accept = ACCEPT_VALUES[forms.accept ?? ''];
+    if (accept) headers.Accept = accept;
     const params = new URLSearchParams(options.params ?? {}).toString();
     if (op.method === 'post') {
-      headers['Content-Type'] = options.contentType ?? 'application/x-www-form-urlencoded';
+      const type = options.contentType ?? CONTENT_TYPES[forms.contentType ?? 'form'];
+      if (type !== undefined) headers['Content-Type'] = type;
       const body = options.rawBody !== undefined ? String(options.rawBody) : params;
       return { method: 'POST', url: `${this.settings.baseUrl}${path}`, headers, body };
     }

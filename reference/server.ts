@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperation } from '../openapi/spec.ts';
 import { answerSearch, type WebCorpus } from './answer-search.ts';
 import type { KeyTable } from './auth.ts';
 import { type ApiGroup, errorResult, MESSAGES } from './errors.ts';
 import type { EventCorpus } from './events.ts';
 import type { Fault, HandlerResult, RequestContext, ServerSettings } from './faults/types.ts';
 import { FormDecodeError, parseForm } from './form.ts';
+import { readIntegers } from './numbers.ts';
 import { TokenBuckets } from './rate-limit.ts';
 import { checkRequest } from './request-check.ts';
 import { groupOfPath, matchPath, ROUTE_BY_ID, type Route } from './routes.ts';
@@ -191,7 +193,10 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       group: route.group,
       method: route.method,
       params: {},
+      received: {},
       rawQuery: query,
+      rawPath: path,
+      rawHeaders: req.rawHeaders,
       pathParams: match.pathParams,
       key: Array.isArray(header) ? header[0] : header,
       headers: req.headers,
@@ -266,6 +271,7 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
           const status = isSimilarity ? (settings.bodyLimitStatus ?? 400) : 400;
           return errorResult(group, status, `Request body exceeds ${limit} bytes`);
         }
+        ctx.rawBody = body;
         params = { ...params, ...parseForm(body) };
       }
     } catch (error) {
@@ -280,7 +286,9 @@ export function createListener(pipeline: Pipeline): (req: IncomingMessage, res: 
       throw error;
     }
     ctx.params = params;
+    ctx.received = { ...params };
     fault?.request?.(ctx);
+    ctx.params = readIntegers(ctx.params, getOperation(route.operationId)?.requiredInputs ?? []);
     if (!settings.interpretTimeoutHonoured && route.operationId.startsWith('interpret')) delete ctx.params.timeout;
     const refused = checkRequest(route.operationId, group, route.method, ctx.params, ctx.pathParams);
     if (refused) return refused;

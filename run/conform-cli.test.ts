@@ -348,6 +348,39 @@ test('auth-requires-subscription is exact once the covered APIs are known, and s
   );
 });
 
+test('without the covered APIs, every operation of one API must answer the unsubscribed key alike', async () => {
+  const keys = { KGATE_KEY: server.keys.full, KGATE_KEY_UNSUBSCRIBED: server.keys.academicOnly };
+  const args = (base: string) => [
+    '--base-url',
+    base,
+    '--grep',
+    'eventknowledge',
+    '--checks',
+    'auth-requires-subscription',
+    '--json',
+  ];
+  const clean = await conform(args(server.url), keys);
+  assert.equal(clean.code, 0, clean.stderr + clean.stdout);
+  // Related events accepts a key its API's other operations refuse as unsubscribed.
+  const split = await conform(args(`${server.url}/faults/auth-unsubscribed-accepted-relatedevents`), keys);
+  assert.equal(split.code, 1, split.stderr + split.stdout);
+  const findings = (
+    JSON.parse(split.stdout) as { targets: { failures: { check: string; operation: string; title: string }[] }[] }
+  ).targets[0]!.failures;
+  assert.ok(
+    findings.some(
+      (finding) =>
+        finding.operation === 'GET /eventknowledge/v1.0/relatedevents' &&
+        finding.title.startsWith('operations of one API answer one key differently'),
+    ),
+    JSON.stringify(findings),
+  );
+  assert.ok(
+    findings.every((finding) => finding.check === 'auth-requires-subscription'),
+    'nothing but the per-API promise fails',
+  );
+});
+
 test('the generative phase finds what only some inputs trigger, and --generate 0 leaves the fixed battery alone', async () => {
   const target = [
     '--base-url',

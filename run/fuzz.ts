@@ -6,7 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { redactSecrets } from '../config/redact.ts';
 import { Api, requestsSent } from '../contracts/api.ts';
 import { CHECKS } from '../contracts/checks/index.ts';
-import { planCases } from '../contracts/coverage/plan.ts';
+import { inputItemsOf, planCases } from '../contracts/coverage/plan.ts';
 import { findingKey, formatFailureFolded, NOT_RUN_QUOTA } from '../contracts/failure.ts';
 import { allocate, caseAt, type GeneratedCase } from '../contracts/generative/cases.ts';
 import { type EngineProgress, GenerativeEngine } from '../contracts/generative/engine.ts';
@@ -27,13 +27,14 @@ import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-p
 import { previousRun } from '../reporting/report-page.ts';
 import { targetText } from '../reporting/summary.ts';
 import { Discovery } from './discovery.ts';
+import { referenceRefused } from './plan.ts';
 
-/** Requests of a run when --max-requests is not given. */
-export const DEFAULT_MAX_REQUESTS = 500;
+/** Requests of a run when --max-requests is not given: the coverage model's plan (about 590 over every operation), then draws. */
+export const DEFAULT_MAX_REQUESTS = 1000;
 /** Longest run when --max-duration is not given. */
 export const DEFAULT_DURATION_MS = 60_000;
 /** Most requests sent to a non-loopback target without --allow-remote (about what one `kgate conform` sends). */
-export const REMOTE_BUDGET_LIMIT = 500;
+export const REMOTE_BUDGET_LIMIT = 1000;
 /** Requests in flight at once. */
 export const FUZZ_CONCURRENCY = 16;
 /** Most requests spent shrinking one finding. */
@@ -78,7 +79,11 @@ export interface FuzzSettings {
   onProgress?(progress: EngineProgress): void;
 }
 
-/** The cases of a run, interleaved across operations so that a run cut short by its duration covers each. */
+/**
+ * The drawn cases of a run, interleaved across operations so that a run cut short by its duration
+ * covers each. A drawn case keeps its number of the draw, so that its seed line (`--cases op:K`)
+ * sends it again whatever the plan sent before it.
+ */
 export function* fuzzCases(
   seed: number,
   plan: ReadonlyMap<string, number>,
@@ -90,6 +95,43 @@ export function* fuzzCases(
       if (index < count) yield caseAt(seed, operationId, index, pools.get(operationId)!);
     }
   }
+}
+
+/**
+ * The coverage model's plan for each operation (contracts/coverage): every item, packed as a planned
+ * `kgate conform` packs them, for the seed and the target's values; the open classes the reference
+ * server refuses go alone, as in a planned run.
+ */
+export function modelPlan(
+  seed: number,
+  operations: readonly string[],
+  pools: ReadonlyMap<string, ValuePools>,
+): Map<string, GeneratedCase[]> {
+  const refused = referenceRefused();
+  return new Map(
+    operations.map((id) => [id, planCases(seed, id, inputItemsOf(id), pools.get(id)!, undefined, refused).cases]),
+  );
+}
+
+/** The drawn cases per operation for what a budget has left: none when nothing is left, never more than it. */
+function drawsFor(left: number, operations: readonly OperationId[]): Map<string, number> {
+  if (left <= 0) return new Map(operations.map((id) => [id, 0]));
+  const draws = allocate(left, operations);
+  // allocate gives each operation one at least: take back from the largest shares what that added.
+  for (let over = [...draws.values()].reduce((a, b) => a + b, 0) - left; over > 0; over--) {
+    const [largest] = [...draws.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    draws.set(largest, draws.get(largest)! - 1);
+  }
+  return draws;
+}
+
+/** Cases of several operations interleaved (the first of each, then the second...), at most `limit`. */
+function interleaved(byOperation: ReadonlyMap<string, readonly GeneratedCase[]>, limit: number): GeneratedCase[] {
+  const out: GeneratedCase[] = [];
+  const longest = Math.max(0, ...[...byOperation.values()].map((cases) => cases.length));
+  for (let index = 0; index < longest && out.length < limit; index++)
+    for (const cases of byOperation.values()) if (index < cases.length && out.length < limit) out.push(cases[index]!);
+  return out;
 }
 
 /**
@@ -126,8 +168,9 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
   const pools = new Map<string, ValuePools>();
   for (const id of settings.operations) pools.set(id, await poolsFor(id, discovery));
   // Items: the plan's requests for them, per operation, in the order given; cases: the draw's cases
-  // named; else the draw of the budget (what the budget leaves of it is cut where the budget runs out).
-  const planned = settings.cases
+  // named. Else the coverage model's plan first (every item, as conform's plan packs them), then
+  // draws for what the budget has left (cut where the request budget runs out).
+  const named = settings.cases
     ? settings.cases.map(({ operationId, index }) => caseAt(settings.seed, operationId, index, pools.get(operationId)!))
     : settings.items
       ? settings.operations.flatMap(
@@ -140,9 +183,12 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
             ).cases,
         )
       : undefined;
-  const plan = planned
-    ? new Map(settings.operations.map((id) => [id, planned.filter((c) => c.operationId === id).length]))
-    : allocate(settings.maxRequests, settings.operations);
+  const planned = named ?? interleaved(modelPlan(settings.seed, settings.operations, pools), settings.maxRequests);
+  const first = new Map(settings.operations.map((id) => [id, planned.filter((c) => c.operationId === id).length]));
+  const draws = named
+    ? new Map<string, number>()
+    : drawsFor(settings.maxRequests - planned.length, settings.operations);
+  const plan = new Map(settings.operations.map((id) => [id, (first.get(id) ?? 0) + (draws.get(id) ?? 0)]));
   const engine = new GenerativeEngine({
     newApi: (judge = true) => {
       const api = new Api({ ...apiSettings, judge });
@@ -158,7 +204,12 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     relationsPerOperation: Math.max(FUZZ_RELATIONS_MIN, Math.ceil(settings.maxRequests / FUZZ_CASES_PER_RELATION)),
     onProgress: settings.onProgress,
   });
-  const run = await engine.run(planned ?? fuzzCases(settings.seed, plan, pools));
+  const run = await engine.run(
+    (function* () {
+      yield* planned;
+      yield* fuzzCases(settings.seed, draws, pools);
+    })(),
+  );
   const total = run.cases.positive + run.cases.negative + run.cases.edge;
   const durationMs = performance.now() - started;
   const findings = run.findings.map((finding) => ({ ...finding, seenIn: run.seenIn[findingKey(finding)] ?? 1 }));

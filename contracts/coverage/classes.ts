@@ -17,6 +17,12 @@ export interface InputClass {
   intent: ClassIntent;
   /** What a value of the class is, in a few words. */
   says: string;
+  /**
+   * An open class whose values read as a value of the input's own grammar, written another way
+   * (`+3`, `007`, `3.0` for 3): accepted, it must be answered as that value (every property judges
+   * the answer as the answer to the value's canonical spelling); else refused with a 4xx.
+   */
+  same?: true;
 }
 
 /** The grammar an input follows and its classes. */
@@ -28,10 +34,19 @@ export interface InputRole {
 
 /** The pseudo-input of a request as a whole: how it is encoded, what it carries besides the parameters. */
 export const REQUEST_INPUT = '(request)';
+/** The pseudo-input of a POST's Content-Type header. */
+export const CONTENT_TYPE_INPUT = '(content-type)';
+/** The pseudo-input of the subscription key's header field: its name and how its value is written. */
+export const KEY_HEADER_INPUT = '(key-header)';
+/** The pseudo-input of the Accept header field. */
+export const ACCEPT_INPUT = '(accept)';
+/** The pseudo-inputs every request has besides the spec's parameters, in the order the model lists them. */
+export const HEADER_INPUTS = [CONTENT_TYPE_INPUT, KEY_HEADER_INPUT, ACCEPT_INPUT] as const;
 
 const valid = (id: string, says: string): InputClass => ({ id, intent: 'valid', says });
 const invalid = (id: string, says: string): InputClass => ({ id, intent: 'invalid', says });
 const open = (id: string, says: string): InputClass => ({ id, intent: 'open', says });
+const same = (id: string, says: string): InputClass => ({ id, intent: 'open', says, same: true });
 
 /** A required input left out: invalid wherever the spec requires the input. */
 export const MISSING = 'missing';
@@ -49,6 +64,13 @@ const WORLD_SAYS: Record<string, string> = {
   parentheses: 'parentheses or brackets',
   comma: 'a comma',
   digits: 'digits',
+  'other-scripts': 'letters of another script (Cyrillic, Greek, Devanagari, Thai, Georgian)',
+  symbols: 'symbols outside ASCII that are no emoji (∑ ≤ ½ € °)',
+  quotes: 'double and typographic quotes and guillemets (" “ ” « »)',
+  invisible:
+    'characters that print as nothing (a zero-width space, a word joiner, a direction mark, a byte order mark, a soft hyphen)',
+  astral: 'characters beyond the Basic Multilingual Plane that are no emoji (𝔤𝔯𝔞𝔭𝔥, 𠜎): a surrogate pair in UTF-16',
+  'full-width': 'full-width forms of ASCII letters and digits (ｇｒａｐｈ, ＡＰＩ, １２３)',
 };
 
 /**
@@ -62,7 +84,54 @@ const TEXT_CHARACTERS: readonly InputClass[] = [
   valid('gen-delims', 'RFC 3986 gen-delims as text (: / ? # [ ] @), percent-encoded on the wire'),
   valid('sub-delims', "RFC 3986 sub-delims as text (! $ & ' ( ) * + , ; =), percent-encoded on the wire"),
   valid('percent', 'a percent sign as text, alone or followed by hex digits (100%, %20), itself percent-encoded'),
+  valid('plus', "a plus sign as text (c++): form encoding reads a bare '+' as a space, so it goes as %2B"),
+  valid('form-delimiters', "'&' or '=' as text (r&d, x=y): what splits a form or query string into fields"),
+  valid('hash', "'#' as text (c#, #tag): a bare '#' ends a URL's query"),
+  valid('semicolon', "';' as text: a field separator some query parsers honour (HTML 4's advice, Python before 3.9.2)"),
+  valid(
+    'tilde-asterisk',
+    "'~' or '*' as text: WHATWG's form encoder escapes '~' and leaves '*', RFC 3986 the other way round",
+  ),
   valid('padded', 'white space at the ends (a space, a no-break space)'),
+];
+
+/** Free text that is no words: what a person or a program also types into a box. */
+const NOT_WORDS: readonly InputClass[] = [
+  valid('only-digits', 'digits only (2021, 3.14): a text that reads as a number'),
+  valid('only-punctuation', 'punctuation and symbols only (?!, ..., ())'),
+];
+
+/**
+ * The same integer written as the number parsers and formatters of common languages write or read it
+ * (JSON's number grammar admits only the plain digits and the exponent): each is accepted and read as
+ * that integer, or refused with a 4xx, never a 5xx.
+ */
+const NUMBER_FORMS: readonly InputClass[] = [
+  same(
+    'leading-zeros',
+    "leading zeros (007): Java's Integer.parseInt, Python's int(), .NET's Int32.Parse and JavaScript's Number() read 7; JSON's grammar has no leading zero",
+  ),
+  same(
+    'plus-sign',
+    "a plus sign (+3, as printf's %+d and .NET's '+0' formats write): Java, Python, .NET and JavaScript parsers read 3",
+  ),
+  same(
+    'exponent',
+    "an exponent (3e0, 1E1): JSON's number grammar, JavaScript's Number() and Python's float(); how JavaScript, Python, Java and .NET write large doubles (1e+21, 1.0E7, 1E+16)",
+  ),
+  same(
+    'point-zero',
+    "a fraction of zero (3.0): how Python's str(), Java's Double.toString() and JSON writers of doubles write a whole number",
+  ),
+  same(
+    'white-space',
+    "white space around it (' 3'): Python's int(), .NET's Int32.Parse and JavaScript's Number() skip it",
+  ),
+  same('negative-zero', "-0: zero by JSON's grammar and every parser (Python's str(-0.0) writes it)"),
+  same(
+    'other-digits',
+    "digits of another script (３, ٣): Python's int() and Java's Integer.parseInt read Unicode decimal digits",
+  ),
 ];
 
 /** Free text the interface leaves open: what a server may refuse but must not answer with a 5xx. */
@@ -81,9 +150,11 @@ function pageSize(maximum: number): InputRole {
       valid('one', '1'),
       valid('several', `from 2 to ${maximum - 1}`),
       valid('maximum', `${maximum}, the spec's upper boundary`),
-      open('above-maximum', `above ${maximum} (the interface states no maximum)`),
+      open('above-maximum', `from ${maximum + 1} to 2147483647 (the interface states no maximum)`),
+      open('beyond-int32', "2147483648 and beyond: past a 32-bit integer (Java's int, .NET's Int32)"),
+      ...NUMBER_FORMS,
       invalid('negative', 'a negative integer'),
-      invalid('non-numeric', 'not a number (ten, abc, true)'),
+      invalid('non-numeric', 'not a number (ten, abc, true, NaN, Infinity)'),
       invalid('fractional', 'a fraction (1.5)'),
     ],
   };
@@ -95,7 +166,13 @@ const PAGE_START: InputRole = {
     valid('zero', '0, the lower boundary'),
     valid('small', 'from 1 to 4'),
     valid('deep', 'from 5 to 99999: past the first pages'),
-    open('far', '100000 and beyond: past any result'),
+    open('far', 'from 100000 to 2147483647: past any result'),
+    open('beyond-int32', "from 2147483648 to 9007199254740991: past a 32-bit integer (Java's int, .NET's Int32)"),
+    open(
+      'beyond-safe-integer',
+      'above 9007199254740991 (2^53 - 1): past what a double holds exactly (JavaScript, JSON parsers that read doubles), and from 2^63 past a 64-bit integer',
+    ),
+    ...NUMBER_FORMS,
     invalid('negative', 'a negative integer'),
     invalid('non-numeric', 'not a number'),
     invalid('fractional', 'a fraction'),
@@ -115,6 +192,11 @@ const ATTRIBUTE_LIST: InputRole = {
     open('group-name', 'a composite group alone (AA, F): its parts are the attributes'),
     open('unknown', 'a name that is no attribute (Foo, Abstract)'),
     open('wrong-case', 'an attribute in the wrong case (ti)'),
+    open('spaces', "names joined with ', ' as a list is written for people (Ti, Y)"),
+    open(
+      'trailing-comma',
+      'a list ending in a comma (Ti,Y,), as a join that writes a separator after every name leaves it',
+    ),
   ],
 };
 
@@ -149,6 +231,7 @@ export const ROLES: Record<string, InputRole> = {
       valid('words', 'words'),
       valid('author-and-year', 'an author and a year'),
       ...TEXT_CHARACTERS,
+      ...NOT_WORDS,
       open('long', 'thousands of characters'),
       ...TEXT_OPEN,
     ],
@@ -160,6 +243,7 @@ export const ROLES: Record<string, InputRole> = {
       valid('entity-name', 'the name of an entity'),
       valid('words', 'words'),
       ...TEXT_CHARACTERS,
+      ...NOT_WORDS,
       open('long', 'hundreds of characters'),
       ...TEXT_OPEN,
     ],
@@ -174,6 +258,7 @@ export const ROLES: Record<string, InputRole> = {
       valid('line-breaks', 'line breaks and tabs (a pasted abstract)'),
       valid('long', 'from 500 to 6,000 characters: a GET carries it too'),
       ...TEXT_CHARACTERS,
+      ...NOT_WORDS,
       ...TEXT_OPEN,
     ],
   },
@@ -191,6 +276,11 @@ export const ROLES: Record<string, InputRole> = {
         valid(`${name}-desc`, `${name}:desc`),
         valid(`${name}-plain`, `${name} without a direction`),
       ]),
+      open(
+        'Ti',
+        'Ti, a string with one value per paper, in either direction or none (which order strings take is not shown)',
+      ),
+      open('Id', 'Id, with one value per paper, in either direction or none (facts.md shows no order by it)'),
       open('multivalued', 'an attribute with several values per paper (AA.AuN, RId)'),
       invalid('malformed', 'not name, name:asc or name:desc (Y:up, Y desc)'),
     ],
@@ -206,7 +296,9 @@ export const ROLES: Record<string, InputRole> = {
       valid('zero', '0'),
       valid('short', 'from 1 to 999'),
       valid('documented-range', 'from 1000 to 5000'),
-      open('above-documented', 'above 5000'),
+      open('above-documented', 'from 5001 to 2147483647'),
+      open('beyond-int32', "2147483648 and beyond: past a 32-bit integer (Java's int, .NET's Int32)"),
+      ...NUMBER_FORMS,
       invalid('negative', 'a negative integer'),
       invalid('non-numeric', 'not a number'),
       invalid('fractional', 'a fraction'),
@@ -217,13 +309,21 @@ export const ROLES: Record<string, InputRole> = {
     classes: [
       valid('zero', '0: no completion'),
       valid('one', '1: complete the last word'),
+      ...NUMBER_FORMS,
       invalid('out-of-range', 'a number other than 0 and 1'),
       invalid('non-numeric', 'yes, true, on'),
     ],
   },
   model: {
     grammar: "a model name; default 'latest' (interface 9.2)",
-    classes: [valid('latest', 'latest'), open('other', 'another name (the models a target has are not shown)')],
+    classes: [
+      valid('latest', 'latest'),
+      open(
+        'case-variant',
+        'latest in another case (LATEST, Latest): whether model names read in any case is not shown',
+      ),
+      open('other', 'another name (the models a target has are not shown)'),
+    ],
   },
   market: {
     grammar: "BCP 47 '<language>-<country>' (interface 4.9: en-US is a supported market)",
@@ -231,7 +331,14 @@ export const ROLES: Record<string, InputRole> = {
       valid('en-US', 'en-US, as the interface writes it'),
       open('case-variant', 'en-US in another case (en-us, EN-US): BCP 47 reads codes in any case'),
       open('other-market', 'another market (de-DE, ja-JP): the supported markets are not shown'),
-      invalid('underscore', 'a POSIX locale (en_US), not BCP 47'),
+      open(
+        'script-subtag',
+        'a BCP 47 tag with a script subtag (zh-Hans-CN, sr-Latn-RS), as .NET and Java write some cultures',
+      ),
+      open('numeric-region', 'a BCP 47 tag with a UN M.49 region (es-419): a region, not a country'),
+      invalid('underscore', "a POSIX locale (en_US), as Java's Locale.toString() writes it, not BCP 47"),
+      invalid('posix-encoding', "a POSIX locale with its codeset (en_US.UTF-8), as a process's LANG holds it"),
+      invalid('language-only', 'a language without a country (en), as Accept-Language often carries it'),
       invalid('malformed', "not '<language>-<country>' (english, en-, enUS)"),
     ],
   },
@@ -261,6 +368,20 @@ export const ROLES: Record<string, InputRole> = {
       open('long', 'thousands of characters'),
       open('control', 'a control character'),
       open('blank-around', 'spaces around it'),
+      open('ip-literal', 'a host written as an IP address (127.0.0.1, [::1])'),
+      open(
+        'userinfo',
+        'user and password before the host (https://user:secret@host/), which WHATWG URL parses and browsers refuse to show',
+      ),
+      open('dot-segments', 'dot segments in the path (/a/./b/../c), which RFC 3986 and WHATWG URL remove'),
+      open(
+        'upper-case-scheme-host',
+        'scheme and host in upper case (HTTPS://WWW.EXAMPLE.COM/): case-insensitive by RFC 3986',
+      ),
+      open(
+        'backslashes',
+        "backslashes in the path (https://example.com\\a\\b), which WHATWG URL reads as '/' in http(s) URLs",
+      ),
       invalid('empty', 'the empty string'),
       invalid('not-a-url', 'words'),
       invalid('relative', 'a relative reference'),
@@ -278,6 +399,22 @@ export const ROLES: Record<string, InputRole> = {
       valid('far-date', 'a date of another century'),
       valid('century-boundary', 'a year, century and leap boundary at once (2000-02-29, 1900-03-01)'),
       valid('leap-day', 'the 29th of February of a leap year'),
+      valid('unix-epoch', '1970-01-01: the Unix epoch, a timestamp of 0 (a value some code takes for none)'),
+      valid('before-epoch', 'a date before 1970: a negative Unix timestamp'),
+      valid('y2038', '2038-01-19 or 2038-01-20: where a 32-bit time_t ends'),
+      valid(
+        'early-year',
+        "a year before 1000, written with 4 digits (0999-12-31) as Python's isoformat() and Java's LocalDate write it",
+      ),
+      valid(
+        'year-9999',
+        "9999-12-31: the last day a 4-digit year holds (.NET's DateTime.MaxValue; the next day overflows)",
+      ),
+      open(
+        'year-zero',
+        '0000-01-01: a full-date of RFC 3339, the year 1 BC of ISO 8601, a year Python and .NET cannot hold',
+      ),
+      same('padded', "spaces around the date (' 2021-03-15'): lenient date parsers skip them"),
       invalid('empty', 'the empty string'),
       invalid('day-beyond-month', 'the 31st of a 30-day month'),
       invalid('february-30', 'the 30th of February'),
@@ -287,7 +424,16 @@ export const ROLES: Record<string, InputRole> = {
       invalid('day-00', 'day 00'),
       invalid('day-32', 'day 32'),
       invalid('other-format', 'a date in another format (2021/03/15, 20210315, yesterday)'),
-      invalid('date-time', 'an RFC 3339 date-time, not a date'),
+      invalid(
+        'date-time',
+        "an RFC 3339 date-time, not a date (JavaScript's toISOString(), .NET's 's' and 'o' formats)",
+      ),
+      invalid('iso-week-date', 'the ISO 8601 week date of a day (2021-W11-1)'),
+      invalid('ordinal-date', 'the ISO 8601 ordinal date of a day (2021-074)'),
+      invalid(
+        'expanded-year',
+        "an ISO 8601 expanded year (+002021-03-15), as JavaScript's toISOString() writes years past 9999",
+      ),
       invalid('non-ascii-digits', 'digits and dashes that only look like yyyy-mm-dd'),
       invalid('control', 'a control character'),
     ],
@@ -304,6 +450,7 @@ export const ROLES: Record<string, InputRole> = {
       valid('other-script', 'another script (東京都)'),
       open('unknown', 'an id the target does not know'),
       open('reserved', 'RFC 3986 reserved characters (AT&T, C++, 100%)'),
+      open('spaces', 'spaces for underscores (Barack Obama): the title as the encyclopedia shows it'),
       open('long', 'hundreds of characters'),
       ...TEXT_OPEN,
     ],
@@ -313,8 +460,17 @@ export const ROLES: Record<string, InputRole> = {
     classes: [
       valid('known', 'an id the target returned'),
       valid('from-hot-events', 'an id hotevents returned in the same run'),
+      valid(
+        'percent-encoded',
+        'a known id with every character percent-encoded in the path segment: the same segment by RFC 3986, section 6.2.2.2',
+      ),
+      open('upper-case', 'a known id in upper-case hex digits: another string, which a target may read as the same id'),
       open('unknown', 'an id of the right form the target does not know (the documented 404)'),
       open('malformed', 'an id of another form'),
+      open(
+        'segment-delimiters',
+        "an id holding what WHATWG's path percent-encode set escapes (/ ? # ; and spaces), percent-encoded",
+      ),
     ],
   },
   'get-request': {
@@ -323,8 +479,13 @@ export const ROLES: Record<string, InputRole> = {
       valid('plus-encoded', "spaces as '+' (form encoding)"),
       valid('percent-encoded', "spaces as '%20'"),
       valid('every-byte-escaped', 'every byte percent-encoded, lower-case hex (the same text by RFC 3986)'),
+      valid('empty-pairs', "empty fields ('&&', a leading or trailing '&'), which WHATWG's form parser skips"),
       open('unknown-parameter', 'a parameter the interface does not define'),
       open('repeated-parameter', 'a parameter given twice'),
+      same(
+        'empty-value',
+        'an optional parameter with an empty value (count=), as query builders write a null: read as absent, or refused',
+      ),
     ],
   },
   'post-request': {
@@ -333,9 +494,47 @@ export const ROLES: Record<string, InputRole> = {
       valid('plus-encoded', "spaces as '+'"),
       valid('percent-encoded', "spaces as '%20'"),
       valid('unencoded', 'not percent-encoded at all, as real clients sent it'),
+      valid(
+        'every-byte-escaped',
+        ".NET's HttpUtility.UrlEncode escapes in lower-case hex; every byte escaped so (the same text)",
+      ),
+      valid('empty-pairs', "empty fields ('&&', a leading or trailing '&'), which WHATWG's form parser skips"),
       invalid('json-body', 'JSON labelled application/json instead of a form'),
       open('unknown-parameter', 'a field the interface does not define'),
       open('repeated-parameter', 'a field given twice'),
+      same('empty-value', 'an optional field with an empty value (count=): read as absent, or refused'),
+    ],
+  },
+  'content-type': {
+    grammar:
+      'a media type (RFC 9110, section 8.3); the interface: form encoding is the type of the body, the header optional',
+    classes: [
+      valid('form', 'application/x-www-form-urlencoded, as the interface names it'),
+      valid('charset', 'with a charset parameter (; charset=UTF-8), as Apache HttpClient and Spring write it'),
+      valid(
+        'upper-case',
+        'the type in another letter case (Application/X-WWW-Form-Urlencoded): case-insensitive by RFC 9110',
+      ),
+      valid('quoted-charset', 'the charset as a quoted string (;charset="utf-8"), as RFC 9110, section 5.6.6 allows'),
+      valid('absent', 'no Content-Type at all: the header is optional (interface 4.2)'),
+      open('other-type', "text/plain;charset=UTF-8, what JavaScript's fetch() sends for a string body nobody labelled"),
+    ],
+  },
+  'key-header': {
+    grammar: 'the header field Ocp-Apim-Subscription-Key (RFC 9110, section 5.1: field names are case-insensitive)',
+    classes: [
+      valid('as-written', 'Ocp-Apim-Subscription-Key, as the interface writes it'),
+      valid('lower-case', 'the name in lower case, as HTTP/2 and HTTP/3 clients send every name'),
+      valid('upper-case', 'the name in upper case'),
+    ],
+  },
+  accept: {
+    grammar: 'the Accept header field (RFC 9110, section 12.5.1); the interface answers JSON',
+    classes: [
+      valid('absent', "no Accept, as Java's HttpClient and .NET's HttpClient send by default"),
+      valid('any', '*/*, as curl and Python requests send'),
+      valid('json-and-text', 'application/json, text/plain, */*, as axios sends'),
+      valid('browser', "a browser's navigation Accept (text/html, ..., */*;q=0.8)"),
     ],
   },
 };
@@ -351,6 +550,9 @@ function baseOf(operationId: string): string {
  */
 export function roleOf(operationId: string, input: string, method: 'get' | 'post'): string | undefined {
   if (input === REQUEST_INPUT) return method === 'post' ? 'post-request' : 'get-request';
+  if (input === CONTENT_TYPE_INPUT) return method === 'post' ? 'content-type' : undefined;
+  if (input === KEY_HEADER_INPUT) return 'key-header';
+  if (input === ACCEPT_INPUT) return 'accept';
   const base = baseOf(operationId);
   const byBase: Record<string, Record<string, string>> = {
     interpret: {

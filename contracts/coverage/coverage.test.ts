@@ -4,7 +4,7 @@ import { getOperation, OPERATION_IDS, OPERATIONS, type OperationInfo } from '../
 import { CHECKS } from '../checks/index.ts';
 import { kindCase, planKinds } from '../generative/cases.ts';
 import { DEFAULT_POOLS } from '../generative/values.ts';
-import { MISSING, REQUEST_INPUT, ROLES, roleOf } from './classes.ts';
+import { CONTENT_TYPE_INPUT, HEADER_INPUTS, MISSING, REQUEST_INPUT, ROLES, roleOf } from './classes.ts';
 import { classifyRequest, judgedByAnswer, valueClasses } from './classify.ts';
 import { allInputItems, inputsWithoutClasses, intentOf, parseItemId, specInputs } from './inputs.ts';
 import { coverageItems } from './items.ts';
@@ -27,14 +27,21 @@ test('the items are the spec: every input with every class of its role, every ce
   const matrix = OPERATIONS.flatMap((op) => CHECKS.filter((check) => check.appliesTo(op)).map(() => 1)).length;
   assert.equal(cells.length, matrix, 'one cell item per operation x check the matrix shows');
   for (const op of OPERATIONS) {
-    for (const input of [...specInputs(op).map((entry) => entry.name), REQUEST_INPUT]) {
-      const role = roleOf(op.operationId, input, op.method)!;
+    const optional = specInputs(op).some((entry) => !entry.required && entry.in !== 'path');
+    for (const input of [...specInputs(op).map((entry) => entry.name), REQUEST_INPUT, ...HEADER_INPUTS]) {
+      const role = roleOf(op.operationId, input, op.method);
+      if (role === undefined) {
+        assert.equal(input, CONTENT_TYPE_INPUT, `${op.operationId} ${input}: only a GET has no Content-Type`);
+        assert.equal(op.method, 'get');
+        continue;
+      }
       const got = allInputItems()
         .filter((item) => item.operationId === op.operationId && item.input === input)
         .map((item) => item.class);
       const required = specInputs(op).find((entry) => entry.name === input);
       const want = [
-        ...ROLES[role]!.classes.map((cls) => cls.id),
+        // An empty value is a class of an operation with an optional parameter to leave empty.
+        ...ROLES[role]!.classes.map((cls) => cls.id).filter((cls) => optional || cls !== 'empty-value'),
         ...(required?.required && required.in !== 'path' ? [MISSING] : []),
       ];
       assert.deepEqual(got, want, `${op.operationId} ${input}: the classes of ${role}`);
@@ -103,7 +110,56 @@ test("an item's request depends on its seed and the item alone, not on what else
 test('values are classed by the grammar of their input', () => {
   const cases: { role: string; given: string; want: string[] }[] = [
     { role: 'search-query', given: 'knowledge graph', want: ['letters'] },
-    { role: 'search-query', given: 'rock & roll! 100%', want: ['sub-delims', 'percent', 'digits'] },
+    { role: 'search-query', given: 'rock & roll! 100%', want: ['sub-delims', 'percent', 'digits', 'form-delimiters'] },
+    {
+      role: 'search-query',
+      given: 'c++ #1; ~x',
+      want: ['sub-delims', 'gen-delims', 'digits', 'plus', 'hash', 'semicolon', 'tilde-asterisk'],
+    },
+    {
+      role: 'search-query',
+      given: 'наука ∑ “x” 𝔤 ｇ a\u200bb',
+      want: ['other-scripts', 'symbols', 'quotes', 'astral', 'full-width', 'invisible'],
+    },
+    { role: 'search-query', given: '2021', want: ['digits', 'only-digits'] },
+    { role: 'search-query', given: '?!', want: ['sub-delims', 'gen-delims', 'only-punctuation'] },
+    {
+      role: 'academic-count',
+      given: ' +03.0e0 ',
+      want: ['white-space', 'plus-sign', 'leading-zeros', 'point-zero', 'exponent', 'several'],
+    },
+    { role: 'academic-count', given: '-٠', want: ['negative-zero', 'other-digits', 'zero'] },
+    { role: 'academic-count', given: '2147483648', want: ['beyond-int32'] },
+    { role: 'academic-count', given: '1e-1', want: ['fractional'] },
+    { role: 'page-start', given: '9007199254740993', want: ['beyond-safe-integer'] },
+    { role: 'page-start', given: '2147483648', want: ['beyond-int32'] },
+    { role: 'complete', given: '01', want: ['leading-zeros', 'one'] },
+    { role: 'market', given: 'zh-Hans-CN', want: ['script-subtag'] },
+    { role: 'market', given: 'es-419', want: ['numeric-region'] },
+    { role: 'market', given: 'en_US.UTF-8', want: ['posix-encoding'] },
+    { role: 'market', given: 'en', want: ['language-only'] },
+    { role: 'date', given: '1970-01-01', want: ['far-date', 'unix-epoch'] },
+    { role: 'date', given: '0999-12-31', want: ['far-date', 'before-epoch', 'early-year'] },
+    { role: 'date', given: '9999-12-31', want: ['far-date', 'year-9999'] },
+    { role: 'date', given: '2038-01-19', want: ['any-date', 'y2038'] },
+    { role: 'date', given: '0000-01-01', want: ['year-zero'] },
+    { role: 'date', given: ' 2021-03-15', want: ['padded', 'any-date'] },
+    { role: 'date', given: '2021-W11-1', want: ['iso-week-date'] },
+    { role: 'date', given: '2021-074', want: ['ordinal-date'] },
+    { role: 'date', given: '+002021-03-15', want: ['expanded-year'] },
+    {
+      role: 'url',
+      given: 'HTTPS://user:pw@127.0.0.1:8443/a/./b/../c\\d',
+      want: ['upper-case-scheme-host', 'backslashes', 'userinfo', 'ip-literal', 'port', 'dot-segments'],
+    },
+    { role: 'orderby', given: 'Ti:asc', want: ['Ti'] },
+    { role: 'orderby', given: 'Id', want: ['Id'] },
+    { role: 'attribute-list', given: 'Ti, Y', want: ['names-Ti', 'names-Y', 'several', 'spaces'] },
+    { role: 'attribute-list', given: 'Ti,Y,', want: ['names-Ti', 'names-Y', 'several', 'trailing-comma'] },
+    { role: 'model', given: 'LATEST', want: ['case-variant'] },
+    { role: 'encyclopedia-id', given: 'Barack Obama', want: ['spaces'] },
+    { role: 'event-id', given: '6F1C0A2B9D8E4F3A5B6C7D8E9F0A1B2C', want: ['upper-case'] },
+    { role: 'event-id', given: 'a/b', want: ['segment-delimiters'] },
     { role: 'search-query', given: ' a ', want: ['letters', 'padded'] },
     { role: 'search-query', given: '', want: ['empty'] },
     { role: 'text', given: 'line one\nline two', want: ['line-breaks'] },
@@ -201,4 +257,35 @@ test('a request is classed as a whole: missing, repeated and unknown inputs, its
     contentType: 'application/json',
   });
   assert.ok(post.includes('input:evaluatePost:(request):json-body'));
+  const written = classifyRequest({
+    operationId: 'interpretPost',
+    pairs: [
+      ['query', 'graph'],
+      ['count', ''],
+    ],
+    encoding: 'empty-pairs',
+    headers: { contentType: 'charset', keyHeader: 'lower-case', accept: 'browser' },
+  });
+  for (const item of [
+    'input:interpretPost:(request):empty-value',
+    'input:interpretPost:(request):empty-pairs',
+    'input:interpretPost:(content-type):charset',
+    'input:interpretPost:(key-header):lower-case',
+    'input:interpretPost:(accept):browser',
+  ])
+    assert.ok(written.includes(item), item);
+  assert.ok(
+    !written.some((item) => item.includes(':count:')),
+    'an optional parameter sent empty is no value of its grammar',
+  );
+  const plain = classifyRequest({ operationId: 'evaluateGet', pairs: [['expr', 'Y=2010']] });
+  for (const item of ['input:evaluateGet:(key-header):as-written', 'input:evaluateGet:(accept):absent'])
+    assert.ok(plain.includes(item), `a request of the fixed battery carries the default ${item}`);
+  const escaped = classifyRequest({
+    operationId: 'eventDocuments',
+    pairs: [],
+    pathParams: { event_id: '6f1c0a2b9d8e4f3a5b6c7d8e9f0a1b2c' },
+    pathEscaped: true,
+  });
+  assert.ok(escaped.includes('input:eventDocuments:event_id:percent-encoded'));
 });

@@ -1,7 +1,7 @@
 // The inputs of the spec's operations and the ids of the coverage model's items: what the request
 // fixture, the generator and the plan share without the checks' registry (items.ts adds the cells).
 import { deref, loadSpec, OPERATIONS, type OperationInfo } from '../../openapi/spec.ts';
-import { type ClassIntent, type InputClass, MISSING, REQUEST_INPUT, ROLES, roleOf } from './classes.ts';
+import { type ClassIntent, HEADER_INPUTS, type InputClass, MISSING, REQUEST_INPUT, ROLES, roleOf } from './classes.ts';
 
 /** One input of an operation as the spec declares it: a query or path parameter, or a form field. */
 export interface SpecInput {
@@ -56,15 +56,24 @@ export function specInputs(op: OperationInfo): SpecInput[] {
  * The classes an input takes on an operation (a required query parameter or form field may also be
  * missing; a path parameter cannot be left out of its path); undefined: no role.
  */
-export function classesOf(op: OperationInfo, input: SpecInput | typeof REQUEST_INPUT): InputClass[] | undefined {
+export function classesOf(op: OperationInfo, input: SpecInput | PseudoInput): InputClass[] | undefined {
   const name = typeof input === 'string' ? input : input.name;
   const role = roleOf(op.operationId, name, op.method);
   if (!role) return undefined;
-  const classes = [...ROLES[role]!.classes];
+  let classes = [...ROLES[role]!.classes];
+  // An empty value is a class of the optional parameters a request can leave empty: none, none to leave.
+  if (input === REQUEST_INPUT && !specInputs(op).some((entry) => !entry.required && entry.in !== 'path'))
+    classes = classes.filter((cls) => cls.id !== 'empty-value');
   if (typeof input !== 'string' && input.required && input.in !== 'path')
     classes.push({ id: MISSING, intent: 'invalid', says: 'left out' });
   return classes;
 }
+
+/** An input that is no parameter of the spec: the request as a whole, or one of its header fields. */
+export type PseudoInput = typeof REQUEST_INPUT | (typeof HEADER_INPUTS)[number];
+
+/** The pseudo-inputs of every operation, after its parameters. */
+const PSEUDO_INPUTS: readonly PseudoInput[] = [REQUEST_INPUT, ...HEADER_INPUTS];
 
 /** One input item: an input's class on an operation. */
 export interface InputItem {
@@ -75,6 +84,8 @@ export interface InputItem {
   class: string;
   intent: ClassIntent;
   says: string;
+  /** An open class read as a value of the input's grammar written another way (classes.ts). */
+  same?: true;
 }
 
 let inputItems: InputItem[] | undefined;
@@ -82,7 +93,7 @@ let inputItems: InputItem[] | undefined;
 /** Every input item of the model, in the order of the spec's operations, their inputs and the classes. */
 export function allInputItems(): InputItem[] {
   inputItems ??= OPERATIONS.flatMap((op) =>
-    [...specInputs(op), REQUEST_INPUT as typeof REQUEST_INPUT].flatMap((input) => {
+    [...specInputs(op), ...PSEUDO_INPUTS].flatMap((input) => {
       const name = typeof input === 'string' ? input : input.name;
       return (classesOf(op, input) ?? []).map((cls) => ({
         id: inputId(op.operationId, name, cls.id),
@@ -92,6 +103,7 @@ export function allInputItems(): InputItem[] {
         class: cls.id,
         intent: cls.intent,
         says: cls.says,
+        ...(cls.same ? { same: true as const } : {}),
       }));
     }),
   );
@@ -99,6 +111,17 @@ export function allInputItems(): InputItem[] {
 }
 
 let intents: Map<string, ClassIntent> | undefined;
+let sameItems: Set<string> | undefined;
+
+/** Whether an item is an open class read as the same value written another way (classes.ts `same`). */
+export function isSameValueItem(item: string): boolean {
+  sameItems ??= new Set(
+    allInputItems()
+      .filter((entry) => entry.same)
+      .map((entry) => entry.id),
+  );
+  return sameItems.has(item);
+}
 
 /** An input item's intent (undefined for a cell or an unknown id). */
 export function intentOf(item: string): ClassIntent | undefined {

@@ -10,6 +10,7 @@ import { getOperation } from '../../openapi/spec.ts';
 import {
   type CaseParam,
   type GeneratedCase,
+  type HeaderForms,
   type Intent,
   kindCase,
   pairsOf,
@@ -18,15 +19,22 @@ import {
   valueText,
 } from '../generative/cases.ts';
 import type { ValuePools } from '../generative/values.ts';
-import { type ClassIntent, REQUEST_INPUT } from './classes.ts';
+import { ACCEPT_INPUT, type ClassIntent, CONTENT_TYPE_INPUT, KEY_HEADER_INPUT, REQUEST_INPUT } from './classes.ts';
 import { classifyRequest } from './classify.ts';
-import { allInputItems, inputId, intentOf, parseItemId, specInputs } from './inputs.ts';
+import { allInputItems, inputId, intentOf, isSameValueItem, parseItemId, specInputs } from './inputs.ts';
 import { declaredClasses, sentAlone } from './kinds.ts';
 
 /** Variants of each kind the cover looks through first. */
 export const VARIANTS = 4;
 /** Further variants it tries, of the kinds that showed an input, for a class of that input none showed yet. */
 export const MORE_VARIANTS = 96;
+
+/** The header inputs of the model and the field of a case's HeaderForms that writes each. */
+const HEADER_FIELDS: Record<string, keyof HeaderForms | undefined> = {
+  [CONTENT_TYPE_INPUT]: 'contentType',
+  [KEY_HEADER_INPUT]: 'keyHeader',
+  [ACCEPT_INPUT]: 'accept',
+};
 
 /** The class intent each case intent judges. */
 const JUDGES: Record<Intent, ClassIntent> = { positive: 'valid', negative: 'invalid', edge: 'open' };
@@ -40,6 +48,8 @@ export function shownItems(c: GeneratedCase): string[] {
       ...(c.pathParams ? { pathParams: c.pathParams } : {}),
       ...(c.body === undefined ? { encoding: c.encoding } : {}),
       ...(c.contentType ? { contentType: c.contentType } : {}),
+      ...(c.headers ? { headers: c.headers } : {}),
+      ...(c.pathEscaped ? { pathEscaped: true } : {}),
     }),
   );
   for (const kind of [c.kind, ...(c.packed ?? []).map((entry) => entry.split('#')[0]!)]) {
@@ -324,6 +334,9 @@ export class OperationPlan {
     // An open class the target refused before is sent alone: packed, its refusal would hide the others.
     if (c.intent === 'edge' && [...request.assigned, item].some((promise) => this.refused.has(promise)))
       return undefined;
+    // Values written another way (+3, 007) are judged by every property as their canonical spelling:
+    // only with each other, never beside an open class whose answer says nothing of a value.
+    if (c.intent === 'edge' && isSameValueItem(item) !== [...request.assigned].every(isSameValueItem)) return undefined;
     const taken = new Set([...request.assigned].map(inputOfItem));
     const input = inputOfItem(item);
     // Open classes are judged on no 5xx alone: a page size or an offset hides nothing there.
@@ -331,6 +344,9 @@ export class OperationPlan {
     let params: CaseParam[] = base.params.map((param) => ({ ...param }));
     let encoding = base.encoding;
     let pathParams = base.pathParams;
+    let pathEscaped = base.pathEscaped;
+    let headers = base.headers;
+    const field = HEADER_FIELDS[input];
     const declared = new Set(specInputs(getOperation(base.operationId)!).map((entry) => entry.name));
     if (input === REQUEST_INPUT && item.endsWith(':unknown-parameter')) {
       const unknown = c.params.filter((param) => !declared.has(param.name));
@@ -342,9 +358,21 @@ export class OperationPlan {
       // A second value of an input another class was packed for could hide that class.
       if (again.length === 0 || again.some((param) => taken.has(param.name))) return undefined;
       params = [...params, ...again.map((param) => ({ ...param, focus: false }))];
+    } else if (input === REQUEST_INPUT && item.endsWith(':empty-value')) {
+      // The optional parameters the case sends empty, where the request sends none of that name.
+      const empty = c.params.filter((param) => valueText(param.value) === '');
+      if (empty.length === 0 || empty.some((param) => params.some((other) => other.name === param.name)))
+        return undefined;
+      params = [...params, ...empty.map((param) => ({ ...param, focus: false }))];
     } else if (input === REQUEST_INPUT) encoding = c.encoding;
-    else if (c.pathParams && input in c.pathParams) pathParams = { ...base.pathParams, [input]: c.pathParams[input]! };
-    else {
+    else if (field) {
+      const value = c.headers?.[field];
+      if (value === undefined) return undefined;
+      headers = { ...base.headers, [field]: value };
+    } else if (c.pathParams && input in c.pathParams) {
+      pathParams = { ...base.pathParams, [input]: c.pathParams[input]! };
+      pathEscaped = c.pathEscaped;
+    } else {
       const incoming = c.params.filter((param) => param.name === input);
       if (incoming.length === 0) return undefined;
       params = [
@@ -365,6 +393,8 @@ export class OperationPlan {
       params,
       encoding,
       ...(pathParams ? { pathParams } : {}),
+      pathEscaped,
+      headers,
       packed: [...(base.packed ?? []), `${c.kind}#${c.index}`],
       ...(c.intent === 'edge'
         ? {

@@ -53,10 +53,24 @@ export type Chain =
 
 /**
  * How parameters are written: form encoding (`+` for spaces), percent encoding, a POST body not
- * encoded at all, or every byte escaped with lower-case hex (`%61%62`: the same text by RFC 3986,
- * which makes escapes of unreserved characters and the case of hex digits equivalent).
+ * encoded at all, every byte escaped with lower-case hex (`%61%62`: the same text by RFC 3986,
+ * which makes escapes of unreserved characters and the case of hex digits equivalent), or form
+ * encoding with empty fields around and between the fields (`&a=1&&b=2&`, which WHATWG's form
+ * parser skips).
  */
-export type Encoding = 'plus' | 'percent' | 'raw' | 'escaped';
+export type Encoding = 'plus' | 'percent' | 'raw' | 'escaped' | 'empty-pairs';
+
+/**
+ * How a request writes its header fields, by the class of each (contracts/coverage/classes.ts):
+ * the Content-Type of a POST (`charset`, `upper-case`, `quoted-charset`, `absent`, `other-type`),
+ * the key's field name (`lower-case`, `upper-case`) and Accept (`any`, `json-and-text`,
+ * `browser`). Absent: form encoding, the key as the interface writes it, no Accept.
+ */
+export interface HeaderForms {
+  contentType?: string;
+  keyHeader?: string;
+  accept?: string;
+}
 
 /** One generated request. */
 export interface GeneratedCase {
@@ -74,6 +88,10 @@ export interface GeneratedCase {
   encoding: Encoding;
   /** A POST Content-Type other than form encoding, sent with `body`. */
   contentType?: string;
+  /** How the header fields are written, where not as by default. */
+  headers?: HeaderForms;
+  /** The path parameters go with every character percent-encoded (the same segment by RFC 3986). */
+  pathEscaped?: boolean;
   body?: string;
   chain?: Chain;
   /** Statuses besides 2xx that accept a valid input (similarity's documented 408; the 404 of an id the target may not know). */
@@ -1018,13 +1036,352 @@ function planOnlyKinds(op: OperationInfo): Kind[] {
   return out;
 }
 
+/**
+ * An integer written with several of the forms the number parsers of common languages read as that
+ * integer: white space around it, a plus sign, leading zeros, a fraction of zero and an exponent.
+ */
+function spelledWithForms(n: number): string {
+  return ` +0${n}.0e0 `;
+}
+
+/** Zero written as -0 in digits of another script (Arabic-Indic): negative zero and other digits. */
+const OTHER_ZERO = '-٠';
+
+/** Each form of NUMBER_FORMS alone, spelling `n` (contracts/coverage/classes.ts). */
+const SINGLE_FORMS: Record<string, (n: number) => string> = {
+  'white-space': (n) => ` ${n} `,
+  'plus-sign': (n) => `+${n}`,
+  'leading-zeros': (n) => `00${n}`,
+  'point-zero': (n) => `${n}.0`,
+  exponent: (n) => `${n}e0`,
+  'negative-zero': () => '-0',
+  'other-digits': (n) => String(n).replace(/\d/g, (digit) => String.fromCharCode(0xff10 + Number(digit))),
+};
+
+/** The forms a spelling shows, as SINGLE_FORMS names them. */
+function formsOf(text: string): string[] {
+  const forms: string[] = [];
+  if (text !== text.trim()) forms.push('white-space');
+  if (text.includes('+')) forms.push('plus-sign');
+  if (/(^|[+\s])0\d/.test(text)) forms.push('leading-zeros');
+  if (/\.0/.test(text)) forms.push('point-zero');
+  if (/e/i.test(text)) forms.push('exponent');
+  if (text.startsWith('-')) forms.push('negative-zero');
+  if (/[^\x00-\x7f]/.test(text)) forms.push('other-digits');
+  return forms;
+}
+
+/**
+ * A case of the integers of an operation written in other forms (`spellings`: input -> the integer's
+ * spelling), with one part per input and form: where the target refuses the whole, each form is
+ * sent alone (the engine's unpacking), so one form it refuses hides no other.
+ */
+function numberFormsCase(b: Builder, spellings: Record<string, { n: number; text: string }>): Draft {
+  // A list long enough that a page size read as another number shows (evaluate: every paper since the earliest year).
+  const base = b.pageable();
+  const params = Object.entries(spellings).reduce(
+    (out, [name, { text }]) => set(out, name, text),
+    base.map((param) => ({ ...param })),
+  );
+  const parts: GeneratedCase[] = [];
+  for (const [name, { n, text }] of Object.entries(spellings))
+    for (const form of formsOf(text)) {
+      const draft = set(
+        base.map((param) => ({ ...param })),
+        name,
+        SINGLE_FORMS[form]!(n),
+      );
+      parts.push({ ...PART_IDENTITY, params: draft, note: `${name} written as ${form}` } as GeneratedCase);
+    }
+  return {
+    params,
+    note: `${Object.keys(spellings).join(' and ')} written as the number parsers of common languages read integers (white space, a plus sign, leading zeros, a fraction of zero, an exponent, -0, digits of another script): read as the same integer, or refused`,
+    parts,
+  };
+}
+
+/** What a part of a case takes from the case it belongs to (filled in by buildCase). */
+const PART_IDENTITY = { operationId: '', index: 0, seed: 0, intent: 'edge', kind: '', encoding: 'plus' } as const;
+
+/** Kinds of the classes the coverage model names beyond the rounds' kinds, by the grammar of each input. */
+function modelKinds(op: OperationInfo): Kind[] {
+  const base = baseOf(op);
+  const out: Kind[] = [];
+  const integers = [
+    ...(op.paging ? [op.paging.count, op.paging.offset] : []),
+    ...(base === 'interpret' ? ['timeout', 'complete'] : []),
+  ];
+  const sample: Record<string, number> = { timeout: 1000, complete: 1 };
+  if (integers.length > 0) {
+    const n = (name: string) => sample[name] ?? (name === op.paging?.count ? 3 : 2);
+    // Each input once with several forms in one value, once as -0 in other digits.
+    out.push(
+      edge('numbers:forms', (b) =>
+        numberFormsCase(
+          b,
+          Object.fromEntries(
+            integers.map((name, i) => [
+              name,
+              { n: n(name), text: i % 2 === 0 ? spelledWithForms(n(name)) : OTHER_ZERO },
+            ]),
+          ),
+        ),
+      ),
+      edge('numbers:forms-turned', (b) =>
+        numberFormsCase(
+          b,
+          Object.fromEntries(
+            integers.map((name, i) => [
+              name,
+              { n: n(name), text: i % 2 === 1 ? spelledWithForms(n(name)) : OTHER_ZERO },
+            ]),
+          ),
+        ),
+      ),
+    );
+  }
+  if (op.paging) {
+    const { count, offset } = op.paging;
+    out.push(
+      edge(`edge:huge-${count}`, (b) => ({
+        params: set(b.valid(), count, b.rng.pick(['2147483648', '4294967296', '9223372036854775808'])),
+        note: `a ${count} past a 32-bit integer (the interface states no maximum)`,
+      })),
+      edge(`edge:huge-${offset}`, (b) => ({
+        params: set(b.valid(), offset, b.rng.pick(['2147483648', '4294967296', '9007199254740991'])),
+        note: `an ${offset} past a 32-bit integer`,
+      })),
+      edge(`edge:unsafe-${offset}`, (b) => ({
+        params: set(b.valid(), offset, b.rng.pick(['9007199254740993', '9223372036854775808', '18446744073709551616'])),
+        note: `an ${offset} past 2^53 - 1, what a double holds exactly`,
+      })),
+    );
+  }
+  if (base === 'interpret')
+    out.push(
+      edge('edge:huge-timeout', (b) => ({
+        params: set(b.valid(), 'timeout', b.rng.pick(['2147483648', '4294967296'])),
+        note: 'a timeout past a 32-bit integer',
+      })),
+    );
+  // A POST's form fields are its GET twin's query parameters (facts.md).
+  const named = op.method === 'post' ? getOperation(op.operationId.replace(/Post$/, 'Get')) : op;
+  const optional = (named?.parameters ?? [])
+    .filter((param) => param.in === 'query' && !param.required)
+    .map((param) => param.name);
+  // One that does not page where there is one: the case then packs beside the number forms.
+  const unpaged = optional.filter((name) => name !== op.paging?.count && name !== op.paging?.offset);
+  const emptiable = unpaged.length > 0 ? unpaged : optional;
+  if (emptiable.length > 0)
+    out.push(
+      edge('edge:empty-optional', (b) => ({
+        params: [...b.valid(false), { name: b.rng.pick(emptiable), value: '', focus: true }],
+        note: 'an optional parameter with an empty value, as query builders write a null',
+      })),
+    );
+  // Texts that are no words.
+  const text = ({ interpret: 'query', answerSearch: 'q' } as Record<string, string>)[base];
+  if (text)
+    out.push(
+      positive(`${text}:digits`, (b) => ({
+        params: set(b.valid(), text, b.rng.pick(ONLY_DIGITS)),
+        note: `${text} holds digits only (any string is a query)`,
+      })),
+      positive(`${text}:punctuation`, (b) => ({
+        params: set(b.valid(), text, b.rng.pick(ONLY_PUNCTUATION)),
+        note: `${text} holds punctuation only (any string is a query)`,
+      })),
+    );
+  if (base === 'similarity')
+    out.push(
+      ...(['s1', 's2'] as const).map((digits) =>
+        positive(`texts:not-words-${digits}`, (b) => ({
+          params: [
+            { name: 's1', value: b.rng.pick(digits === 's1' ? ONLY_DIGITS : ONLY_PUNCTUATION), focus: true },
+            { name: 's2', value: b.rng.pick(digits === 's2' ? ONLY_DIGITS : ONLY_PUNCTUATION), focus: true },
+          ],
+          note: 'texts that are no words: digits only, punctuation only (the inputs are strings)',
+          alsoAccepted: [408],
+        })),
+      ),
+    );
+  if (base === 'relatedEvents')
+    out.push(
+      edge('edge:spaced-id', (b) => ({
+        params: set(b.valid(), 'wikipediaid', b.rng.pick(['Barack Obama', 'Ada Lovelace', 'New York City'])),
+        note: 'an id with spaces for underscores, the title as the encyclopedia shows it',
+      })),
+    );
+  if (base === 'evaluate')
+    out.push(
+      edge('edge:orderby-other', (b) => ({
+        params: set(b.valid(), 'orderby', b.rng.pick(['Ti', 'Ti:asc', 'Ti:desc', 'Id', 'Id:asc', 'Id:desc'])),
+        note: 'orderby on Ti or Id, with one value per paper (an order by them is not shown)',
+      })),
+    );
+  if (base === 'evaluate' || base === 'calchistogram')
+    out.push(
+      edge('edge:attributes-spaced', (b) => ({
+        params: set(b.valid(), 'attributes', b.rng.pick(['Ti, Y', 'Id, CC, AA.AuN', 'Y, F.FN'])),
+        note: "attributes joined with ', '",
+      })),
+      edge('edge:attributes-trailing-comma', (b) => ({
+        params: set(b.valid(), 'attributes', b.rng.pick(['Ti,Y,', 'Id,', 'Y,F.FN,'])),
+        note: 'attributes ending in a comma',
+      })),
+    );
+  if (base === 'interpret' || base === 'evaluate' || base === 'calchistogram')
+    out.push(
+      edge('edge:model-case', (b) => ({
+        params: set(b.valid(), 'model', b.rng.pick(['LATEST', 'Latest'])),
+        note: 'latest in another case (whether model names read in any case is not shown)',
+      })),
+    );
+  if (base === 'answerSearch')
+    out.push(
+      edge('edge:market-subtags', (b) => ({
+        params: set(b.valid(), 'mkt', b.rng.pick(['es-Latn-419', 'sr-Cyrl-001', 'zh-Hans-156'])),
+        note: 'a BCP 47 market with a script subtag and a numeric region',
+      })),
+      negative('mkt:posix-encoding', (b) => ({
+        params: set(b.valid(), 'mkt', b.rng.pick(['en_US.UTF-8', 'de_DE.utf8'])),
+        note: "mkt has the form '<language code>-<country code>' (interface 4.9)",
+      })),
+      negative('mkt:language-only', (b) => ({
+        params: set(b.valid(), 'mkt', b.rng.pick(['en', 'de', 'fr'])),
+        note: "mkt has the form '<language code>-<country code>' (interface 4.9)",
+      })),
+    );
+  if (base === 'urlPreview')
+    out.push(
+      edge('edge:unusual-url', (b) => ({
+        params: [
+          {
+            name: 'q',
+            value: b.rng.pick([
+              'HTTPS://user:secret@127.0.0.1:8443/a/./b/../c\\d',
+              'HTTP://admin:pw@[::1]/x/../y\\z?q=1',
+              'HTTPS://me:x@192.168.0.10/docs/./page\\index.html',
+            ]),
+            focus: true,
+          },
+        ],
+        note: 'a URL WHATWG URL parses and normalizes: an IP host, user and password, dot segments, upper case, backslashes',
+      })),
+    );
+  if (base === 'hotEvents') {
+    const date = (name: string, note: string, values: readonly string[]) =>
+      positive(`date:${name}`, (b) => ({
+        params: set(b.valid(), 'date', b.rng.pick(values)),
+        note,
+        alsoAccepted: [404],
+      }));
+    out.push(
+      date('unix-epoch', 'the Unix epoch, a timestamp of 0', ['1970-01-01']),
+      date('y2038', 'where a 32-bit time_t ends', ['2038-01-19', '2038-01-20']),
+      date('early-year', 'a year before 1000 written with 4 digits', ['0999-12-31', '0001-01-01', '0500-06-15']),
+      date('year-9999', 'the last day a 4-digit year holds', ['9999-12-31']),
+      edge('edge:date-year-zero', (b) => ({
+        params: set(b.valid(), 'date', b.rng.pick(['0000-01-01', '0000-12-31'])),
+        note: 'the year 0000 (an RFC 3339 full-date, 1 BC in ISO 8601)',
+      })),
+      edge('edge:date-padded', (b) => ({
+        params: set(b.valid(), 'date', ` ${b.rng.pick(b.pools.eventDates)} `),
+        note: 'a date with spaces around it',
+      })),
+      negative('date:iso-week', (b) => ({
+        params: set(b.valid(), 'date', b.rng.pick(['2021-W11-1', '2024-W23-1'])),
+        note: 'date has the format yyyy-mm-dd',
+      })),
+      negative('date:ordinal', (b) => ({
+        params: set(b.valid(), 'date', b.rng.pick(['2021-074', '2024-155'])),
+        note: 'date has the format yyyy-mm-dd',
+      })),
+      negative('date:expanded-year', (b) => ({
+        params: set(b.valid(), 'date', b.rng.pick(['+002021-03-15', '+002024-06-03'])),
+        note: 'date has the format yyyy-mm-dd',
+      })),
+    );
+  }
+  if (base === 'eventDocuments')
+    out.push(
+      positive('event:percent-encoded', (b) => ({
+        params: b.valid(),
+        pathParams: { event_id: b.eventId() },
+        pathEscaped: true,
+        note: 'a known event id with every character percent-encoded (the same path segment, RFC 3986)',
+      })),
+      edge('edge:upper-case-event', (b) => ({
+        params: b.valid(),
+        pathParams: { event_id: b.eventId().toUpperCase() },
+        note: 'a known event id in upper-case hex',
+      })),
+      edge('edge:event-delimiters', (b) => ({
+        params: b.valid(),
+        pathParams: { event_id: b.rng.pick(['a/b', 'x?y', 'c#d', 'p;q', 'a b']) },
+        note: 'an event id holding what a path segment escapes',
+      })),
+    );
+  // Header fields as HTTP clients write them, and query strings and bodies as their encoders do.
+  const headerKinds: [keyof HeaderForms, string, Intent][] = [
+    ['keyHeader', 'lower-case', 'positive'],
+    ['keyHeader', 'upper-case', 'positive'],
+    ['accept', 'any', 'positive'],
+    ['accept', 'json-and-text', 'positive'],
+    ['accept', 'browser', 'positive'],
+    ...(op.method === 'post'
+      ? ([
+          ['contentType', 'charset', 'positive'],
+          ['contentType', 'upper-case', 'positive'],
+          ['contentType', 'quoted-charset', 'positive'],
+          ['contentType', 'absent', 'positive'],
+          ['contentType', 'other-type', 'edge'],
+        ] as [keyof HeaderForms, string, Intent][])
+      : []),
+  ];
+  for (const [field, cls, intent] of headerKinds)
+    out.push({
+      name: `header:${field}-${cls}`,
+      intent,
+      build: (b) => ({
+        params: b.valid(),
+        headers: { [field]: cls },
+        note: `${field} written as ${cls} (RFC 9110)`,
+        ...(base === 'similarity' ? { alsoAccepted: [408] } : {}),
+      }),
+    });
+  out.push(
+    positive('request:empty-pairs', (b) => ({
+      params: b.valid(),
+      encoding: 'empty-pairs',
+      note: "empty fields around and between the fields ('&&'), which WHATWG's form parser skips",
+      ...(base === 'similarity' ? { alsoAccepted: [408] } : {}),
+    })),
+  );
+  if (op.method === 'post')
+    out.push(
+      positive('request:escaped-body', (b) => ({
+        params: b.valid(),
+        encoding: 'escaped',
+        note: 'every byte of the form body percent-encoded with lower-case hex (the same text)',
+        ...(base === 'similarity' ? { alsoAccepted: [408] } : {}),
+      })),
+    );
+  return out;
+}
+
+/** Texts of digits only: what a person types to find a year, a number, a version. */
+const ONLY_DIGITS = ['2021', '3.14', '1984', '42', '1,000'];
+/** Texts of punctuation only. */
+const ONLY_PUNCTUATION = ['?!', '...', '()', '--', '?', '!!!'];
+
 const PLAN_KIND_CACHE = new Map<string, Kind[]>();
 
 /** Every kind the coverage plan may send on an operation: a round's, then the plan's own. */
 function planKindsOf(op: OperationInfo): Kind[] {
   const known = PLAN_KIND_CACHE.get(op.operationId);
   if (known) return known;
-  const kinds = [...kindsOf(op), ...planOnlyKinds(op)];
+  const kinds = [...kindsOf(op), ...planOnlyKinds(op), ...modelKinds(op)];
   PLAN_KIND_CACHE.set(op.operationId, kinds);
   return kinds;
 }
@@ -1068,15 +1425,21 @@ function buildCase(
   const pathParams = op.parameters.some((param) => param.in === 'path')
     ? (draft.pathParams ?? { event_id: builder.eventId() })
     : undefined;
-  return {
+  const identity = {
     operationId: op.operationId,
     index,
     seed,
     intent: kind.intent,
     kind: kind.name,
+    encoding,
+    ...(pathParams ? { pathParams } : {}),
+  };
+  return {
+    ...identity,
     ...draft,
     ...(pathParams ? { pathParams } : {}),
     encoding,
+    ...(draft.parts ? { parts: draft.parts.map((part) => ({ ...part, ...identity })) } : {}),
   };
 }
 
@@ -1196,7 +1559,7 @@ export function pairsOf(params: readonly CaseParam[]): [string, string][] {
 }
 
 /** Every UTF-8 byte of a text as %xx, hex digits in lower case. */
-function escapeEveryByte(text: string): string {
+export function escapeEveryByte(text: string): string {
   let out = '';
   for (const byte of new TextEncoder().encode(text)) out += `%${byte.toString(16).padStart(2, '0')}`;
   return out;
@@ -1213,5 +1576,7 @@ export function encodePairs(pairs: readonly [string, string][], encoding: Encodi
       return pairs.map(([name, value]) => `${name}=${value}`).join('&');
     case 'escaped':
       return pairs.map(([name, value]) => `${escapeEveryByte(name)}=${escapeEveryByte(value)}`).join('&');
+    case 'empty-pairs':
+      return `&${pairs.map(([name, value]) => new URLSearchParams([[name, value]]).toString()).join('&&')}&`;
   }
 }

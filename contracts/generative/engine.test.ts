@@ -70,7 +70,8 @@ test('a 500 only wide Or expressions trigger is found and shrunk to an Or of fou
   assert.ok(parsed.ok && parsed.tree.kind === 'bool', `the shrunk expr is still valid: ${expr}`);
   assert.equal(parsed.tree.kind === 'bool' ? parsed.tree.args.length : 0, 4, `the smallest Or that fails: ${expr}`);
   assert.deepEqual([...url.searchParams.keys()], ['expr'], 'optional parameters were dropped');
-  assert.match(finding.seed ?? '', /^2026, evaluateGet case \d+ \(.*shrunk in \d+ step/, 'the seed line');
+  // The model's plan goes first: the finding names the planned request's items, or a drawn case's number.
+  assert.match(finding.seed ?? '', /^2026, evaluateGet (case \d+ \(|\S+ \().*shrunk in \d+ step/, 'the seed line');
 });
 
 test('a 500 only one class of the world triggers is shrunk to the part that carries it', async () => {
@@ -87,7 +88,7 @@ test('a 500 only one class of the world triggers is shrunk to the part that carr
   assert.ok(/\p{M}/u.test(query), `the shrunk query keeps a combining mark: ${JSON.stringify(query)}`);
   // One part of the world value left: a single sample, not the sentence of every class.
   assert.ok(!/[\p{Script=Han}\p{Script=Arabic}\p{Script=Hebrew}]/u.test(query), `other classes dropped: ${query}`);
-  assert.match(finding.seed ?? '', /\(query:world; shrunk in \d+ step/, 'shrunk from the world kind');
+  assert.match(finding.seed ?? '', /query:world[ ;(].*shrunk in \d+ step/, 'shrunk from the world kind');
 });
 
 test('the same seed finds the same findings with the same requests', async () => {
@@ -140,17 +141,26 @@ test('a finding reproduces from its seed line and from its curl line', async () 
   const first = await runFuzz(settings({ baseUrl: base, maxRequests: 480 }));
   const finding = first.findings.find((candidate) => candidate.check === 'negative-input-rejected');
   assert.ok(finding?.seed, `the accepted count is found: ${first.findings.map((f) => f.title).join('; ')}`);
-  const [, target, seed, operation, index] = /kgate fuzz --base-url (\S+) --seed (\d+) --cases (\w+):(\d+)$/.exec(
-    finding.seed,
-  )!;
-  assert.equal(target, base, 'the seed line names the target');
+  // A planned request's seed line names its items, a drawn case's its number of the operation's draw;
+  // either names the target.
+  const items = /kgate fuzz --base-url (\S+) --seed (\d+) --items (\S+)$/.exec(finding.seed);
+  const drawn = /kgate fuzz --base-url (\S+) --seed (\d+) --cases (\w+):(\d+)$/.exec(finding.seed);
+  assert.ok(items || drawn, finding.seed);
+  assert.equal((items ?? drawn)![1], base, 'the seed line names the target');
   const again = await runFuzz(
-    settings({
-      baseUrl: base,
-      seed: Number(seed),
-      operations: [operation as OperationId],
-      cases: [{ operationId: operation as OperationId, index: Number(index) }],
-    }),
+    items
+      ? settings({
+          baseUrl: base,
+          seed: Number(items[2]),
+          items: items[3]!.replace(/^'|'$/g, '').split(','),
+          maxRequests: 60,
+        })
+      : settings({
+          baseUrl: base,
+          seed: Number(drawn![2]),
+          operations: [drawn![3] as OperationId],
+          cases: [{ operationId: drawn![3] as OperationId, index: Number(drawn![4]) }],
+        }),
   );
   assert.ok(
     again.findings.some((candidate) => candidate.check === finding.check && candidate.title === finding.title),
@@ -196,11 +206,30 @@ test('a property broken for some inputs is reported under its own check id, shru
     assert.match(
       finding.seed ?? '',
       new RegExp(
-        `^1, ${operation} case \\d+ .*kgate fuzz --base-url ${server.url}/faults/${fault} --seed 1 --cases ${operation}:\\d+$`,
+        `^1, ${operation} (case \\d+ |\\S+ \\().*kgate fuzz --base-url ${server.url}/faults/${fault} --seed 1 --(cases ${operation}:\\d+|items \\S+)$`,
       ),
       `${fault}: seed line`,
     );
-    assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/, `${fault}: curl line, key masked`);
+    assert.match(finding.curl ?? '', /Ocp-Apim-Subscription-Key: \*\*\*/i, `${fault}: curl line, key masked`);
     assert.ok(!JSON.stringify(finding).includes(server.keys.full), `${fault}: no key anywhere in the finding`);
+  }
+});
+
+test('the timestamps a relation reads are judged on the operation that answered them', async () => {
+  // Hot events only: their event-documents relation reads the documents of other events than the
+  // hottest, whose publishDate this fault writes with a +02:00 offset.
+  const result = await runFuzz(
+    settings({
+      baseUrl: `${server.url}/faults/eventdocuments-local-time-off-hottest`,
+      operations: ['hotEvents'],
+      maxRequests: 100,
+    }),
+  );
+  const stamps = result.findings.filter((finding) => finding.title === 'timestamp not in UTC');
+  assert.ok(stamps.length > 0, JSON.stringify(result.findings.map((finding) => finding.title)));
+  for (const finding of stamps) {
+    assert.equal(finding.check, 'response-matches-spec');
+    assert.equal(finding.operation, 'GET /eventknowledge/v1.0/events/{event_id}/documents');
+    assert.match(finding.received, /\+02:00/);
   }
 });

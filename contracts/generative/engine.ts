@@ -10,10 +10,10 @@ import {
   ResponseUnusable,
   TargetBroken,
 } from '../api.ts';
-import { judgedByAnswer } from '../coverage/classify.ts';
+import { canonicalPairs, judgedByAnswer } from '../coverage/classify.ts';
+import { intentOf, isSameValueItem } from '../coverage/inputs.ts';
 import { caseItems } from '../coverage/plan.ts';
-import type { Failure } from '../failure.ts';
-import { findingKey } from '../failure.ts';
+import { type Failure, findingKey, show } from '../failure.ts';
 import { field, objects } from '../json.ts';
 import {
   type Exchange,
@@ -28,6 +28,7 @@ import {
   type Violation,
   WARN_PROPERTIES,
 } from '../properties/index.ts';
+import { nonUtcTimestamps } from '../properties/responses.ts';
 import { encodePairs, type GeneratedCase, type Intent, pairsOf } from './cases.ts';
 import { type Expression, parseExpression, shrinkExpression } from './expression.ts';
 import { judgeCase, seedLine } from './judge.ts';
@@ -146,7 +147,12 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
   const encoded = encodePairs(pairsOf(c.params), c.encoding);
   // Every generated request is judged like a deliberately invalid one by the fixture: an
   // undocumented 4xx is then left to the generative checks, which know what the input deserved.
-  const options: CallOptions = { intent: 'error', ...(c.pathParams ? { pathParams: c.pathParams } : {}) };
+  const options: CallOptions = {
+    intent: 'error',
+    ...(c.pathParams ? { pathParams: c.pathParams } : {}),
+    ...(c.pathEscaped ? { pathEscaped: true } : {}),
+    ...(c.headers ? { headerForms: c.headers } : {}),
+  };
   if (op.method === 'post') {
     options.rawBody = c.body ?? encoded;
     if (c.contentType) options.contentType = c.contentType;
@@ -154,6 +160,14 @@ export function callOptionsOf(c: GeneratedCase): CallOptions {
     options.rawQuery = encoded;
   }
   return options;
+}
+
+/** The check of the schema, which judges the timestamps a relation reads too. */
+const SCHEMA_CHECK = 'response-matches-spec';
+
+/** Whether an item is a valid class (a same-value request judged 2xx also judges the valid classes it carries). */
+function intentOfValid(item: string): boolean {
+  return intentOf(item) === 'valid';
 }
 
 /** One case sent: its response (undefined when unusable) and everything found about it. */
@@ -252,10 +266,14 @@ export class GenerativeEngine {
   ): Promise<Failure[]> {
     let sends = 0;
     let answered = 0;
+    const replies: Reply[] = [];
     const send: Send = async (operationId, request) => {
       sends++;
       const reply = await this.relationSend(operationId, request);
-      if (reply) answered++;
+      if (reply) {
+        answered++;
+        replies.push(reply);
+      }
       return reply;
     };
     const violations: RelationViolation[] = await relation.run(exchange, send, (agreement) => {
@@ -266,10 +284,41 @@ export class GenerativeEngine {
     // A relation that got every answer it compares judged its check on the case's operation.
     if (sends > 0 && answered === sends && (relation.decisive?.(exchange) ?? true))
       this.markJudged(`${relation.check} ${response.operation}`, c);
-    return violations.map((violation) => ({
-      ...this.propertyFinding(relation.check, violation, response, c),
-      ...(c.items ? { items: c.items } : {}),
-    }));
+    return [
+      ...violations.map((violation) => ({
+        ...this.propertyFinding(relation.check, violation, response, c),
+        ...(c.items ? { items: c.items } : {}),
+      })),
+      ...this.readTimestamps(replies, c),
+    ];
+  }
+
+  /**
+   * The timestamps the interface calls UTC in the answers a relation read, judged on the operation
+   * that answered (a relation's reads are otherwise judged by nobody: an operation's own tests judge
+   * its answers, and the relation may read answers none of them asks for, such as the documents of
+   * every event of a generated page).
+   */
+  private readTimestamps(replies: readonly Reply[], c: GeneratedCase): Failure[] {
+    if (this.settings.disabledChecks?.has(SCHEMA_CHECK)) return [];
+    const out: Failure[] = [];
+    for (const reply of replies) {
+      if (reply.status !== 200) continue;
+      const [first] = nonUtcTimestamps(reply.operationId, reply.json);
+      if (!first) continue;
+      out.push({
+        check: SCHEMA_CHECK,
+        operation: requireOperation(reply.operationId).label,
+        title: 'timestamp not in UTC',
+        received: `${first.pointer} ${show(first.value)}`,
+        documented: 'an ISO 8601 UTC timestamp, ending in Z or +00:00 (interface 2.5, 2.7; RFC 3339, section 5.6)',
+        pointer: first.pointer,
+        curl: reply.curl,
+        seed: seedLine(c),
+        origin: 'check',
+      });
+    }
+    return out;
   }
 
   private async call(api: Api, op: OperationInfo, options: CallOptions): Promise<ApiResponse> {
@@ -384,8 +433,13 @@ export class GenerativeEngine {
       .filter((finding) => !disabled?.has(finding.check))
       .map((finding) => (items.length > 0 && !finding.items ? { ...finding, items } : finding));
     const relations: Sent['relations'] = [];
-    if (response && c.intent === 'positive' && c.body === undefined && response.status === 200) {
-      const exchange = exchangeOf(c.operationId, pairsOf(c.params), c.pathParams, response.status, response.json);
+    // A valid request's answer is judged by every property; so is an answer to values written
+    // another way (a same-value class: +3, 007), as the answer to their canonical spelling.
+    const sameValues =
+      c.intent === 'edge' && items.length > 0 && items.every((item) => isSameValueItem(item) || intentOfValid(item));
+    if (response && (c.intent === 'positive' || sameValues) && c.body === undefined && response.status === 200) {
+      const pairs = c.intent === 'positive' ? pairsOf(c.params) : canonicalPairs(c.operationId, pairsOf(c.params));
+      const exchange = exchangeOf(c.operationId, pairs, c.pathParams, response.status, response.json);
       for (const { check, violation } of judgeResponse(exchange, this.enabled))
         findings.push({ ...this.propertyFinding(check, violation, response, c), ...(items.length ? { items } : {}) });
       for (const check of propertiesReading(exchange, this.enabled))

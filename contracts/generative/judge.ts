@@ -1,6 +1,8 @@
 // What every generated request is judged on besides the request fixture's checks (transport,
 // content type, JSON, schema): no 5xx for any input, a 2xx for valid input, a 4xx for invalid.
 import type { Group } from '../../openapi/spec.ts';
+import { isSameValueItem } from '../coverage/inputs.ts';
+import { caseItems } from '../coverage/plan.ts';
 import { excerpt, type Failure, show } from '../failure.ts';
 import { field } from '../json.ts';
 import type { GeneratedCase } from './cases.ts';
@@ -74,6 +76,12 @@ export function seedLine(
   return `${c.seed}, ${c.operationId} case ${c.index} (${c.kind}${detail ? `; ${detail}` : ''}): ${command} --cases ${c.operationId}:${c.index}`;
 }
 
+/** Whether every class a case carries is a value written another way (classes.ts `same`). */
+function sameValuesOnly(c: GeneratedCase): boolean {
+  const items = caseItems(c, true);
+  return items.length > 0 && items.every(isSameValueItem);
+}
+
 /** What a negative case must get: 400 where the group documents it, else any 4xx (a wrong content type: any 4xx). */
 function negativeExpectation(c: GeneratedCase, group: Group): { ok(status: number): boolean; text: string } {
   if (!DOCUMENTED_400.has(group) || c.contentType !== undefined) {
@@ -89,7 +97,7 @@ function negativeExpectation(c: GeneratedCase, group: Group): { ok(status: numbe
  * Judges one generated request by its answer: a 5xx fails no-server-error whatever the input
  * (a documented 500 too: input a server cannot process deserves a 4xx); otherwise a valid input
  * must get a 2xx and an invalid one a 4xx (400 where the group documents it). Answers about the
- * key (401, 403, 429) judge no input. Edge cases are judged by no-server-error alone.
+ * key (401, 403, 429) judge no input. Edge cases are judged by no-server-error alone, but for values written another way (same-value classes), which a group documenting a 400 must refuse with it.
  */
 export function judgeCase(c: GeneratedCase, group: Group, response: JudgedResponse): Failure[] {
   const { status } = response;
@@ -113,7 +121,29 @@ export function judgeCase(c: GeneratedCase, group: Group, response: JudgedRespon
       },
     ];
   }
-  if (KEY_STATUSES.has(status) || c.intent === 'edge') return [];
+  // A value written another way (+3, 007) is accepted as that value or refused as any invalid value
+  // is: with the group's 400 where the group documents one.
+  if (
+    c.intent === 'edge' &&
+    status >= 400 &&
+    status < 500 &&
+    !KEY_STATUSES.has(status) &&
+    status !== 400 &&
+    DOCUMENTED_400.has(group) &&
+    sameValuesOnly(c)
+  )
+    return [
+      {
+        ...base,
+        check: GENERATIVE_CHECKS.negativeRejected,
+        title: `a value written another way refused with ${status}`,
+        received,
+        documented: `accepted and read as the same value, or refused with the group's 400 (a parameter invalid: interface 7): ${c.note}`,
+      },
+    ];
+  // A 401 to the full key written in another form of its field (a name's case) refused the form, not the key.
+  const keyForm = status === 401 && c.headers?.keyHeader !== undefined;
+  if ((KEY_STATUSES.has(status) && !keyForm) || c.intent === 'edge') return [];
   if (c.intent === 'positive') {
     if ((status >= 200 && status < 300) || (c.alsoAccepted ?? []).includes(status)) return [];
     return [

@@ -16,7 +16,13 @@ export type WorldClass =
   | 'apostrophe'
   | 'parentheses'
   | 'comma'
-  | 'digits';
+  | 'digits'
+  | 'other-scripts'
+  | 'symbols'
+  | 'quotes'
+  | 'invisible'
+  | 'astral'
+  | 'full-width';
 
 /**
  * Samples of each class, written as real titles, names and phrases are. `decomposed` holds the
@@ -49,6 +55,12 @@ const SAMPLES: Record<WorldClass, readonly string[]> = {
   parentheses: ['graph networks (gnn)', '[revisited]', 'c++ (programming language)'],
   comma: ['graphs, trees', 'washington, d.c.'],
   digits: ['2nd edition', 'covid-19', 'web 2.0'],
+  'other-scripts': ['наука данных', 'θεωρία γράφων', 'यंत्र अधिगम', 'การเรียนรู้', 'მანქანური'],
+  symbols: ['∑ ≤ ∞', '½ ± √2', '€ 5 £ 3', '°c → °f'],
+  quotes: ['“smart quotes”', '«guillemets»', '"double"', '‘single’'],
+  invisible: ['zero\u200bwidth', 'b\ufeffom', 'soft\u00adhyphen', 'word\u2060joiner', 'left\u200emark'],
+  astral: ['𝔤𝔯𝔞𝔭𝔥', '𝐛𝐨𝐥𝐝', '𐌲𐌰𐌿𐍄', '𠜎𠜱'],
+  'full-width': ['ｇｒａｐｈ ｓｅａｒｃｈ', 'ＡＰＩ', '１２３'],
 };
 
 /** Every class, in a fixed order. */
@@ -67,7 +79,7 @@ export function worldText(value: WorldValue): string {
 
 /** Classes valid inside a quoted expression value: lower case (facts.md), no quote. */
 export const EXPRESSION_CLASSES: readonly WorldClass[] = WORLD_CLASSES.filter(
-  (name) => name !== 'capitals' && name !== 'apostrophe',
+  (name) => name !== 'capitals' && name !== 'apostrophe' && name !== 'quotes',
 );
 
 /** One sample of each class given, in a seeded order. */
@@ -120,17 +132,25 @@ export function encyclopediaId(rng: Random): WorldValue {
 }
 
 /**
- * Text holding RFC 3986's reserved characters and the percent sign, one part each: gen-delims
- * (`: / ? # [ ] @`), sub-delims (`! $ & ' ( ) * + , ; =`) and a percent sign as text (`100%`, a
- * literal `%20`). On the wire each is percent-encoded; a server that splits on one, or decodes twice,
- * reads another value.
+ * Text holding the characters URL and form encoding treat specially, one part each: RFC 3986's
+ * gen-delims (`: / ? [ ] @`) and sub-delims (`! $ ' ( ) * ,`), the percent sign as text (`100%`, a
+ * literal `%20`), and the ones a form or a query string reads on their own: `+` (a space in form
+ * encoding), `&` and `=` (what splits a form into fields), `#` (where a URL's query ends), `;` (a
+ * field separator some query parsers honour) and `~` or `*` (the two WHATWG's form encoder and
+ * RFC 3986's unreserved set disagree on). On the wire each is percent-encoded; a server that splits
+ * on one, or decodes twice, reads another value.
  */
 export function reservedText(rng: Random): WorldValue {
   return {
     parts: rng.shuffle([
-      rng.pick(['graphs: a/b?', 'section #2 [draft]', 'mail@home: 1/2', 'what? [x] #tag']),
-      rng.pick(['rock & roll!', '$5 *stars* c++', 'x=y; (z)', 'a+b=c, d;e']),
+      rng.pick(['graphs: a/b?', 'mail@home: 1/2', 'what? [x]', 'section 2 [draft] @ 10:30']),
+      rng.pick(['rock ! roll', '$5 (stars)', "it's, done", '*bold*, ok']),
       rng.pick(['100% recall', 'literal %20 text', '50%-off %zz', 'a %2F b']),
+      rng.pick(['c++', 'a+b', 'google+ api']),
+      rng.pick(['r&d x=y', 'at&t a=b', 'q&a k=v']),
+      rng.pick(['#tag', 'c# language', 'issue #42']),
+      rng.pick(['a;b', 'key; value', 'first;second']),
+      rng.pick(['~user *ptr', 'approx ~5 a*b', '~/notes *.txt']),
     ]),
     joiner: ' ',
   };
@@ -193,5 +213,29 @@ export function classesOf(text: string): Set<WorldClass> {
   if (/[()[\]]/.test(text)) out.add('parentheses');
   if (/,/.test(text)) out.add('comma');
   if (/\d/.test(text)) out.add('digits');
+  if (OTHER_SCRIPT.test(text)) out.add('other-scripts');
+  if (NON_ASCII_SYMBOL.test(text)) out.add('symbols');
+  if (QUOTES.test(text)) out.add('quotes');
+  if (INVISIBLE.test(text)) out.add('invisible');
+  if ([...text].some(isAstralNonEmoji)) out.add('astral');
+  if (/[\uff01-\uff5e]/.test(text)) out.add('full-width');
   return out;
+}
+
+/** A letter of a script none of the named classes covers (Cyrillic, Greek, Devanagari, Thai, Georgian...). */
+const OTHER_SCRIPT =
+  /(?![\p{Script=Latin}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Arabic}\p{Script=Hebrew}])\p{L}/u;
+/** A symbol outside ASCII that is no emoji: mathematical, currency, degree, fractions. */
+const NON_ASCII_SYMBOL = /(?![\p{Extended_Pictographic}])[\u00a2-\u00be\u2010-\u2bff](?<=[\p{S}\p{No}])/u;
+/** Double quotes, typographic quotes and guillemets (the apostrophe class holds ' and ’). */
+const QUOTES = /["“”„«»‘‹›]/;
+/** Characters that print as nothing: zero-width space, word joiner, direction marks, a byte order mark, a soft hyphen. */
+const INVISIBLE = /[\u00ad\u200b\u200c\u200e\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
+
+/** A character outside the Basic Multilingual Plane (a UTF-16 surrogate pair) that is no emoji. */
+function isAstralNonEmoji(char: string): boolean {
+  return (
+    (char.codePointAt(0) ?? 0) > 0xffff &&
+    !/\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Component}/u.test(char)
+  );
 }

@@ -9,6 +9,7 @@ import {
   identity,
   judgeOutputs,
   modelDefaultsToLatest,
+  orderIn,
   outputsAreEvaluable,
   pageIsSliceOfLargerPage,
   sameItem,
@@ -112,10 +113,11 @@ test('timestamps: every form RFC 3339 gives a UTC instant reads as that instant;
     '2019-01-01T10:00:00Z',
     '2019-01-01t10:00:00z',
     '2019-01-01T10:00:00+00:00',
-    '2019-01-01T10:00:00-00:00',
     '2019-01-01T10:00:00.000000000Z',
   ])
     assert.equal(instantOf(text), at, text);
+  // -00:00 is RFC 3339's own (section 4.3: UTC known, the local offset not), no ISO 8601 UTC timestamp.
+  assert.ok(Number.isNaN(instantOf('2019-01-01T10:00:00-00:00')), 'UTC is Z or +00:00');
   assert.equal(instantOf('2016-12-31T23:59:60Z'), Date.parse('2017-01-01T00:00:00Z'), 'a leap second');
   assert.ok(Number.isNaN(instantOf('2019-01-01T12:00:00+02:00')), 'not UTC: the schema says so, not an order');
   // Related events in one direction, written in lower case: in order.
@@ -191,6 +193,93 @@ test('page relation: every histogram against the larger page; items beyond the s
       params: { date: 'd', $top: '10', $skip: '500' },
     }),
   );
+});
+
+test('page relation where fewer may be delivered: judged by identity and order, not positions', async () => {
+  const urls = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+  // A deployment that leaves out b and e wherever they fall, offset counting them still.
+  const skipping = (offset: number, count: number) => ({
+    webPages: {
+      value: urls
+        .slice(offset, offset + count)
+        .filter((url) => url !== 'b' && url !== 'e')
+        .map((url) => ({ url })),
+    },
+  });
+  const asked = (offset: number, count: number) => ({
+    q: 'q',
+    mkt: 'en-US',
+    count: String(count),
+    offset: String(offset),
+  });
+  const target = sender((_, p) => ({ json: skipping(Number(p.offset), Number(p.count)) }));
+  for (const [offset, count] of [
+    [1, 3],
+    [3, 2],
+    [0, 4],
+    [4, 3],
+  ] as const)
+    assert.deepEqual(
+      await pageIsSliceOfLargerPage.run(x('answerSearch', asked(offset, count), skipping(offset, count)), target.send),
+      [],
+      `offset ${offset}, count ${count}`,
+    );
+  for (const operationId of ['interpretGet', 'interpretPost']) {
+    const interpretations = (offset: number, count: number) => ({
+      query: 'q',
+      interpretations: urls
+        .slice(offset, offset + count)
+        .filter((url) => url !== 'c')
+        .map((parse) => ({ parse, prob: 0.5 })),
+    });
+    const interpreter = sender((_, p) => ({ json: interpretations(Number(p.offset), Number(p.count)) }));
+    assert.deepEqual(
+      await pageIsSliceOfLargerPage.run(
+        x(operationId, { query: 'q', count: '3', offset: '1' }, interpretations(1, 3)),
+        interpreter.send,
+      ),
+      [],
+      operationId,
+    );
+  }
+  // What was delivered is still judged: an item the larger page lacks (where one after it is there: the
+  // larger page may stop short of a page's last items), two out of order, a page starting past its offset.
+  const titles = async (page: string[], offset = 1) =>
+    (
+      await pageIsSliceOfLargerPage.run(
+        x('answerSearch', asked(offset, 3), { webPages: { value: page.map((url) => ({ url })) } }),
+        target.send,
+      )
+    ).map((v) => v.title);
+  assert.deepEqual(await titles(['z', 'c']), ['page holds an item the larger page does not']);
+  assert.deepEqual(await titles(['d', 'c']), ['page orders its items otherwise than the larger page']);
+  assert.deepEqual(await titles(['g', 'h'], 2), ['page starts past its offset in the larger page']);
+  // Where the interface does not let a page deliver fewer, a short page still fails.
+  const events = (offset: number, count: number) => ({
+    value: urls
+      .slice(offset, offset + count)
+      .filter((id) => id !== 'b')
+      .map((eventId) => ({ eventId })),
+  });
+  const hot = sender((_, p) => ({ json: events(Number(p.$skip), Number(p.$top)) }));
+  assert.notDeepEqual(
+    await pageIsSliceOfLargerPage.run(x('hotEvents', { date: 'd', $top: '3', $skip: '1' }, events(1, 3)), hot.send),
+    [],
+  );
+});
+
+test("orderIn: where a page stands in a larger list; a cut list may lack the page's last items only", () => {
+  const cases: { given: [string[], string[], boolean]; want: ReturnType<typeof orderIn> }[] = [
+    { given: [['b', 'd'], ['a', 'b', 'c', 'd'], false], want: { first: 1 } },
+    { given: [['d', 'b'], ['a', 'b', 'c', 'd'], false], want: { outOfOrder: 1 } },
+    { given: [['b', 'x'], ['a', 'b', 'c'], false], want: { missing: 1 } },
+    { given: [['b', 'x'], ['a', 'b', 'c'], true], want: { first: 1 } },
+    { given: [['x', 'b'], ['a', 'b', 'c'], true], want: { missing: 0 } },
+    { given: [[], ['a'], false], want: {} },
+  ];
+  const named = (ids: string[]) => ids.map((url) => ({ url }));
+  for (const { given, want } of cases)
+    assert.deepEqual(orderIn(named(given[0]), named(given[1]), given[2]), want, JSON.stringify(given));
 });
 
 test('histogram relation: every histogram counts, and sums the probs of, the entities evaluate returns', async () => {

@@ -164,15 +164,36 @@ export const pageIsSliceOfLargerPage: Relation = {
       if (!whole) continue;
       // Items beyond the page size are paging-respects-size's finding: one defect, one failure.
       const page = list.items.slice(0, size);
-      const slice = whole.items.slice(start, start + size);
-      // Answer search may deliver fewer results than asked (interface 4.9): where the larger page is
-      // shorter than asked, what lies beyond its end is not compared.
-      const judged =
-        x.operationId === 'answerSearch' && whole.items.length < asked
-          ? Math.min(page.length, slice.length)
-          : page.length;
-      const differs = page.findIndex((item, i) => i < judged && (i >= slice.length || !sameItem(item, slice[i])));
       const where = list.pointer === paging.items ? '' : ` (${list.pointer}, the list of ${show(list.key)})`;
+      // Where the interface lets a page deliver fewer and one did, what was delivered is judged: the
+      // page's items stand in the larger page in the same order, at most `start` of its items before them.
+      if (mayDeliverFewer(x.operationId) && (page.length < size || whole.items.length < asked)) {
+        const found = orderIn(page, whole.items, whole.items.length < asked);
+        if (found.missing !== undefined)
+          out.push({
+            title: 'page holds an item the larger page does not',
+            received: `item ${found.missing} of the page${where}: ${show(identity(page[found.missing]), 120)}`,
+            documented: `every item a page delivers is in the larger page (fewer may be delivered, none other); ${relation}`,
+            pointer: list.pointer,
+          });
+        else if (found.outOfOrder !== undefined)
+          out.push({
+            title: 'page orders its items otherwise than the larger page',
+            received: `item ${found.outOfOrder} of the page${where}: ${show(identity(page[found.outOfOrder]), 120)} comes after one the larger page puts later`,
+            documented: `the items a page delivers in the order of the larger page; ${relation}`,
+            pointer: list.pointer,
+          });
+        else if (found.first !== undefined && found.first > start)
+          out.push({
+            title: 'page starts past its offset in the larger page',
+            received: `the first item of the page${where} is item ${found.first} of the larger page: ${show(identity(page[0]), 120)}`,
+            documented: `at most ${start} item(s) before it (${paging.offset}=${start}); ${relation}`,
+            pointer: list.pointer,
+          });
+        continue;
+      }
+      const slice = whole.items.slice(start, start + size);
+      const differs = page.findIndex((item, i) => i >= slice.length || !sameItem(item, slice[i]));
       if (differs >= 0) {
         out.push({
           title: 'page differs from the matching slice of a larger page',
@@ -182,8 +203,8 @@ export const pageIsSliceOfLargerPage: Relation = {
         });
         continue;
       }
-      // Answer search may deliver fewer results than asked (interface 4.9); the other operations fill the page.
-      if (x.operationId !== 'answerSearch' && page.length < slice.length)
+      // Where the interface does not let a page deliver fewer, it holds the whole slice.
+      if (!mayDeliverFewer(x.operationId) && page.length < slice.length)
         out.push({
           title: 'page shorter than the matching slice of a larger page',
           received: `${page.length} item(s)${where}`,
@@ -194,6 +215,42 @@ export const pageIsSliceOfLargerPage: Relation = {
     return out;
   },
 };
+
+/**
+ * Operations whose pages may deliver fewer items than asked: answer search ("the number delivered
+ * may be smaller", interface 4.9) and interpret (`count` is the maximum number of interpretations,
+ * 4.1). The others deliver the page asked for, short only at the end of the list.
+ */
+export function mayDeliverFewer(operationId: string): boolean {
+  return operationId === 'answerSearch' || baseOf(operationId) === 'interpret';
+}
+
+/**
+ * Where the items of a page stand in a larger list, matched by what names them: the first item not
+ * in it, or the first that comes before one the page puts ahead of it; else where the first stands.
+ * With `cut` (the list delivered fewer than asked), the page's last items may lie beyond its end:
+ * missing items are the list's only when an item after them is in it.
+ */
+export function orderIn(
+  page: readonly unknown[],
+  list: readonly unknown[],
+  cut = false,
+): { missing?: number; outOfOrder?: number; first?: number } {
+  let from = 0;
+  let first: number | undefined;
+  for (let i = 0; i < page.length; i++) {
+    const at = list.findIndex((item, j) => j >= from && sameItem(page[i], item));
+    if (at >= 0) {
+      first ??= at;
+      from = at + 1;
+      continue;
+    }
+    if (list.some((item) => sameItem(page[i], item))) return { outOfOrder: i };
+    if (!cut || page.slice(i + 1).some((later) => list.some((item) => sameItem(later, item)))) return { missing: i };
+    break;
+  }
+  return first === undefined ? {} : { first };
+}
 
 /** A POST answer that differs from the GET twin's, as a finding. */
 function postDiffers(x: Exchange, get: Reply, within: string, relation: string): RelationViolation {

@@ -7,8 +7,45 @@ import type { Exchange, ResponseProperty, Violation } from './types.ts';
 
 const DAY_MS = 86_400_000;
 
-/** An ISO 8601 UTC timestamp as the spec's UtcTimestamp states it (RFC 3339, section 5.6). */
-export const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]00:00)$/;
+/**
+ * An ISO 8601 UTC timestamp as the spec's UtcTimestamp states it (RFC 3339, section 5.6): `Z` or
+ * `+00:00` (`-00:00` says the offset to local time is unknown, RFC 3339 section 4.3, not UTC).
+ */
+export const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|\+00:00)$/;
+
+/** Where the timestamps the interface calls UTC stand in an answer of each operation (2.5, 2.7). */
+const TIMESTAMPS: Record<string, readonly (readonly string[])[]> = {
+  answerSearch: [['webPages', 'value', '*', 'dateLastCrawled']],
+  hotEvents: [
+    ['value', '*', 'from'],
+    ['value', '*', 'to'],
+    ['value', '*', 'topDocument', 'publishDate'],
+  ],
+  relatedEvents: [
+    ['value', '*', 'from'],
+    ['value', '*', 'to'],
+    ['value', '*', 'topDocument', 'publishDate'],
+  ],
+  eventDocuments: [['value', '*', 'publishDate']],
+};
+
+/** The timestamps of an answer the interface calls UTC that are not written so (Z or +00:00), with their JSON pointers. */
+export function nonUtcTimestamps(operationId: string, json: unknown): { pointer: string; value: unknown }[] {
+  const out: { pointer: string; value: unknown }[] = [];
+  const walk = (value: unknown, path: readonly string[], pointer: string) => {
+    if (path.length === 0) {
+      if (value !== undefined && !(typeof value === 'string' && UTC_TIMESTAMP.test(value)))
+        out.push({ pointer, value });
+      return;
+    }
+    const [step, ...rest] = path;
+    if (step === '*') {
+      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(value[i], rest, `${pointer}/${i}`);
+    } else if (isObject(value)) walk(value[step!], rest, `${pointer}/${step}`);
+  };
+  for (const path of TIMESTAMPS[operationId] ?? []) walk(json, path, '');
+  return out;
+}
 
 /**
  * The instant of an ISO 8601 UTC timestamp as RFC 3339 writes it (`Z` or an offset of 00:00, any

@@ -795,7 +795,7 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description ISO 8601 timestamp in UTC, as RFC 3339 writes it: Z or an offset of 00:00, fractional seconds of any length (which may appear), T and Z in either case (RFC 3339 section 5.6).
+         * @description ISO 8601 timestamp in UTC, as RFC 3339 writes it: Z or the offset +00:00 (-00:00 says the offset to local time is unknown, RFC 3339 section 4.3), fractional seconds of any length (which may appear), T and Z in either case (RFC 3339 section 5.6).
          */
         UtcTimestamp: string;
     };
@@ -1156,7 +1156,7 @@ export interface components {
         complete: 0 | 1;
         /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
         academicCount: number;
-        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
+        /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
         academicOffset: number;
         /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
         timeout: number;
@@ -1198,7 +1198,7 @@ export interface components {
         mkt: string;
         /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
         answerCount: number;
-        /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
+        /** @description Zero-based number of results to skip. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
         answerOffset: number;
         /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
         safesearch: "Off" | "Moderate" | "Strict";
@@ -1219,7 +1219,7 @@ export interface components {
         wikipediaid: string;
         /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
         top: number;
-        /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
+        /** @description Number of items to skip. No maximum is stated; the reference server reads any number, one past any item giving an empty page. */
         skip: number;
         /**
          * @description Event identifier, as returned by hotEvents and relatedEvents.
@@ -1245,7 +1245,7 @@ export interface operations {
                 complete?: components["parameters"]["complete"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
                 offset?: components["parameters"]["academicOffset"];
                 /** @description In milliseconds; only interpretations found before it elapses are returned. The default is not stated. At most the largest safe integer (the reference server answers 400 above it). */
                 timeout?: components["parameters"]["timeout"];
@@ -1306,7 +1306,7 @@ export interface operations {
                 model?: components["parameters"]["model"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
                 offset?: components["parameters"]["academicOffset"];
                 /**
                  * @description Attribute to sort by, as name, name:asc or name:desc.
@@ -1378,7 +1378,7 @@ export interface operations {
                 attributes?: components["parameters"]["histogramAttributes"];
                 /** @description Maximum number of results to return. Maximum and default are not stated; real clients sent count=10000 to evaluate and were answered, and the reference server answers 400 above it. */
                 count?: components["parameters"]["academicCount"];
-                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. At most the largest safe integer (the reference server answers 400 above it). */
+                /** @description Index of the first result returned. With count=2, offset=0 returns results 0 and 1; offset=2 returns 2 and 3. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
                 offset?: components["parameters"]["academicOffset"];
             };
             header?: never;
@@ -1488,7 +1488,7 @@ export interface operations {
                 mkt: components["parameters"]["mkt"];
                 /** @description Number of results to return; the number delivered may be smaller. The maximum is not stated; the reference server answers 400 above 1000. */
                 count?: components["parameters"]["answerCount"];
-                /** @description Zero-based number of results to skip. At most the largest safe integer (the reference server answers 400 above it). */
+                /** @description Zero-based number of results to skip. No maximum is stated; the reference server reads any offset, one past any result giving an empty page. */
                 offset?: components["parameters"]["answerOffset"];
                 /** @description Adult-content filter. The interface names Moderate; the real service accepted Off, Moderate (its default) and Strict. */
                 safesearch?: components["parameters"]["safesearch"];
@@ -1565,7 +1565,7 @@ export interface operations {
                 date: components["parameters"]["date"];
                 /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
+                /** @description Number of items to skip. No maximum is stated; the reference server reads any number, one past any item giving an empty page. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1590,7 +1590,7 @@ export interface operations {
                 wikipediaid: components["parameters"]["wikipediaid"];
                 /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
+                /** @description Number of items to skip. No maximum is stated; the reference server reads any number, one past any item giving an empty page. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;
@@ -1610,7 +1610,7 @@ export interface operations {
             query?: {
                 /** @description Number of items to include in the result. The interface states no maximum; the reference server answers 400 above 100. */
                 $top?: components["parameters"]["top"];
-                /** @description Number of items to skip. The reference server answers 400 above the largest safe integer. */
+                /** @description Number of items to skip. No maximum is stated; the reference server reads any number, one past any item giving an empty page. */
                 $skip?: components["parameters"]["skip"];
             };
             header?: never;

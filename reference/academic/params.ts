@@ -55,7 +55,8 @@ export function optionalInteger(
 /** The `model` parameter: only 'latest' exists. */
 export function checkModel(params: Record<string, string>): void {
   const model = present(params, 'model');
-  if (model !== undefined && model !== 'latest') {
+  // Model names read in any case: LATEST is latest.
+  if (model !== undefined && model.toLowerCase() !== 'latest') {
     throw new BadArgument(`Missing or invalid parameter: model must be 'latest', got '${clip(model)}'`);
   }
 }

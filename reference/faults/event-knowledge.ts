@@ -1,5 +1,5 @@
 import { EVENT_RANGE } from '../events.ts';
-import { dropParams, editOk, editStatus, OPS, objects, shiftIntParam, withBody } from './transform.ts';
+import { dropParams, editOk, editStatus, jsonOf, OPS, objects, shiftIntParam, withBody } from './transform.ts';
 import type { Fault } from './types.ts';
 
 /** `0123...` (32 hex) -> `01234567-89ab-cdef-0123-456789abcdef`. */
@@ -135,6 +135,53 @@ export function eventKnowledgeFaults(): Fault[] {
           if (Number.isFinite(ms)) doc.publishDate = new Date(ms).toUTCString();
         }
       }),
+    },
+    {
+      name: 'relatedevents-time-minus-zero',
+      group: 'eventKnowledge',
+      operations: ['relatedEvents'],
+      deviation: 'forbidden',
+      description:
+        "relatedevents from/to end in -00:00 (RFC 3339: the offset to local time unknown) instead of UTC's Z or +00:00",
+      response: editOk((body) => {
+        for (const event of objects(body.value)) {
+          if (typeof event.from === 'string') event.from = event.from.replace(/Z$/, '-00:00');
+          if (typeof event.to === 'string') event.to = event.to.replace(/Z$/, '-00:00');
+        }
+      }),
+    },
+    {
+      name: 'eventdocuments-local-time-off-hottest',
+      group: 'eventKnowledge',
+      operations: ['eventDocuments'],
+      deviation: 'forbidden',
+      description:
+        'event documents writes publishDate with a +02:00 offset (the same instant) for every event but the hottest of its day',
+      async response(ctx, result) {
+        if (result.status !== 200) return result;
+        // Every document of the event, whatever page was asked for.
+        const all = await ctx.call('eventDocuments', { $top: '100' }, ctx.pathParams);
+        const docs = objects((jsonOf(all) as { value?: unknown } | undefined)?.value);
+        // The days the event's news fall on, and the day before each (an event begins before its news):
+        // it is the hottest of its day if it leads any of them.
+        const days = new Set(
+          docs.flatMap((doc) => {
+            const ms = typeof doc.publishDate === 'string' ? Date.parse(doc.publishDate) : Number.NaN;
+            return Number.isFinite(ms)
+              ? [new Date(ms).toISOString().slice(0, 10), new Date(ms - 86_400_000).toISOString().slice(0, 10)]
+              : [];
+          }),
+        );
+        for (const day of days) {
+          const hottest = await ctx.call('hotEvents', { date: day, $top: '1' });
+          const top = objects((jsonOf(hottest) as { value?: unknown } | undefined)?.value)[0];
+          if (top?.eventId === ctx.pathParams.event_id) return result;
+        }
+        return editOk((body) => {
+          for (const doc of objects(body.value))
+            if (typeof doc.publishDate === 'string') doc.publishDate = plusTwoHours(doc.publishDate);
+        })(ctx, result);
+      },
     },
     {
       name: 'relatedevents-time-not-utc',

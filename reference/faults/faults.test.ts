@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../index.ts';
 import { ROUTE_BY_ID } from '../routes.ts';
+import { classFaults } from './classes.ts';
 import { FAULTS } from './index.ts';
 
 // Every forbidden, drift and release fault is proven over real HTTP: the faulty base_url shows the
@@ -580,6 +581,29 @@ const CASES: Case[] = [
     () => [related()],
     ([r]) => r!.json.value.some((e: { from: string; to: string }) => !ISO_UTC.test(e.from) || !ISO_UTC.test(e.to)),
   ),
+  seq(
+    'relatedevents-time-minus-zero',
+    () => [related()],
+    ([r]) => r!.json.value.length > 0 && r!.json.value.every((e: { from: string }) => e.from.endsWith('-00:00')),
+  ),
+  {
+    fault: 'eventdocuments-local-time-off-hottest',
+    async run(base) {
+      // The documents of the hottest event of a day, then of each other event of the day.
+      const events = eventIds(await send(base, hot({ $top: '10' })));
+      const out: Res[] = [];
+      for (const id of events) out.push(await send(base, documents(id!)));
+      return out;
+    },
+    shows: ([hottest, ...others]) => {
+      const dates = (res: Res): string[] => (res.json?.value ?? []).map((d: { publishDate: string }) => d.publishDate);
+      return (
+        dates(hottest!).length > 0 &&
+        dates(hottest!).every((date) => ISO_UTC.test(date)) &&
+        others.some((other) => dates(other).length > 0 && dates(other).every((date) => date.endsWith('+02:00')))
+      );
+    },
+  },
   // auth and quota
   seq(
     'auth-not-enforced-evaluate-post',
@@ -1285,7 +1309,8 @@ describe('fault catalogue', () => {
   });
 
   test('every forbidden and drift fault has a case below', () => {
-    const covered = new Set([...CASES, ...RATE_CASES].map((c) => c.fault));
+    // The faults of the coverage model's classes have their cases in classes.test.ts.
+    const covered = new Set([...CASES, ...RATE_CASES].map((c) => c.fault).concat(classFaults().map((f) => f.name)));
     // Hostile faults are probed in hostile.test.ts, the real family in real.test.ts.
     const missing = FAULTS.filter(
       (fault) => (fault.deviation === 'forbidden' || fault.deviation === 'drift') && !covered.has(fault.name),

@@ -1,6 +1,7 @@
 import { academicFaults } from './academic.ts';
 import { answerSearchFaults } from './answer-search.ts';
 import { authFaults } from './auth.ts';
+import { classFaults } from './classes.ts';
 import { driftFaults } from './drift.ts';
 import { eventKnowledgeFaults } from './event-knowledge.ts';
 import { hostileFaults } from './hostile.ts';
@@ -28,6 +29,7 @@ export function createFaults(): Fault[] {
     ...inputFaults(),
     ...semanticFaults(),
     ...worldFaults(),
+    ...classFaults(),
     ...promiseFaults(),
     ...authFaults(),
     ...driftFaults(),

@@ -38,8 +38,19 @@ export interface RequestContext {
   method: 'GET' | 'POST';
   /** Merged GET query or decoded POST form fields; a request hook may change them. */
   params: Record<string, string>;
+  /**
+   * The decoded parameters as the client wrote them, before the server read its integers
+   * (`+3`, `007` are read as 3 and 7 in `params`; numbers.ts).
+   */
+  received: Record<string, string>;
   /** The query string as received, before any decoding ('' when there is none). */
   rawQuery: string;
+  /** The path as received, before any decoding (below a fault's or variation's prefix). */
+  rawPath: string;
+  /** The header fields as received, names as the client wrote them: name, value, name, value... */
+  rawHeaders: readonly string[];
+  /** A POST's body as received, before any decoding; undefined for a GET. */
+  rawBody?: string;
   /** Path parameters, e.g. { event_id } for the documents operation. */
   pathParams: Record<string, string>;
   /** The value of Ocp-Apim-Subscription-Key, if sent. */

@@ -1,3 +1,4 @@
+import { fewerVariations } from './fewer.ts';
 import { freedomVariations } from './freedoms.ts';
 import { httpFieldVariations } from './http-fields.ts';
 import { jsonTextVariations } from './json-text.ts';
@@ -12,7 +13,13 @@ export type { Variation } from './types.ts';
  * each server builds its own.
  */
 export function createVariations(): Variation[] {
-  return [...jsonTextVariations(), ...timestampVariations(), ...httpFieldVariations(), ...freedomVariations()];
+  return [
+    ...jsonTextVariations(),
+    ...timestampVariations(),
+    ...httpFieldVariations(),
+    ...freedomVariations(),
+    ...fewerVariations(),
+  ];
 }
 
 /** The catalogue of variations, one shared instance for listing (see createVariations). */

@@ -143,6 +143,34 @@ const CASES: Case[] = [
       (c.json as { webPages: { value: unknown[] } }).webPages.value.length === 10,
   },
   {
+    name: 'answersearch-fewer-skipping-some',
+    path: ANSWER,
+    query: SEARCH,
+    shows: (v, c) => {
+      const urls = (res: Reply) =>
+        (res.json as { webPages: { value: { url: string }[] } }).webPages.value.map((p) => p.url);
+      const [varied, clean] = [urls(v), urls(c)];
+      // Fewer, some left out between others, the rest in the clean order.
+      return (
+        varied.length < clean.length &&
+        varied.length > 0 &&
+        clean.indexOf(varied.at(-1)!) > varied.length - 1 &&
+        varied.every((url, i) => i === 0 || clean.indexOf(url) > clean.indexOf(varied[i - 1]!))
+      );
+    },
+  },
+  {
+    name: 'interpret-fewer-skipping-some',
+    path: '/academic/v1.0/interpret',
+    query: { query: 'papers by j', complete: '1', count: '10' },
+    shows: (v, c) => {
+      const parses = (res: Reply) =>
+        (res.json as { interpretations: { parse: string }[] }).interpretations.map((i) => i.parse);
+      const [varied, clean] = [parses(v), parses(c)];
+      return varied.length < clean.length && varied.every((parse) => clean.includes(parse));
+    },
+  },
+  {
     name: 'relatedevents-oldest-first',
     path: '/eventknowledge/v1.0/relatedevents',
     query: { wikipediaid: 'Barack_Obama', $top: '100' },
