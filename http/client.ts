@@ -13,6 +13,7 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { addedHeadersFor, fieldValueProblem, isHeaderName } from './headers.ts';
 import {
+  certificateOf,
   describeTlsError,
   hostOf,
   isTlsError,
@@ -328,6 +329,9 @@ function tlsOptions(url: URL) {
     port: portOf(url),
     servername: /^[\d.:]+$/.test(host) ? undefined : host,
     ALPNProtocols: ['http/1.1'],
+    // The chain and the host name are checked once the handshake is done (secureReady), where the
+    // certificate that failed can still be read and named; nothing is sent before.
+    rejectUnauthorized: false,
     ...(network.tls?.ca ? { ca: network.tls.ca } : {}),
     ...(network.tls?.cert ? { cert: network.tls.cert } : {}),
     ...(network.tls?.key ? { key: network.tls.key } : {}),
@@ -342,6 +346,31 @@ function tlsError(url: URL): (error: NodeJS.ErrnoException) => RouteError {
   return (error) => (isTlsError(error) ? new RouteError(describeTlsError(error, url.host), 'tls') : tcpError(error));
 }
 
+/**
+ * Resolves when the TLS connection is set up and its certificate verified (the chain against the
+ * trusted CAs, the name against the target's host); otherwise rejects naming the certificate that
+ * failed, its subject and issuer, and whether it names another host (a proxy between kgate and the
+ * target answering with its own). `proxy`: the proxy the connection was tunnelled through, if any.
+ */
+async function secureReady(socket: TLSSocket, url: URL, proxy?: URL): Promise<void> {
+  await whenReady(socket, 'secureConnect', tlsError(url));
+  // NODE_TLS_REJECT_UNAUTHORIZED=0 turns the check off, as Node reads it for every TLS connection
+  // (Node's own variable, not kgate's: it warns that it is insecure).
+  if (socket.authorized || process.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') return;
+  const reason = socket.authorizationError as unknown;
+  const code = typeof reason === 'string' ? reason : ((reason as NodeJS.ErrnoException)?.code ?? 'TLS');
+  const message = reason instanceof Error ? reason.message : String(reason);
+  const certificate = certificateOf(socket);
+  socket.destroy();
+  throw new RouteError(
+    describeTlsError(Object.assign(new Error(message), { code }), url.host, {
+      ...(certificate ? { certificate } : {}),
+      ...(proxy ? { proxy: maskedProxy(proxy) } : {}),
+    }),
+    'tls',
+  );
+}
+
 /** Opens a connection for `url` along its route; `ready` says when it can carry a request. */
 function open(url: URL, route: Route): Connection {
   const target = { host: hostOf(url), port: portOf(url) };
@@ -349,10 +378,7 @@ function open(url: URL, route: Route): Connection {
   let ready: Promise<void>;
   if (!route.proxy) {
     socket = url.protocol === 'https:' ? connectTls(tlsOptions(url)) : connectTcp(target);
-    ready =
-      url.protocol === 'https:'
-        ? whenReady(socket, 'secureConnect', tlsError(url))
-        : whenReady(socket, 'connect', tcpError);
+    ready = url.protocol === 'https:' ? secureReady(socket as TLSSocket, url) : whenReady(socket, 'connect', tcpError);
   } else {
     const proxy = route.proxy;
     socket = connectTcp({ host: hostOf(proxy), port: portOf(proxy) });
@@ -426,7 +452,7 @@ async function tunnel(connection: Connection, url: URL, proxy: URL): Promise<voi
   const secure: TLSSocket = connectTls({ ...tlsOptions(url), socket: raw });
   secure.on('error', () => {});
   connection.socket = secure;
-  await whenReady(secure, 'secureConnect', tlsError(url));
+  await secureReady(secure, url, proxy);
 }
 
 /**

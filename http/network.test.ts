@@ -200,6 +200,43 @@ test('TLS settings: the CA file and a client certificate with its key are read a
   }
 });
 
+test('a certificate that failed is named: its subject, issuer and names, and whether it is for another host', () => {
+  const error = (code: string) => Object.assign(new Error(code), { code });
+  const cases = [
+    {
+      given: {
+        code: 'SELF_SIGNED_CERT_IN_CHAIN',
+        seen: {
+          certificate: {
+            subject: 'CN=api.example.org',
+            issuer: 'CN=Corp Proxy CA, O=Corp',
+            names: ['api.example.org'],
+          },
+          proxy: 'http://proxy.corp:3128',
+        },
+      },
+      want: 'TLS with api.example.org:443: its certificate chain ends in a CA that is not trusted (trust its CA with --ca-file or NODE_EXTRA_CA_CERTS); the certificate: subject CN=api.example.org, issued by CN=Corp Proxy CA, O=Corp, for api.example.org; if CN=Corp Proxy CA, O=Corp is the CA of the proxy http://proxy.corp:3128, the proxy re-signs (intercepts) the connection: trust that CA with --ca-file [SELF_SIGNED_CERT_IN_CHAIN]',
+    },
+    {
+      given: {
+        code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+        seen: { certificate: { subject: 'CN=gateway.corp', issuer: 'CN=Corp CA', names: ['gateway.corp', '*.corp'] } },
+      },
+      want: 'TLS with api.example.org:443: its certificate is for another host; the certificate: subject CN=gateway.corp, issued by CN=Corp CA, for gateway.corp, *.corp, not for api.example.org: a server between kgate and the target (an intercepting proxy?) answers with a certificate of its own [ERR_TLS_CERT_ALTNAME_INVALID]',
+    },
+    {
+      // A wildcard covers one label: the target's own certificate, only expired.
+      given: {
+        code: 'CERT_HAS_EXPIRED',
+        seen: { certificate: { subject: 'CN=*.example.org', issuer: 'CN=Public CA', names: ['*.example.org'] } },
+      },
+      want: 'TLS with api.example.org:443: its certificate has expired; the certificate: subject CN=*.example.org, issued by CN=Public CA, for *.example.org [CERT_HAS_EXPIRED]',
+    },
+  ];
+  for (const { given, want } of cases)
+    assert.equal(describeTlsError(error(given.code), 'api.example.org:443', given.seen), want, given.code);
+});
+
 test('a TLS error is one line naming the host, the reason in words and what to do', () => {
   const error = (code: string, message = 'x') => Object.assign(new Error(message), { code });
   const cases = [

@@ -5,7 +5,7 @@
 // parses them, says which proxy a URL goes through, and describes them without their secrets.
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type TLSSocket } from 'node:tls';
 
 /** A proxy or certificate setting that cannot be used: the message names its source and the rule. */
 export class NetworkConfigError extends Error {
@@ -248,19 +248,90 @@ export function isTlsError(error: NodeJS.ErrnoException): boolean {
   );
 }
 
-/** One line on a failed TLS connection: the host, what is wrong in words, Node's code, and what to do. */
-export function describeTlsError(error: NodeJS.ErrnoException, hostPort: string): string {
+/** The certificate a TLS peer showed, as a failure names it. */
+export interface ShownCertificate {
+  /** Its subject, `CN=..., O=...`. */
+  subject?: string;
+  /** Its issuer, `CN=..., O=...`. */
+  issuer?: string;
+  /** The host names and addresses it is for: its subjectAltName entries, else its CN. */
+  names: string[];
+}
+
+/** A distinguished name as `CN=..., O=...` (Node gives an object; a repeated part is an array). */
+function distinguishedName(name: Record<string, string | string[]> | undefined): string | undefined {
+  if (!name) return undefined;
+  const parts = Object.entries(name).map(([part, value]) => `${part}=${[value].flat().join('+')}`);
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
+/** The certificate `socket`'s peer showed, or undefined when it showed none. */
+export function certificateOf(socket: Pick<TLSSocket, 'getPeerCertificate'>): ShownCertificate | undefined {
+  const shown = socket.getPeerCertificate() as {
+    subject?: Record<string, string | string[]>;
+    issuer?: Record<string, string | string[]>;
+    subjectaltname?: string;
+  };
+  if (!shown || Object.keys(shown).length === 0) return undefined;
+  const alternatives = (shown.subjectaltname ?? '')
+    .split(/,\s*/)
+    .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry.trim())?.[1])
+    .filter((name): name is string => name !== undefined);
+  const common = shown.subject?.CN;
+  return {
+    subject: distinguishedName(shown.subject),
+    issuer: distinguishedName(shown.issuer),
+    names: alternatives.length > 0 ? alternatives : common ? [common].flat() : [],
+  };
+}
+
+/** Whether a certificate's name (`api.example.org`, `*.example.org`, an address) covers `host`. */
+function nameCovers(name: string, host: string): boolean {
+  const wanted = host.replace(/^\[|\]$/g, '').toLowerCase();
+  const given = name.toLowerCase();
+  if (given === wanted) return true;
+  if (!given.startsWith('*.')) return false;
+  const rest = given.slice(1);
+  return wanted.endsWith(rest) && !wanted.slice(0, -rest.length).includes('.');
+}
+
+/**
+ * One line on a failed TLS connection: the host, what is wrong in words, Node's code, and what to
+ * do. With the certificate that failed, its subject and issuer, and a word when it names another
+ * host than the target's (a proxy between kgate and the target answering with its own certificate,
+ * re-signing the connection). `proxy`: the proxy the connection was tunnelled through, if any.
+ */
+export function describeTlsError(
+  error: NodeJS.ErrnoException,
+  hostPort: string,
+  seen: { certificate?: ShownCertificate; proxy?: string } = {},
+): string {
   const problem = (error.code && CERTIFICATE_PROBLEMS[error.code]) ?? 'TLS failed';
+  const { certificate, proxy } = seen;
+  const host = hostPort.replace(/:\d+$/, '');
+  const untrusted = problem.includes('trusted CA') || problem.includes('not trusted');
   const hint =
     error.code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-      ? `: ${error.message.replace(/^Hostname\/IP does not match certificate's altnames: /, '')}`
-      : problem.includes('trusted CA') || problem.includes('not trusted')
+      ? certificate
+        ? ''
+        : `: ${error.message.replace(/^Hostname\/IP does not match certificate's altnames: /, '')}`
+      : untrusted
         ? ' (trust its CA with --ca-file or NODE_EXTRA_CA_CERTS)'
         : problem.includes('client certificate')
           ? ' (give one with --client-cert and --client-key)'
           : '';
   const detail = problem === 'TLS failed' ? `: ${error.message}` : hint;
-  return `TLS with ${hostPort}: ${problem}${detail} [${error.code ?? 'TLS'}]`;
+  let shown = '';
+  if (certificate) {
+    const names = certificate.names.length > 0 ? certificate.names.join(', ') : 'no host name';
+    const other = !certificate.names.some((name) => nameCovers(name, host));
+    shown = `; the certificate: subject ${certificate.subject ?? 'none'}, issued by ${certificate.issuer ?? 'nobody named'}, for ${names}`;
+    if (other)
+      shown += `, not for ${host}: a server between kgate and the target (an intercepting proxy${proxy ? `, such as ${proxy}` : ''}?) answers with a certificate of its own`;
+    else if (untrusted && proxy)
+      shown += `; if ${certificate.issuer ?? 'its issuer'} is the CA of the proxy ${proxy}, the proxy re-signs (intercepts) the connection: trust that CA with --ca-file`;
+  }
+  return `TLS with ${hostPort}: ${problem}${detail}${shown} [${error.code ?? 'TLS'}]`;
 }
 
 /** A value and where it came from (`--ca-file`, `kgate.config.json: key 'caFile'`, `HTTPS_PROXY`). */

@@ -152,25 +152,25 @@ describe('kgate behind nginx', { skip }, () => {
     assert.ok(front.accessLog().every((line) => line.includes('"GET /api/') || line.includes('"POST /api/')));
   });
 
-  test('a certificate kgate cannot trust is one line naming the host and the reason, exit 2', async () => {
+  test('a certificate kgate cannot trust is one line naming the host, the reason and the certificate (subject, issuer, names), exit 2', async () => {
     const cases = [
       {
         given: { front: { tls: pki }, args: [] as string[] },
-        want: /TLS with 127\.0\.0\.1:\d+: its certificate is not signed by a trusted CA .*--ca-file or NODE_EXTRA_CA_CERTS/,
+        want: /TLS with 127\.0\.0\.1:\d+: its certificate is not signed by a trusted CA .*--ca-file or NODE_EXTRA_CA_CERTS\); the certificate: subject CN=localhost, issued by CN=kgate test CA, for 127\.0\.0\.1, localhost \[/,
       },
       {
         given: {
           front: { tls: pki, serverCertificate: { cert: pki.wrongHostCert, key: pki.wrongHostKey } },
           args: ['--ca-file', pki.ca],
         },
-        want: /TLS with 127\.0\.0\.1:\d+: its certificate is for another host/,
+        want: /TLS with 127\.0\.0\.1:\d+: its certificate is for another host; the certificate: subject CN=elsewhere\.invalid, issued by CN=kgate test CA, for elsewhere\.invalid, not for 127\.0\.0\.1: a server between kgate and the target \(an intercepting proxy\?\) answers with a certificate of its own \[ERR_TLS_CERT_ALTNAME_INVALID\]/,
       },
       {
         given: {
           front: { tls: pki, serverCertificate: { cert: pki.expiredCert, key: pki.expiredKey } },
           args: ['--ca-file', pki.ca],
         },
-        want: /TLS with 127\.0\.0\.1:\d+: its certificate has expired \[CERT_HAS_EXPIRED\]/,
+        want: /TLS with 127\.0\.0\.1:\d+: its certificate has expired; the certificate: subject CN=localhost, issued by CN=kgate test CA, for 127\.0\.0\.1, localhost \[CERT_HAS_EXPIRED\]/,
       },
     ];
     for (const { given, want } of cases) {

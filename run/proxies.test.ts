@@ -152,7 +152,7 @@ describe('kgate through squid', { skip }, () => {
     assert.deepEqual(scanForSecrets(run.dir, secrets), [], 'no password in any report');
   });
 
-  test('a wrong password, an unreachable proxy, or a proxy refusing the tunnel is one line, exit 2', async () => {
+  test('a wrong password, an unreachable proxy, a proxy refusing the tunnel or a certificate behind it is one line, exit 2', async () => {
     const wrong = authed.proxyUrl({ user: USER, password: 'wrong-password-1' });
     const cases: { given: { args: string[]; env: Record<string, string> }; want: RegExp }[] = [
       {
@@ -166,6 +166,11 @@ describe('kgate through squid', { skip }, () => {
       {
         given: { args: ['--base-url', server.url, '--proxy', 'http://127.0.0.1:9'], env: {} },
         want: /cannot connect to the proxy http:\/\/127\.0\.0\.1:9: ECONNREFUSED/,
+      },
+      {
+        // Through the tunnel, a certificate of a CA kgate does not trust names its issuer and the proxy.
+        given: { args: ['--base-url', tlsFront.url], env: { HTTPS_PROXY: squid.url } },
+        want: /its certificate is not signed by a trusted CA .*; the certificate: subject CN=localhost, issued by CN=kgate test CA, for 127\.0\.0\.1, localhost; if CN=kgate test CA is the CA of the proxy http:\/\/127\.0\.0\.1:\d+, the proxy re-signs \(intercepts\) the connection: trust that CA with --ca-file \[/,
       },
     ];
     for (const { given, want } of cases) {
