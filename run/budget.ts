@@ -85,6 +85,8 @@ export interface PlanEstimate {
 /** What a budgeted run with a ledger sends first: items that failed last time, never judged, judged before. */
 export interface SendsFirst {
   failed: number;
+  /** Items an earlier run planned and a quota that ran out kept it from judging. */
+  cutShort?: number;
   never: number;
   before: number;
   /** Runs since the oldest of `before` was judged. */
@@ -142,8 +144,9 @@ export const CYCLE_MOST_RUNS = 60;
 
 /**
  * Requests each relation sends per operation in a planned run, by path (`own`: the case's), as
- * measured on the reference server: event-documents-agree follows each event of two answers to its
- * documents (6 and 10 requests there), the others send one request per path they read.
+ * measured on the reference server: event-documents-agree follows each event of an answer to its
+ * documents (6 to 10 requests there: counted at the most, so that a run's last relation is not cut
+ * short by its budget), the others send one request per path they read.
  */
 const RELATION_COST: Record<string, Record<string, number>> = {
   'paging-is-consistent': { own: 1 },
@@ -151,7 +154,7 @@ const RELATION_COST: Record<string, Record<string, number>> = {
   'similarity-is-symmetric': { own: 1 },
   'interpretations-are-evaluable': { '/academic/v1.0/evaluate': 1, '/academic/v1.0/calchistogram': 1 },
   'histogram-agrees-with-evaluate': { '/academic/v1.0/evaluate': 1 },
-  'event-documents-agree': { '/eventknowledge/v1.0/events/{event_id}/documents': 6 },
+  'event-documents-agree': { '/eventknowledge/v1.0/events/{event_id}/documents': 10 },
   'encoding-does-not-matter': { own: 1 },
 };
 
@@ -767,7 +770,10 @@ function cycleOf(context: Context, judgedShare = 1): number {
   return CYCLE_MOST_RUNS + 1;
 }
 
-/** What a run with a ledger sends first: the items it plans that failed last time, were never judged, were judged before. */
+/**
+ * What a run with a ledger sends first: the items it plans that failed last time, that a quota cut
+ * short, that were never judged, that were judged before.
+ */
 function sendsFirstOf(
   context: Context,
   plan: PricedPlan,
@@ -779,6 +785,7 @@ function sendsFirstOf(
     if (left.has(item)) continue;
     const seen = history?.get(item);
     if (seen?.failed) out.failed++;
+    else if (seen?.cutShort) out.cutShort = (out.cutShort ?? 0) + 1;
     else if (seen?.runsAgo === undefined) out.never++;
     else {
       out.before++;
@@ -931,6 +938,9 @@ export function describeLedger(plan: PricedPlan): string | undefined {
   const parts = first
     ? [
         ...(first.failed > 0 ? [`${count(first.failed, 'item')} that failed the last time judged`] : []),
+        ...((first.cutShort ?? 0) > 0
+          ? [`${count(first.cutShort!, 'item')} a call volume quota that ran out kept an earlier run from judging`]
+          : []),
         ...(first.never > 0 ? [`${first.never} never judged`] : []),
         ...(first.before > 0
           ? [

@@ -122,6 +122,38 @@ test('an absent ledger starts empty; a run adds its line and each item it judged
   assert.deepEqual(historyOf(first).get('input:evaluateGet:expr:wide-or'), { runsAgo: 0, failed: true });
 });
 
+test('what a quota that ran out kept a run from judging is kept as cut short until a run judges it, and sent first', () => {
+  const empty = readLedger(join(dir, 'absent.json'), TARGET, SPEC);
+  const run = (date: string) => ({ date, seed: 1, verdict: 'pass' as const, items: 4 });
+  const cut = updatedLedger(
+    empty,
+    run('2026-03-01T00:00:00.000Z'),
+    new Set(['input:evaluateGet:expr:deep']),
+    new Map(),
+    [],
+    new Map(),
+    ['input:evaluateGet:expr:wide-or', 'cell:hotEvents:no-server-error'],
+  );
+  assert.deepEqual(cut.cutShort, ['cell:hotEvents:no-server-error', 'input:evaluateGet:expr:wide-or']);
+  assert.deepEqual(historyOf(cut).get('input:evaluateGet:expr:wide-or'), { cutShort: true }, 'never judged, cut short');
+  // The next run judges one of them: the other stays cut short; a run that judges both clears it.
+  const next = updatedLedger(
+    cut,
+    run('2026-03-02T00:00:00.000Z'),
+    new Set(['input:evaluateGet:expr:wide-or']),
+    new Map(),
+  );
+  assert.deepEqual(next.cutShort, ['cell:hotEvents:no-server-error']);
+  assert.deepEqual(historyOf(next).get('input:evaluateGet:expr:wide-or'), { runsAgo: 0 });
+  const done = updatedLedger(
+    next,
+    run('2026-03-03T00:00:00.000Z'),
+    new Set(['cell:hotEvents:no-server-error']),
+    new Map(),
+  );
+  assert.equal(done.cutShort, undefined, 'nothing cut short is left');
+});
+
 test('coverage reports what the run judged and not (adding up to every item), what the ledger judged since it began, and each last failure', () => {
   const ledger: Ledger = {
     kgateCoverageLedger: 1,

@@ -24,7 +24,8 @@ export interface LedgerRun {
   /** When it started (ISO 8601, UTC). */
   date: string;
   seed: number;
-  verdict: 'pass' | 'fail';
+  /** Its verdict; `error`: none (it judged nothing, or a quota ran out before it judged a failure). */
+  verdict: 'pass' | 'fail' | 'error';
   /** Items it judged, of the items of its selection. */
   judged: number;
   items: number;
@@ -61,6 +62,11 @@ export interface Ledger {
   items: Record<string, LedgerEntry>;
   /** Requests its runs sent, by calendar month (UTC, `2026-12`): what a quota's share is made from, however many runs a month. */
   months?: Record<string, number>;
+  /**
+   * Items a run planned and did not judge because the key's call volume quota ran out: the next
+   * runs send them first (after what failed), until one judges them.
+   */
+  cutShort?: string[];
 }
 
 /** A ledger file that cannot be used: the message names the file and the rule. */
@@ -187,15 +193,20 @@ export function costsOf(records: readonly TestRecord[]): Map<string, number> {
   return costs;
 }
 
-/** What the ledger says of each item for the next plan: runs since it was judged, and whether it failed then. */
+/**
+ * What the ledger says of each item for the next plan: runs since it was judged, whether it failed
+ * then, and whether a quota that ran out cut it short.
+ */
 export function historyOf(ledger: Ledger): Map<string, ItemHistory> {
   const last = ledger.runs.at(-1)?.run ?? 0;
-  return new Map(
+  const history = new Map<string, ItemHistory>(
     Object.entries(ledger.items).map(([item, entry]) => [
       item,
       { runsAgo: last - entry.run, ...(entry.verdict === 'fail' ? { failed: true } : {}) },
     ]),
   );
+  for (const item of ledger.cutShort ?? []) history.set(item, { ...history.get(item), cutShort: true });
+  return history;
 }
 
 /** What a run's plan takes from its ledger: each item's history, the file and its runs, and how far a cycle stretches on this target. */
@@ -259,11 +270,19 @@ function replayOf(finding: Failure): string | undefined {
  */
 export function updatedLedger(
   ledger: Ledger,
-  run: { date: string; seed: number; verdict: 'pass' | 'fail'; items: number; planned?: number; requests?: number },
+  run: {
+    date: string;
+    seed: number;
+    verdict: 'pass' | 'fail' | 'error';
+    items: number;
+    planned?: number;
+    requests?: number;
+  },
   judged: ReadonlySet<string>,
   failed: ReadonlyMap<string, Failure>,
   refused: readonly string[] = [],
   costs: ReadonlyMap<string, number> = new Map(),
+  cutShort: readonly string[] = [],
 ): Ledger & { refused: string[] } {
   const number = (ledger.runs.at(-1)?.run ?? 0) + 1;
   const items = { ...ledger.items };
@@ -301,9 +320,13 @@ export function updatedLedger(
       .sort(([a], [b]) => a.localeCompare(b))
       .slice(-13),
   );
+  // Cut short by a quota: kept until a run judges them.
+  const short = [...new Set([...(ledger.cutShort ?? []), ...cutShort])].filter((item) => !judged.has(item)).sort();
+  const { cutShort: _before, ...rest } = ledger;
   return {
-    ...ledger,
+    ...rest,
     months,
+    ...(short.length > 0 ? { cutShort: short } : {}),
     runs: [...ledger.runs, { run: number, ...run, judged: judged.size }].slice(-LEDGER_RUNS),
     items,
     refused: [...new Set([...((ledger as { refused?: string[] }).refused ?? []), ...refused])].sort(),

@@ -130,7 +130,7 @@ test("behind HAProxy's per-key call counter, the quota running out part-way stop
   }
 });
 
-test("the interface's own quota 403 running out part-way: no verdict without a failure before it, FAIL with one", async () => {
+test("the interface's own quota 403 running out part-way: no verdict without a failure before it, FAIL with one; a ledger sends first what it cut short", async () => {
   // The reference server counts the key's calls over its lifetime: each run gets a fresh key.
   const keys = join(dir, 'more-keys.json');
   writeFileSync(
@@ -139,14 +139,36 @@ test("the interface's own quota 403 running out part-way: no verdict without a f
       keys: [
         { name: 'clean', key: `${QUOTA_KEY}-clean`, subscriptions: 'all', quota: CALLS },
         { name: 'faulty', key: `${QUOTA_KEY}-faulty`, subscriptions: 'all', quota: 600 },
+        { name: 'replenished', key: `${QUOTA_KEY}-replenished`, subscriptions: 'all', quota: 100_000 },
       ],
     }),
   );
   const own = await startReferenceServer({ quiet: true, rateLimit: 1e9, configFile: keys });
   try {
-    const clean = await conform(own.url, join(dir, 'own-clean'), `${QUOTA_KEY}-clean`);
+    const ledger = join(dir, 'ledger.json');
+    const clean = await conform(own.url, join(dir, 'own-clean'), `${QUOTA_KEY}-clean`, ['--ledger', ledger]);
     assert.equal(clean.code, 2, clean.stdout.slice(-3000));
     assert.equal(assertQuotaNamed(join(dir, 'own-clean'), clean.stdout, 'own, clean').verdict, 'error');
+    // The ledger keeps what the quota kept the run from judging; the next run (the quota replenished:
+    // another key) sends it first, and what it judges is no longer cut short.
+    const cut = (JSON.parse(readFileSync(ledger, 'utf8')) as { cutShort?: string[] }).cutShort ?? [];
+    assert.ok(cut.length > 0, 'the ledger names what the quota cut short');
+    const again = await conform(own.url, join(dir, 'own-again'), `${QUOTA_KEY}-replenished`, [
+      '--ledger',
+      ledger,
+      '--max-requests',
+      '120',
+    ]);
+    assert.equal(again.code, 0, again.stdout.slice(-3000));
+    assert.match(
+      again.stdout,
+      /this run sends first (\d+ items? that failed the last time judged, then )?\d+ items? a call volume quota that ran out kept an earlier run from judging/,
+    );
+    const left = (JSON.parse(readFileSync(ledger, 'utf8')) as { cutShort?: string[] }).cutShort ?? [];
+    assert.ok(
+      left.length < cut.length,
+      `the next run judged some of what was cut short: ${left.length} of ${cut.length} left`,
+    );
     // A defect judged before the quota ran out still fails the run: evaluate's answers are read
     // early (the other operations' test data), and the quota holds most of the run.
     const faulty = await conform(

@@ -228,8 +228,6 @@ export default class ConformanceReporter implements Reporter {
       (sum, record) => sum + (record.requests ? record.requests.test + record.requests.discovery : 0),
       0,
     );
-    const coverage =
-      options.sweep || meta?.shard ? undefined : this.coverage(options, targets[0], failed ? 'fail' : 'pass', requests);
     // A run that judged no cell of its target (every one selected was skipped) gives no verdict: it
     // passes nothing. A shard may hold nothing of one kind; its merge judges the whole.
     const judgedNothing =
@@ -241,8 +239,13 @@ export default class ConformanceReporter implements Reporter {
         return passed + cells + warned + known === 0;
       });
     const noVerdict = judgedNothing || quota !== undefined;
+    const verdict = failed ? 'fail' : noVerdict ? 'error' : 'pass';
+    const coverage =
+      options.sweep || meta?.shard
+        ? undefined
+        : this.coverage(options, targets[0], verdict, requests, quota !== undefined);
     const run: RunSummary = {
-      verdict: failed ? 'fail' : noVerdict ? 'error' : 'pass',
+      verdict,
       exitCode: failed ? 1 : noVerdict ? 2 : 0,
       ...(quota ? { quota } : {}),
       baseUrl: options.sweep ? undefined : env.baseUrl,
@@ -287,8 +290,9 @@ export default class ConformanceReporter implements Reporter {
   private coverage(
     options: ConformOptions,
     target: TargetSummary | undefined,
-    verdict: 'pass' | 'fail',
+    verdict: 'pass' | 'fail' | 'error',
     requests: number,
+    quotaRanOut = false,
   ): CoverageSummary | undefined {
     if (!target) return undefined;
     const fixture = CHECKS.filter((check) => check.kind === 'fixture' && !options.excludeChecks?.includes(check.id));
@@ -334,6 +338,8 @@ export default class ConformanceReporter implements Reporter {
             failed,
             refused,
             costsOf(this.records),
+            // What the plan held and the key's quota kept the run from judging: the next run sends it first.
+            quotaRanOut ? selection.filter((item) => !judged.has(item) && !notPlanned.includes(item)) : [],
           ),
       );
       return {

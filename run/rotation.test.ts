@@ -11,15 +11,20 @@ import {
   WEIGHT,
 } from './rotation.ts';
 
-test('an item weighs by what the ledger says of it: failed, then never judged, then the oldest', () => {
+test('an item weighs by what the ledger says of it: failed or cut short by a quota, then never judged, then the oldest', () => {
   const history = new Map<string, ItemHistory>([
     ['failed', { runsAgo: 0, failed: true }],
+    ['cut-short', { runsAgo: 2, cutShort: true }],
+    ['cut-short-never-judged', { cutShort: true }],
     ['last-run', { runsAgo: 0 }],
     ['three-runs-ago', { runsAgo: 3 }],
     ['very-old', { runsAgo: 5_000 }],
   ]);
   const cases: { given: string; want: number }[] = [
     { given: 'failed', want: WEIGHT.failed },
+    // What a quota that ran out kept a run from judging is sent first, with what failed.
+    { given: 'cut-short', want: WEIGHT.due },
+    { given: 'cut-short-never-judged', want: WEIGHT.due },
     { given: 'never', want: WEIGHT.never },
     { given: 'last-run', want: WEIGHT.aged },
     { given: 'three-runs-ago', want: 4 * WEIGHT.aged },

@@ -24,13 +24,15 @@ export interface ItemHistory {
   runsAgo?: number;
   /** The item failed the last time it was judged. */
   failed?: boolean;
+  /** A run planned it and the key's call volume quota ran out before it was judged. */
+  cutShort?: boolean;
 }
 
 /**
- * What an item is worth to a run, by what the ledger says of it: one that failed last time and a
- * sentinel that is due outweigh everything (they are re-judged first), one never judged outweighs
- * any judged before, and among those judged before the older the more. Without a ledger every item
- * is new. Within a rank, what catches faults of the catalogue weighs more (see unitScore).
+ * What an item is worth to a run, by what the ledger says of it: one that failed last time, one a
+ * quota that ran out cut short and a sentinel that is due outweigh everything (they are judged
+ * first), one never judged outweighs any judged before, and among those judged before the older the
+ * more. Without a ledger every item is new. Within a rank, what catches faults of the catalogue weighs more (see unitScore).
  */
 export const WEIGHT = { failed: 1e9, due: 1e9, never: 1e6, aged: 1e3 } as const;
 
@@ -39,6 +41,8 @@ export function itemWeight(history: ReadonlyMap<string, ItemHistory> | undefined
   if (!history) return WEIGHT.never;
   const seen = history.get(item);
   if (seen?.failed) return WEIGHT.failed;
+  // What a quota cut short is sent again first, with what failed.
+  if (seen?.cutShort) return WEIGHT.due;
   if (seen?.runsAgo === undefined) return WEIGHT.never;
   // An item judged long ago stays below one never judged.
   return WEIGHT.aged * Math.min(seen.runsAgo + 1, WEIGHT.never / WEIGHT.aged - 1);
