@@ -360,3 +360,66 @@ export function acceptedRate(state: ThrottleState): number | undefined {
   if (seconds < 1 || state.accepted === 0) return undefined;
   return Math.round((state.accepted / seconds) * 10) / 10;
 }
+
+/**
+ * The measurement of a limit below it: each step offers one rate for STEP_MS and judges the requests
+ * sent after its first STEP_SETTLE_MS (a burst allowance left over is spent by then); a rate at
+ * least TAKEN_SHARE of whose requests got through is one the limiter takes. From 1/s, doubling until
+ * one is refused (at most BELOW_LIMIT_MAX_RPS), then REFINE_STEPS halvings between the last taken
+ * and the first refused; before each, RECOVER_MS for the limiter to recover (a window that counts
+ * the refused requests too, as HAProxy's stick table does, only empties once they stop).
+ */
+const STEP_MS = 2_500;
+const STEP_SETTLE_MS = 1_000;
+const TAKEN_SHARE = 0.9;
+const REFINE_STEPS = 2;
+const RECOVER_MS = 2_000;
+/** The highest rate the measurement below a limit offers. */
+export const BELOW_LIMIT_MAX_RPS = 400;
+/** How a rate measured below the limit was measured, in words for the reports. */
+export const BELOW_LIMIT_HOW = `the highest rate nearly all of whose requests got through (${TAKEN_SHARE * 100} %, each rate held ${STEP_MS / 1000} s), from 1/s doubling, refined between it and the first refused`;
+
+/**
+ * The rate a limiter lets through, measured below it (every answer counted, the refused ones too,
+ * so a limiter that counts its refusals, as HAProxy's stick table does, is not read as letting
+ * nothing through): offered rates step up from 1/s, doubling, until one is refused, then are refined
+ * between the last taken and the first refused. A token bucket, a leaky bucket or a window alike
+ * take every rate up to their refill rate. `send` sends one request and says whether it got
+ * through (not throttled); `budget` stops the steps when it says no more may be sent.
+ */
+export async function rateBelowLimit(
+  send: () => Promise<boolean>,
+  budget: () => boolean = () => true,
+): Promise<{ rps: number; refused?: number }> {
+  await sleep(RECOVER_MS);
+  let taken = 0;
+  let refused: number | undefined;
+  for (let rate = 1; rate <= BELOW_LIMIT_MAX_RPS && refused === undefined && budget(); rate *= 2) {
+    if (await takes(send, rate, budget)) taken = rate;
+    else refused = rate;
+  }
+  for (let step = 0; step < REFINE_STEPS && refused !== undefined && refused - taken > 1 && budget(); step++) {
+    await sleep(RECOVER_MS);
+    const rate = Math.round((taken + refused) / 2);
+    if (await takes(send, rate, budget)) taken = rate;
+    else refused = rate;
+  }
+  return { rps: taken, ...(refused !== undefined ? { refused } : {}) };
+}
+
+/** Whether the limiter takes `rate` requests a second: TAKEN_SHARE of those sent after the step settled got through. */
+async function takes(send: () => Promise<boolean>, rate: number, budget: () => boolean): Promise<boolean> {
+  const total = Math.max(1, Math.round((rate * STEP_MS) / 1000));
+  const started = performance.now();
+  const answers: Promise<{ settled: boolean; through: boolean }>[] = [];
+  for (let i = 0; i < total && budget(); i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const settled = due - started >= STEP_SETTLE_MS;
+    answers.push(send().then((through) => ({ settled, through })));
+  }
+  const judged = (await Promise.all(answers)).filter((answer) => answer.settled);
+  if (judged.length === 0) return true;
+  return judged.filter((answer) => answer.through).length >= TAKEN_SHARE * judged.length;
+}

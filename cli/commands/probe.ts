@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets } from '../../config/redact.ts';
-import { describeSignal } from '../../http/throttle.ts';
+import { BELOW_LIMIT_HOW, describeSignal } from '../../http/throttle.ts';
 import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
 import { type BodyLimitProbeResult, probeBodyLimit } from '../../load/probes/body-limit.ts';
 import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } from '../../load/probes/rate-limit.ts';
@@ -189,7 +189,9 @@ export function probeEnvelope(
         conforms: rate.signal.conforms,
         signalledBy: rate.signal.signalledBy,
         rps: rate.thresholdRps,
-        how: `kgate probe rate-limit: arrivals from 10/s doubling every second until throttling was sustained, then held above what was accepted for 4 s; the rate is the requests per second accepted while saturated (${rate.requests} requests in ${rate.durationS} s)`,
+        how: rate.measuredBelow
+          ? `kgate probe rate-limit: arrivals from 10/s doubling every second until throttling was sustained; the limiter let almost nothing through while pressed (it counts its refusals), so the rate is ${BELOW_LIMIT_HOW} (${rate.requests} requests in ${rate.durationS} s)`
+          : `kgate probe rate-limit: arrivals from 10/s doubling every second until throttling was sustained, then held above what was accepted for 4 s; the rate is the requests per second accepted while saturated (${rate.requests} requests in ${rate.durationS} s)`,
       });
   } else {
     const body = result as BodyLimitProbeResult;

@@ -1,5 +1,10 @@
-import { describeSignal, signalledBy, type ThrottleSignal } from '../../http/throttle.ts';
-import type { ApiResponse } from '../api.ts';
+import {
+  BELOW_LIMIT_HOW,
+  describeSignal,
+  rateBelowLimit,
+  signalledBy,
+  type ThrottleSignal,
+} from '../../http/throttle.ts';
 import { show } from '../failure.ts';
 import { type CheckContext, defineCheck } from './registry.ts';
 import { body, validRequest } from './support.ts';
@@ -14,20 +19,6 @@ const BURST_LIMIT = 1_000;
 const BURST_WAVE = 50;
 /** The longest wait the suite honours before checking recovery. */
 const MAX_WAIT_S = 10;
-/**
- * The measurement of a front's limit, below it: each step offers one rate for STEP_MS and judges the
- * requests sent after its first STEP_SETTLE_MS (a burst allowance left over is spent by then); a
- * rate at least TAKEN_SHARE of whose requests got through is one the limiter takes. From 1/s,
- * doubling until one is refused, then REFINE_STEPS halvings between the last taken and the first
- * refused; after a refused step, RECOVER_MS for the limiter to recover (a window that counts the
- * refused requests too, as HAProxy's stick table does, only empties once they stop).
- */
-const STEP_MS = 2_500;
-const STEP_SETTLE_MS = 1_000;
-const TAKEN_SHARE = 0.9;
-const REFINE_STEPS = 2;
-const RECOVER_MS = 2_000;
-const HOLD_MAX_RPS = 400;
 
 /** The operations the interface rate-limits, as the verdict names them. */
 const NAMES: Record<string, string> = { answerSearch: 'answer search', urlPreview: 'URL preview' };
@@ -75,13 +66,13 @@ export const check = defineCheck({
     if (signal.status !== 429 || !/json/.test(signal.contentType)) {
       // Not the interface speaking: a server in front of it. Its limit is measured, then named once.
       const rps = await ctx.step('measure the rate it lets through', () =>
-        rateBelowLimit(ctx.api.call.bind(ctx.api, ctx.op, burst)),
+        rateBelowLimit(() => ctx.api.call(ctx.op, burst).then((response) => !response.throttled)),
       );
       record(
         ctx,
         signal,
         rps,
-        `the highest rate nearly all of whose requests got through (${TAKEN_SHARE * 100} %, each rate held ${STEP_MS / 1000} s), from 1/s doubling after a burst met the limit, refined between it and the first refused (${rps.refused ?? 'none'}/s)`,
+        `${BELOW_LIMIT_HOW}, after a burst met the limit (first refused: ${rps.refused ?? 'none'}/s)`,
       );
       return ctx.fail(
         'rate limited, but not as the interface signals it',
@@ -157,45 +148,4 @@ function record(ctx: CheckContext, signal: ThrottleSignal, rps: { rps: number } 
     rps: rps ? rps.rps : null,
     how,
   };
-}
-
-/**
- * The rate a limiter lets through, measured below it (every answer counted, the refused ones too,
- * so a limiter that counts its refusals, as HAProxy's stick table does, is not read as letting
- * nothing through): offered rates step up from 1/s, doubling, until one is refused, then are refined
- * between the last taken and the first refused. A token bucket, a leaky bucket or a window alike
- * take every rate up to their refill rate.
- */
-async function rateBelowLimit(send: () => Promise<ApiResponse>): Promise<{ rps: number; refused?: number }> {
-  await new Promise((resolve) => setTimeout(resolve, RECOVER_MS));
-  let taken = 0;
-  let refused: number | undefined;
-  for (let rate = 1; rate <= HOLD_MAX_RPS && refused === undefined; rate *= 2) {
-    if (await takes(send, rate)) taken = rate;
-    else refused = rate;
-  }
-  for (let step = 0; step < REFINE_STEPS && refused !== undefined && refused - taken > 1; step++) {
-    await new Promise((resolve) => setTimeout(resolve, RECOVER_MS));
-    const rate = Math.round((taken + refused) / 2);
-    if (await takes(send, rate)) taken = rate;
-    else refused = rate;
-  }
-  return { rps: taken, ...(refused !== undefined ? { refused } : {}) };
-}
-
-/** Whether the limiter takes `rate` requests a second: TAKEN_SHARE of those sent after the step settled got through. */
-async function takes(send: () => Promise<ApiResponse>, rate: number): Promise<boolean> {
-  const total = Math.max(1, Math.round((rate * STEP_MS) / 1000));
-  const started = performance.now();
-  const answers: Promise<{ settled: boolean; through: boolean }>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const settled = due - started >= STEP_SETTLE_MS;
-    answers.push(send().then((response) => ({ settled, through: !response.throttled })));
-  }
-  const judged = (await Promise.all(answers)).filter((answer) => answer.settled);
-  if (judged.length === 0) return true;
-  return judged.filter((answer) => answer.through).length >= TAKEN_SHARE * judged.length;
 }

@@ -1,7 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { beyondJsonLimits } from '../../contracts/json-bounds.ts';
 import { TransportError } from '../../http/client.ts';
-import { describeSignal, signalledBy, type ThrottleSignal, throttleSignal } from '../../http/throttle.ts';
+import {
+  describeSignal,
+  rateBelowLimit,
+  signalledBy,
+  type ThrottleSignal,
+  throttleSignal,
+} from '../../http/throttle.ts';
 import type { ResponseValidator } from '../runner.ts';
 import { BROWSING_MIX, requestTarget } from '../scenarios.ts';
 import { exchange } from '../target.ts';
@@ -47,6 +53,12 @@ export interface RateLimitProbeResult {
   operation: RateLimitedOperation;
   /** Accepted requests per second while 429s were sustained: the limit's refill rate; null when none was found. */
   thresholdRps: number | null;
+  /**
+   * True when the rate was measured below the limit instead: a limiter that let (almost) nothing
+   * through while pressed counts its refusals too (HAProxy's stick table), so its rate is the
+   * highest offered rate it took, from 1/s doubling.
+   */
+  measuredBelow?: boolean;
   /** The arrival rate at which 429s first appeared. */
   first429AtRate: number | null;
   requests: number;
@@ -188,6 +200,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   };
 
   let thresholdRps: number | null = null;
+  let measuredBelow = false;
   let first429AtRate: number | null = null;
   let rate = START_RATE;
   let highest = 0;
@@ -215,6 +228,21 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
         // spread over more time than that (a target, or a machine, that falls behind the hold's
         // arrivals accepts a refill's worth more for every second it lags).
         thresholdRps = Math.round((hold.ok / Math.max(HOLD_S, hold.answeredOverS ?? 0)) * 10) / 10;
+        // A limiter that lets (almost) nothing through while pressed counts its refusals too: what it
+        // takes is read below it instead, offered rates stepping up from 1/s.
+        if (hold.ok <= 1 && !outOfBudget()) {
+          log('  almost nothing got through while pressed: the limiter counts its refusals; measuring below it');
+          const below = await rateBelowLimit(
+            async () => {
+              const outcome = await sendOne();
+              return outcome.status >= 200 && outcome.status < 300;
+            },
+            () => !outOfBudget(),
+          );
+          thresholdRps = below.rps;
+          measuredBelow = true;
+          log(`  below the limit: ${below.rps}/s taken${below.refused ? `, ${below.refused}/s refused` : ''}`);
+        }
         break;
       }
       rate = holdRate;
@@ -265,6 +293,7 @@ export async function probeRateLimit(options: RateLimitProbeOptions): Promise<Ra
   return {
     operation: options.operation,
     thresholdRps,
+    ...(measuredBelow ? { measuredBelow } : {}),
     first429AtRate,
     requests,
     durationS: Math.round(elapsedS() * 100) / 100,
