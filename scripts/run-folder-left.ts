@@ -18,8 +18,11 @@ export function filesBelow(dir: string): string[] {
 
 /** The scratch folders of the run whose folder is `runFolder` left in the OS temp folder. */
 export function scratchLeft(runFolder: string): string[] {
+  // The folder's name, then the six characters mkdtemp adds: the run of a folder named `a` is not that of `a-b`.
   const name = `kgate-run-${basename(runFolder)}-`;
-  return readdirSync(tmpdir()).filter((entry) => entry.startsWith(name));
+  return readdirSync(tmpdir()).filter(
+    (entry) => entry.startsWith(name) && /^[A-Za-z0-9]{6}$/.test(entry.slice(name.length)),
+  );
 }
 
 /** The summary.json of a run folder. */

@@ -260,7 +260,7 @@ export class Door {
     console.error(redactSecrets(line));
   }
 
-  /** Registers what stops something the command started (a server, a process), on a signal or at close. */
+  /** Registers what stops something the command started (a server, a process), on a signal or at close: the last registered stops first. */
   onStop(cleanup: () => Promise<void> | void): void {
     this.cleanups.push(cleanup);
   }
@@ -341,7 +341,7 @@ export class Door {
   async close(): Promise<void> {
     if (stopping()) return;
     this.removeStops();
-    for (const cleanup of this.cleanups.splice(0)) await cleanup();
+    for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }
 }
 

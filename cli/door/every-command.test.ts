@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ReferenceServer, startReferenceServer } from '../../reference/index.ts';
 import { type ArrivalsProxy, startArrivalsProxy } from '../../scripts/arrivals-proxy.ts';
+import { scratchLeft } from '../../scripts/run-folder-left.ts';
 import { ROOT, runKgate } from '../../scripts/run-process.ts';
 import { COMMANDS } from '../main.ts';
 
@@ -203,10 +204,13 @@ test('SIGTERM and SIGINT mid-run on the embedded reference server stop it and ev
     [ROWS[1]!, ['--max-rps', '20', '--max-requests', '100000'], 'SIGINT', 130],
   ] as const) {
     const reports = join(dir, `embedded-${row.words.join('-')}`);
+    const earlier = scratchLeft(reports);
     const stopped = await stopMidRun({ ...row, extra: [...extra] }, undefined, reports, signal);
     assert.equal(stopped.code, code, stopped.output);
     assert.deepEqual(stopped.alive, [], `${label(row)}: no process it started outlives it`);
     assert.equal(JSON.parse(readFileSync(join(reports, 'summary.json'), 'utf8')).verdict, 'interrupted');
+    const left = scratchLeft(reports).filter((name) => !earlier.includes(name));
+    assert.deepEqual(left, [], `${label(row)}: its scratch folder goes with its processes`);
   }
 });
 

@@ -106,15 +106,26 @@ export function installStops(plan: StopPlan): () => void {
     const say = (line: string) => process.stderr.write(`${redactSecrets(line)}\n`);
     say(`kgate ${plan.command}: ${signal}: stopping every process this run started`);
     plan.abort.abort(new Error(`stopped by ${signal}`));
-    const cleanups = plan.cleanups().map(async (cleanup) => {
+    // Last started, first stopped: the processes of a run end before the scratch folder they write
+    // into goes, which would otherwise come back under a worker still writing its pace.
+    const pending = [...plan.cleanups()].reverse();
+    const runOne = async (cleanup: () => Promise<void> | void) => {
       try {
         await cleanup();
       } catch {
         // A process that is already gone needs no stopping.
       }
-    });
+    };
+    const inOrder = (async () => {
+      for (let next = pending.shift(); next; next = pending.shift()) await runOne(next);
+    })();
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
-    void Promise.race([Promise.all(cleanups), grace]).then(() => {
+    void Promise.race([inOrder, grace]).then(async () => {
+      // What the grace left waiting is started all the same, and given a moment before the exit.
+      await Promise.race([
+        Promise.all(pending.splice(0).map(runOne)),
+        new Promise((resolve) => setTimeout(resolve, 200).unref()),
+      ]);
       const dir = plan.reportDir();
       if (dir) {
         try {
