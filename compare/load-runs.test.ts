@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Random } from '../contracts/generative/random.ts';
+import { describeAgainst } from '../load/against.ts';
 import type { LatencySamples } from '../load/latency.ts';
 import type { LoadSummary } from '../load/report.ts';
 import { compareLoadRuns, samplesToJudge } from './load-runs.ts';
@@ -71,6 +72,11 @@ describe('a load run against an earlier one', () => {
       ],
     );
     assert.ok(evaluate.latency[0]!.interval[0] > 1);
+    // The terminal's headline names it with how much slower, as a person says it.
+    assert.match(
+      describeAgainst(against)[0]!,
+      /^against run run-12 \(steady\): regressed beyond the run-to-run noise: evaluateGet \(p50 \d+ % slower \(\d\.\d\d ms -> 4\d\.\d ms\), p95 \d+ % slower .*\)$/,
+    );
   });
 
   test("every operation's tail slower together (a busy machine): a note, no regression", () => {
