@@ -280,6 +280,60 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
     }
   });
 
+  test("a bundle with the team's recorded traffic (--mix-from) sends its operations and inputs under k6, never its key", async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    const RECORDED_KEY = 'k6har0recorded0key000000000000000';
+    const queries = ['web mining', 'latent semantic', 'search engines'];
+    const entries = [
+      ...Array.from(
+        { length: 80 },
+        (_, i) => `/academic/v1.0/interpret?query=${encodeURIComponent(queries[i % 3]!)}&count=5`,
+      ),
+      ...Array.from({ length: 20 }, () => '/academic/v1.0/calchistogram?expr=Y%3D2012&attributes=Y'),
+    ].map((path) => ({
+      request: {
+        method: 'GET',
+        url: `https://api.example.org${path}&subscription-key=${RECORDED_KEY}`,
+        headers: [{ name: 'Ocp-Apim-Subscription-Key', value: RECORDED_KEY }],
+      },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: '{}' } },
+    }));
+    const har = join(dir, 'recorded.har');
+    writeFileSync(har, JSON.stringify({ log: { version: '1.2', entries } }));
+    const front = await startRecordingFront(server.url);
+    try {
+      const { code, crossed, output } = await runK6('smoke', server.keys.full, front.url, { DURATION_S: '4' }, [
+        '--mix-from',
+        har,
+      ]);
+      assert.equal(code, 0, `k6 exit code: ${output}`);
+      assert.deepEqual(crossed, [], 'no threshold crossed');
+      const script = readFileSync(join(dir, 'smoke-2.js'), 'utf8');
+      assert.ok(!script.includes(RECORDED_KEY), 'the recorded key is not in the script');
+      assert.match(script, /^\/\/ Mix: 2 operations, 4 distinct requests/m, 'the header names the mix');
+      const seen = front.seen.map((request) => new URL(request.target, 'http://x'));
+      assert.ok(seen.length >= 30, `${seen.length} requests reached the front`);
+      const interprets = seen.filter((url) => url.pathname.endsWith('/interpret'));
+      const histograms = seen.filter((url) => url.pathname.endsWith('/calchistogram'));
+      assert.equal(interprets.length + histograms.length, seen.length, 'only the recorded operations');
+      const share = interprets.length / seen.length;
+      assert.ok(Math.abs(share - 0.8) <= 0.1, `interpret's share ${share} (recorded 0.8)`);
+      assert.deepEqual(
+        [...new Set(interprets.map((url) => url.searchParams.get('query')))].sort(),
+        [...queries].sort(),
+      );
+      assert.ok(
+        front.seen.every(
+          (request) =>
+            request.headers['ocp-apim-subscription-key'] === server.keys.full && !request.target.includes(RECORDED_KEY),
+        ),
+        'the run sends its own key, never the recorded one',
+      );
+    } finally {
+      await front.close();
+    }
+  });
+
   test('without a key the same script fails its thresholds (k6 exit code 99)', async (t) => {
     if (!K6) return t.skip(MISSING_K6);
     const { code, crossed, output } = await runK6('steady');
