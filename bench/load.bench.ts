@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { expandMix, runLoad } from '../load/runner.ts';
 import { SCENARIOS } from '../load/scenarios.ts';
+import { harMix } from '../load/traffic.ts';
 import { validateResponse } from '../openapi/validator.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -193,7 +194,9 @@ const long = rssDurationS === undefined ? undefined : await kgateLoad(rssDuratio
 
 // Steady-state CPU per request, measured inside this process around the load window only (no
 // start-up), which stays meaningful when other work shares the machine.
-const inProcess = { raw: [] as number[], kgate: [] as number[] };
+const inProcess = { raw: [] as number[], kgate: [] as number[], kgateHar: [] as number[] };
+// The mix --mix-from reads from the raw CLI's HAR file, for the runner in this process.
+const recordedMix = harMix(JSON.parse(readFileSync(harPath, 'utf8')), harPath).mix;
 for (let round = 0; round < rounds; round++) {
   let before = process.cpuUsage();
   const native = await autocannon({ url, connections, duration: 3, requests: MIX_REQUESTS });
@@ -216,6 +219,23 @@ for (let round = 0; round < rounds; round++) {
   );
   used = process.cpuUsage(before);
   inProcess.kgate.push((used.user + used.system) / ours.completed);
+  before = process.cpuUsage();
+  const recorded = await runLoad(
+    {
+      baseUrl: url,
+      key: 'bench-key-0000',
+      startRate: 0,
+      stages: [],
+      maxRate: { durationS: 3 },
+      connections,
+      validateShare: 0.01,
+      mix: recordedMix,
+      pathParams: { event_id: 'bench-event' },
+    },
+    { validate: validateResponse },
+  );
+  used = process.cpuUsage(before);
+  inProcess.kgateHar.push((used.user + used.system) / recorded.completed);
 }
 target.kill();
 
@@ -239,6 +259,9 @@ console.log(
 );
 console.log(
   `steady-state CPU per request in one process: autocannon ${median(inProcess.raw).toFixed(1)} µs, kgate runner (mix, 1 % validated) ${median(inProcess.kgate).toFixed(1)} µs (${((median(inProcess.raw) / median(inProcess.kgate)) * 100).toFixed(1)} % efficiency)`,
+);
+console.log(
+  `steady-state CPU per request in one process, the recorded mix of --mix-from: kgate runner ${median(inProcess.kgateHar).toFixed(1)} µs (${((median(inProcess.raw) / median(inProcess.kgateHar)) * 100).toFixed(1)} % efficiency)`,
 );
 console.log(`kgate peak RSS over ${durationS} s runs: ${kgatePeak} MB`);
 if (long) console.log(`kgate peak RSS over a ${rssDurationS} s run: ${long.peakRssMb} MB (target < 300 MB)`);
@@ -267,6 +290,7 @@ writeFileSync(
       inProcessCpuUsPerRequest: {
         autocannon: Math.round(median(inProcess.raw) * 10) / 10,
         kgateRunner: Math.round(median(inProcess.kgate) * 10) / 10,
+        kgateRunnerMixFromHar: Math.round(median(inProcess.kgateHar) * 10) / 10,
       },
       kgatePeakRssMb: kgatePeak,
       rawPeakRssMb: Math.max(...raw.map((m) => m.peakRssMb)),
