@@ -2,7 +2,8 @@
 // run alternately in this session against the same bare node:http target, sending the same
 // requests (the steady scenario's mix; the raw CLI reads it from a HAR file).
 // Figures: kgate's requests per second as a share of the raw CLI's (median of paired rounds, target
-// >= 90 %), CPU time per 1,000 requests of each generator, and kgate's peak resident memory
+// >= 90 %), the same with kgate reading that HAR file as the team's traffic (`--mix-from`, target
+// >= 90 % too: the same target and mix), CPU time per 1,000 requests of each generator, and kgate's peak resident memory
 // (target < 300 MB over a 60 s run).
 // KGATE_BENCH_LOAD_ROUNDS (default 5) rounds of KGATE_BENCH_LOAD_DURATION seconds (default 5) per
 // side; KGATE_BENCH_LOAD_RSS_DURATION=60 adds one kgate run of that length for the memory figure.
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { expandMix, runLoad } from '../load/runner.ts';
 import { SCENARIOS } from '../load/scenarios.ts';
+import { harMix } from '../load/traffic.ts';
 import { validateResponse } from '../openapi/validator.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -109,7 +111,9 @@ writeFileSync(
           method: request.method,
           url: `${url}${request.path}`,
           headers: Object.entries(request.headers ?? {}).map(([name, value]) => ({ name, value: String(value) })),
-          ...(request.body !== undefined ? { postData: { text: String(request.body) } } : {}),
+          ...(request.body !== undefined
+            ? { postData: { mimeType: 'application/x-www-form-urlencoded', text: String(request.body) } }
+            : {}),
         },
       })),
     },
@@ -131,7 +135,7 @@ async function rawAutocannon(): Promise<Measured> {
   return { rps: result.requests.total / result.duration, total: result.requests.total, peakRssMb, cpuS };
 }
 
-async function kgateLoad(seconds: number): Promise<Measured & { latencyP99Ms: number }> {
+async function kgateLoad(seconds: number, extra: string[] = []): Promise<Measured & { latencyP99Ms: number }> {
   const { stdout, peakRssMb, cpuS } = await measure(
     process.execPath,
     [
@@ -151,6 +155,7 @@ async function kgateLoad(seconds: number): Promise<Measured & { latencyP99Ms: nu
       '--report-dir',
       'reports/bench/load-runs',
       '--json',
+      ...extra,
     ],
     { KGATE_KEY: 'bench-key-0000', CI: '1' },
   );
@@ -171,22 +176,27 @@ console.log(
 );
 const raw: Measured[] = [];
 const kgate: (Measured & { latencyP99Ms: number })[] = [];
+const kgateHar: (Measured & { latencyP99Ms: number })[] = [];
 for (let round = 0; round < rounds; round++) {
-  // Alternate which side goes first so drift in the machine's load does not favour one.
-  const pair = round % 2 === 0 ? ['raw', 'kgate'] : ['kgate', 'raw'];
-  for (const side of pair) {
+  // Rotate which side goes first so drift in the machine's load does not favour one.
+  const sides = ['raw', 'kgate', 'kgate-har'];
+  const order = [...sides.slice(round % 3), ...sides.slice(0, round % 3)];
+  for (const side of order) {
     if (side === 'raw') raw.push(await rawAutocannon());
-    else kgate.push(await kgateLoad(durationS));
+    else if (side === 'kgate') kgate.push(await kgateLoad(durationS));
+    else kgateHar.push(await kgateLoad(durationS, ['--mix-from', harPath]));
   }
   console.log(
-    `  round ${round + 1}: raw autocannon CLI ${raw.at(-1)!.rps.toFixed(0)} req/s, kgate load --rate max (1 % validated) ${kgate.at(-1)!.rps.toFixed(0)} req/s`,
+    `  round ${round + 1}: raw autocannon CLI ${raw.at(-1)!.rps.toFixed(0)} req/s, kgate load --max-rps max (1 % validated) ${kgate.at(-1)!.rps.toFixed(0)} req/s, the same with --mix-from the raw CLI's HAR ${kgateHar.at(-1)!.rps.toFixed(0)} req/s`,
   );
 }
 const long = rssDurationS === undefined ? undefined : await kgateLoad(rssDurationS);
 
 // Steady-state CPU per request, measured inside this process around the load window only (no
 // start-up), which stays meaningful when other work shares the machine.
-const inProcess = { raw: [] as number[], kgate: [] as number[] };
+const inProcess = { raw: [] as number[], kgate: [] as number[], kgateHar: [] as number[] };
+// The mix --mix-from reads from the raw CLI's HAR file, for the runner in this process.
+const recordedMix = harMix(JSON.parse(readFileSync(harPath, 'utf8')), harPath).mix;
 for (let round = 0; round < rounds; round++) {
   let before = process.cpuUsage();
   const native = await autocannon({ url, connections, duration: 3, requests: MIX_REQUESTS });
@@ -209,6 +219,23 @@ for (let round = 0; round < rounds; round++) {
   );
   used = process.cpuUsage(before);
   inProcess.kgate.push((used.user + used.system) / ours.completed);
+  before = process.cpuUsage();
+  const recorded = await runLoad(
+    {
+      baseUrl: url,
+      key: 'bench-key-0000',
+      startRate: 0,
+      stages: [],
+      maxRate: { durationS: 3 },
+      connections,
+      validateShare: 0.01,
+      mix: recordedMix,
+      pathParams: { event_id: 'bench-event' },
+    },
+    { validate: validateResponse },
+  );
+  used = process.cpuUsage(before);
+  inProcess.kgateHar.push((used.user + used.system) / recorded.completed);
 }
 target.kill();
 
@@ -220,14 +247,21 @@ const median = (values: number[]) => {
 const rawRps = median(raw.map((m) => m.rps));
 const kgateRps = median(kgate.map((m) => m.rps));
 const ratio = kgateRps / rawRps;
+const harRatio = median(kgateHar.map((m) => m.rps)) / rawRps;
 const cpuPerK = (list: Measured[]) => median(list.map((m) => (m.cpuS / Math.max(1, m.total)) * 1000));
 const kgatePeak = Math.max(...kgate.map((m) => m.peakRssMb));
 console.log(`kgate / raw autocannon: ${(ratio * 100).toFixed(1)} % of requests per second (median; target >= 90 %)`);
+console.log(
+  `kgate --mix-from the same HAR / raw autocannon: ${(harRatio * 100).toFixed(1)} % of requests per second (median; target >= 90 %)`,
+);
 console.log(
   `CPU per 1,000 requests: raw ${(cpuPerK(raw) * 1000).toFixed(1)} ms, kgate ${(cpuPerK(kgate) * 1000).toFixed(1)} ms`,
 );
 console.log(
   `steady-state CPU per request in one process: autocannon ${median(inProcess.raw).toFixed(1)} µs, kgate runner (mix, 1 % validated) ${median(inProcess.kgate).toFixed(1)} µs (${((median(inProcess.raw) / median(inProcess.kgate)) * 100).toFixed(1)} % efficiency)`,
+);
+console.log(
+  `steady-state CPU per request in one process, the recorded mix of --mix-from: kgate runner ${median(inProcess.kgateHar).toFixed(1)} µs (${((median(inProcess.raw) / median(inProcess.kgateHar)) * 100).toFixed(1)} % efficiency)`,
 );
 console.log(`kgate peak RSS over ${durationS} s runs: ${kgatePeak} MB`);
 if (long) console.log(`kgate peak RSS over a ${rssDurationS} s run: ${long.peakRssMb} MB (target < 300 MB)`);
@@ -246,6 +280,8 @@ writeFileSync(
       rawAutocannonRps: raw.map((m) => Math.round(m.rps)),
       kgateRps: kgate.map((m) => Math.round(m.rps)),
       ratio: Math.round(ratio * 1000) / 1000,
+      kgateMixFromHarRps: kgateHar.map((m) => Math.round(m.rps)),
+      mixFromHarRatio: Math.round(harRatio * 1000) / 1000,
       ratioTarget: 0.9,
       cpuMsPer1000Requests: {
         raw: Math.round(cpuPerK(raw) * 10000) / 10,
@@ -254,6 +290,7 @@ writeFileSync(
       inProcessCpuUsPerRequest: {
         autocannon: Math.round(median(inProcess.raw) * 10) / 10,
         kgateRunner: Math.round(median(inProcess.kgate) * 10) / 10,
+        kgateRunnerMixFromHar: Math.round(median(inProcess.kgateHar) * 10) / 10,
       },
       kgatePeakRssMb: kgatePeak,
       rawPeakRssMb: Math.max(...raw.map((m) => m.peakRssMb)),

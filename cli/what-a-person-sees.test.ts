@@ -253,6 +253,13 @@ describe('the terminal agrees with the verdict', () => {
       const problems = (JSON.parse(json.stdout) as { problems: string[] }).problems.length;
       const result = await kgate(['probe', 'body-limit', '--base-url', target]);
       agrees(`probe ${target}`, { result, code, verdict: { problems } });
+      // Its page, like every command's: the same verdict and the same count of problems.
+      const page = /reports: open (\S+report\.html)/.exec(result.stdout)?.[1];
+      assert.ok(page && existsSync(page), `the page named on the terminal: ${result.stdout}`);
+      const html = readFileSync(page, 'utf8');
+      assert.match(html, new RegExp(`<header class="banner ${code === 1 ? 'fail' : 'pass'}" id="verdict">`));
+      assert.match(html, new RegExp(`data-count="problems"><b>${problems}</b>`));
+      assert.match(html, /largest accepted body|no body limit found/);
     }
   });
 

@@ -122,8 +122,7 @@ export function judgeLatency(
   const ratio = medU > 0 ? medC / medU : Number.NaN;
   const interval = bootstrapRatio(candidate, current, seed);
   const round = (value: number) => Math.round(value * 1000) / 1000;
-  const beyond = (slower: number, faster: number) =>
-    slower - faster > threshold.ms && slower > faster * (1 + threshold.percent / 100);
+  const beyond = (slower: number, faster: number) => exceedsThreshold(slower, faster, threshold);
   return {
     candidate: c,
     current: u,
@@ -132,4 +131,70 @@ export function judgeLatency(
     regression: interval[0] > 1 && beyond(medC, medU),
     improvement: interval[1] < 1 && beyond(medU, medC),
   };
+}
+
+/** Whether `slower` is slower than `faster` by more than both the threshold's percent and its milliseconds. */
+export function exceedsThreshold(slower: number, faster: number, threshold: RegressionThreshold): boolean {
+  return slower - faster > threshold.ms && slower > faster * (1 + threshold.percent / 100);
+}
+
+/**
+ * The value at percentile `p` of the multiset holding `counts[k]` copies of `sorted[k]` (`total` in
+ * all), interpolated between ranks as `percentile` does; NaN when it is empty. What a bootstrap
+ * resample's percentile is, without sorting the resample.
+ */
+export function percentileOfCounts(
+  sorted: ArrayLike<number>,
+  counts: ArrayLike<number>,
+  total: number,
+  p: number,
+): number {
+  if (total === 0) return Number.NaN;
+  const rank = (p / 100) * (total - 1);
+  const low = Math.floor(rank);
+  const high = Math.ceil(rank);
+  let seen = 0;
+  let lowValue = Number.NaN;
+  for (let k = 0; k < sorted.length; k++) {
+    seen += counts[k]!;
+    if (Number.isNaN(lowValue) && low < seen) lowValue = sorted[k]!;
+    if (high < seen) return lowValue + (sorted[k]! - lowValue) * (rank - low);
+  }
+  return lowValue;
+}
+
+/** The CONFIDENCE interval of bootstrap values (the finite ones), or [NaN, NaN] when none is. */
+export function confidenceInterval(values: ArrayLike<number>): [number, number] {
+  const finite = Array.from(values)
+    .filter((value) => !Number.isNaN(value))
+    .sort((a, b) => a - b);
+  if (finite.length === 0) return [Number.NaN, Number.NaN];
+  const tail = (1 - CONFIDENCE) / 2;
+  return [percentile(finite, tail * 100), percentile(finite, (1 - tail) * 100)];
+}
+
+/** The two-sided normal quantile of CONFIDENCE (0.95). */
+const Z = 1.959964;
+
+/** The Wilson score interval of a share `x` of `n` at CONFIDENCE. */
+export function wilsonInterval(x: number, n: number): [number, number] {
+  if (n === 0) return [0, 1];
+  const p = x / n;
+  const z2 = Z * Z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/**
+ * The CONFIDENCE interval of the difference of two shares (candidate's `x1` of `n1` minus the current
+ * one's `x2` of `n2`) by Newcombe's hybrid score method: sound for shares near 0, as error rates are.
+ */
+export function shareDifferenceInterval(x1: number, n1: number, x2: number, n2: number): [number, number] {
+  const p1 = n1 === 0 ? 0 : x1 / n1;
+  const p2 = n2 === 0 ? 0 : x2 / n2;
+  const [l1, u1] = wilsonInterval(x1, n1);
+  const [l2, u2] = wilsonInterval(x2, n2);
+  const d = p1 - p2;
+  return [d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)];
 }

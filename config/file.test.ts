@@ -117,6 +117,33 @@ test('parseConfig accepts the documented keys and names the key and the rule oth
     { given: { maxRpsByPath: 1 }, want: /key 'maxRpsByPath' must be object/ },
     { given: { baseline: '' }, want: /key 'baseline' must NOT have fewer than 1 characters/ },
     { given: { strict: 'yes' }, want: /key 'strict' must be boolean/ },
+    {
+      given: {
+        load: {
+          thresholds: { evaluateGet: 'p(95)<300ms', '*': ['p(99)<1s', 'error_rate<1%'] },
+          mix: { interpretGet: 7 },
+        },
+      },
+      want: {
+        load: {
+          thresholds: { evaluateGet: 'p(95)<300ms', '*': ['p(99)<1s', 'error_rate<1%'] },
+          mix: { interpretGet: 7 },
+        },
+      },
+    },
+    {
+      given: { load: { thresholds: { evaluate: 'p(95)<300ms' } } },
+      want: /key 'load\.thresholds\.evaluate': the name must be an operation id or \* \(\*, interpretGet, /,
+    },
+    {
+      given: { load: { thresholds: { '*': 5 } } },
+      want: /key 'load\.thresholds\.\*' must be a threshold in k6's syntax/,
+    },
+    {
+      given: { load: { mix: { interpretGet: -1 } } },
+      want: /key 'load\.mix\.interpretGet' must be from 0 to 1000000 weight/,
+    },
+    { given: { load: { threshold: {} } }, want: /unknown key 'load\.threshold' \(did you mean load\.thresholds\?\)/ },
   ];
   for (const { given, want } of cases) {
     if (want instanceof RegExp)
@@ -140,6 +167,20 @@ test('the schema lists exactly the paths of the spec, which maxRpsByPath names',
     schema.$defs.specPath.enum,
     [...new Set(OPERATIONS.map((op) => op.path))],
     'config/kgate.config.schema.json $defs.specPath.enum',
+  );
+});
+
+test('the schema lists exactly the operation ids of the spec, which load.thresholds and load.mix name', () => {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as { $defs: { operationId: { enum: string[] } } };
+  assert.deepEqual(
+    schema.$defs.operationId.enum,
+    OPERATIONS.map((op) => op.operationId),
+    'config/kgate.config.schema.json $defs.operationId.enum',
+  );
+  assert.deepEqual(
+    (schema.$defs as unknown as { thresholdScope: { enum: string[] } }).thresholdScope.enum,
+    ['*', ...OPERATIONS.map((op) => op.operationId)],
+    'config/kgate.config.schema.json $defs.thresholdScope.enum',
   );
 });
 

@@ -82,6 +82,8 @@ export interface KgateConfig {
   clientKey?: string;
   /** Headers of every request: names and values, or `Name: value` lines; `${NAME}` in a value reads a variable (cli/door/identity.ts). */
   headers?: Record<string, string> | string[];
+  /** kgate load and kgate k6 bundle: the team's thresholds (k6's syntax, by operation id or `*`) and mix (weights by operation id). */
+  load?: { thresholds?: Record<string, string | string[]>; mix?: Record<string, number> };
 }
 
 /** What a ConfigError is about: the file, the key (dotted: `keyVariables.full`), the rule broken, a near miss. */

@@ -1,9 +1,11 @@
 import { registerSecret } from '../config/redact.ts';
+import { harBody, harContent, harEntries, harForm, harHeader, harHeaderRecord, harKeys } from '../http/har.ts';
 import { matchOperation, OPERATIONS } from '../openapi/spec.ts';
 import { mediaTypeOf, validateRequest, validateResponse } from '../openapi/validator.ts';
 import { compareExchange, isJsonMediaType } from './compare.ts';
 import { type DriftFinding, FindingSet } from './findings.ts';
-import { isObject } from './schema.ts';
+
+export { HarFormatError } from '../http/har.ts';
 
 /** The verdict on one recorded exchange. */
 export interface HarExchange {
@@ -57,16 +59,6 @@ export interface HarResult {
   untouched: string[];
 }
 
-/** A file that is not a HAR log. */
-export class HarFormatError extends Error {
-  override name = 'HarFormatError';
-}
-
-interface HarHeader {
-  name: string;
-  value: string;
-}
-
 /**
  * Validates recorded traffic (a parsed HAR 1.2 log) against the spec: every exchange whose path
  * matches an operation, also under a base-path prefix, is checked with the spec's validator and
@@ -74,25 +66,21 @@ interface HarHeader {
  * Subscription keys found in the HAR are registered as secrets so no output shows them.
  */
 export function analyzeHar(har: unknown, source: string): HarResult {
-  const entries = isObject(har) && isObject(har.log) && Array.isArray(har.log.entries) ? har.log.entries : undefined;
-  if (!entries) throw new HarFormatError(`${source} is not a HAR file (no log.entries array)`);
+  const entries = harEntries(har, source);
   const findings = new FindingSet();
   const exchanges: HarExchange[] = [];
   const seen = new Map<string, Record<string, number>>();
 
-  entries.forEach((entry, index) => {
-    const request = isObject(entry) && isObject(entry.request) ? entry.request : {};
-    const response = isObject(entry) && isObject(entry.response) ? entry.response : {};
-    const method = String(request.method ?? 'GET').toUpperCase();
-    const url = parseUrl(String(request.url ?? ''));
-    registerKeys(request, url);
+  for (const entry of entries) {
+    const { index, method, request, response, url } = entry;
+    for (const key of harKeys(entry)) registerSecret(key);
     const status = Number(response.status ?? 0);
-    const target = url ? `${url.pathname}${url.search}` : String(request.url ?? '');
+    const target = url ? `${url.pathname}${url.search}` : entry.rawUrl;
     const base: HarExchange = { index, method, target, status, valid: true, errors: [] };
     const match = url ? matchOperation(method, url.pathname) : undefined;
     if (!match) {
       exchanges.push({ ...base, skipped: 'no operation matches this method and path' });
-      return;
+      continue;
     }
     const op = match.operation;
     const requestErrors = checkRequest(op.operationId, request, url!, match.pathParams);
@@ -104,22 +92,23 @@ export function analyzeHar(har: unknown, source: string): HarResult {
     };
     if (!Number.isInteger(status) || status < 100) {
       exchanges.push({ ...exchange, skipped: 'no response recorded' });
-      return;
+      continue;
     }
     const statuses = seen.get(op.operationId) ?? {};
     statuses[String(status)] = (statuses[String(status)] ?? 0) + 1;
     seen.set(op.operationId, statuses);
 
-    const content = isObject(response.content) ? response.content : {};
+    const content = harContent(response);
     const contentType =
-      header(response.headers, 'content-type') ?? (typeof content.mimeType === 'string' ? content.mimeType : undefined);
+      harHeader(response.headers, 'content-type') ??
+      (typeof content.mimeType === 'string' ? content.mimeType : undefined);
     const mediaType = mediaTypeOf(contentType);
     if (typeof content.text !== 'string' && Number(content.size ?? 0) > 0) {
       exchanges.push({ ...exchange, mediaType, skipped: 'response body not recorded' });
-      return;
+      continue;
     }
-    const text = decodeBody(content);
-    const headers = headerRecord(response.headers);
+    const text = harBody(content);
+    const headers = harHeaderRecord(response.headers);
     if (contentType !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
       headers['content-type'] = contentType;
     }
@@ -140,7 +129,7 @@ export function analyzeHar(har: unknown, source: string): HarResult {
       errors.push(...verdict.errors.map((error) => error.message));
     }
     exchanges.push({ ...exchange, mediaType, valid: errors.length === 0, errors });
-  });
+  }
 
   const coverage = OPERATIONS.map((op): OperationCoverage => {
     const statuses = seen.get(op.operationId) ?? {};
@@ -171,41 +160,9 @@ export function analyzeHar(har: unknown, source: string): HarResult {
   };
 }
 
-function parseUrl(raw: string): URL | undefined {
-  try {
-    return new URL(raw, 'http://har.invalid');
-  } catch {
-    return undefined;
-  }
-}
-
-function header(headers: unknown, name: string): string | undefined {
-  if (!Array.isArray(headers)) return undefined;
-  const found = (headers as HarHeader[]).find((item) => isObject(item) && String(item.name).toLowerCase() === name);
-  return found ? String(found.value) : undefined;
-}
-
-/** The recorded headers as one record (repeated names joined with ', ', as a client would read them). */
-function headerRecord(headers: unknown): Record<string, string> {
-  const record: Record<string, string> = {};
-  if (!Array.isArray(headers)) return record;
-  for (const item of headers) {
-    if (!isObject(item)) continue;
-    const name = String(item.name).toLowerCase();
-    record[name] = record[name] === undefined ? String(item.value) : `${record[name]}, ${String(item.value)}`;
-  }
-  return record;
-}
-
 /** The query parameters and form fields the recorded request sent. */
 function sentParams(request: Record<string, unknown>, url: URL): Record<string, string> {
-  return { ...Object.fromEntries(url.searchParams), ...formOf(request) };
-}
-
-/** Registers every subscription key the request carries (header or query) so output masks it. */
-function registerKeys(request: Record<string, unknown>, url: URL | undefined): void {
-  registerSecret(header(request.headers, 'ocp-apim-subscription-key'));
-  for (const name of ['subscription-key', 'Subscription-Key']) registerSecret(url?.searchParams.get(name) ?? undefined);
+  return { ...Object.fromEntries(url.searchParams), ...harForm(request) };
 }
 
 /** Validates the recorded request's query, form body and path parameters. */
@@ -216,23 +173,6 @@ function checkRequest(
   pathParams: Record<string, string>,
 ): string[] {
   const query = Object.fromEntries(url.searchParams);
-  const form = formOf(request);
+  const form = harForm(request);
   return validateRequest(operationId, { query, form, pathParams }).errors.map((error) => error.message);
-}
-
-/** The form fields of a recorded POST body (HAR `postData.params`, else its text), if any. */
-function formOf(request: Record<string, unknown>): Record<string, string> | undefined {
-  const postData = isObject(request.postData) ? request.postData : undefined;
-  if (postData && Array.isArray(postData.params)) {
-    return Object.fromEntries(
-      postData.params.filter(isObject).map((param) => [String(param.name), String(param.value ?? '')]),
-    );
-  }
-  if (postData && typeof postData.text === 'string') return Object.fromEntries(new URLSearchParams(postData.text));
-  return undefined;
-}
-
-function decodeBody(content: Record<string, unknown>): string {
-  const text = typeof content.text === 'string' ? content.text : '';
-  return content.encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text;
 }

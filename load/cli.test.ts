@@ -232,8 +232,8 @@ describe('kgate load end to end', () => {
         { KGATE_KEY: 'kgate-test-key-0000' },
       );
       assert.equal(run.code, 1, run.stderr);
-      assert.match(run.stderr, /threshold breached: error rate <= 1 %/);
-      assert.match(run.stdout, /FAIL\s+error rate <= 1 %: measured 100 %/);
+      assert.match(run.stderr, /threshold breached: every operation error_rate<=1% \(measured 100 %\)/);
+      assert.match(run.stdout, /FAIL\s+every operation error_rate<=1%: measured 100 %/);
     } finally {
       server.close();
     }

@@ -3,7 +3,7 @@
 // ../shared/tools/, or KGATE_K6) against the reference server, with and without a key.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,8 +12,10 @@ import { type ReferenceServer, startReferenceServer } from '../reference/index.t
 import { kgateVersion } from '../reporting/run-meta.ts';
 import { missingBinaries, startNginx } from '../scripts/real-servers.ts';
 import { startRecordingFront } from '../scripts/recording-front.ts';
-import { ROOT, runProcess } from '../scripts/run-process.ts';
+import { ROOT, runKgate, runProcess } from '../scripts/run-process.ts';
 import { bundleScenario, CONFIGMAP_LIMIT_BYTES, K6_SCENARIOS } from './k6-bundle.ts';
+import type { LoadSummary } from './report.ts';
+import { k6Thresholds, parseThreshold } from './threshold-rules.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kgate-k6-'));
 
@@ -91,12 +93,18 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
     key?: string,
     baseUrl = server.url,
     extra: Record<string, string> = {},
+    bundleArgs: string[] = [],
   ): Promise<{ code: number | null; crossed: string[]; all: string[]; output: string }> {
-    const script = join(dir, `${name}.js`);
+    const script = join(dir, `${name}-${bundleArgs.length}.js`);
     const summary = join(dir, `${name}-${key ? 'key' : 'nokey'}-${Date.now()}-summary.json`);
-    spawnSync(process.execPath, [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', name, '--out', script]);
+    const bundled = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/kgate.mjs'), 'k6', 'bundle', name, '--out', script, ...bundleArgs],
+      { encoding: 'utf8' },
+    );
+    assert.equal(bundled.status, 0, bundled.stderr);
     // A short, light version of the scenario: 3 s at 20/s peak, every answer checked.
-    const vars = { BASE_URL: baseUrl, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_SHARE: '1' };
+    const vars = { BASE_URL: baseUrl, DURATION_S: '3', RATE: '20', CONNECTIONS: '20', VALIDATE_PERCENT: '100' };
     const args = ['run', '--quiet', '--no-color', '--summary-export', summary, script];
     for (const [variable, value] of Object.entries({ ...vars, ...(key ? { KGATE_KEY: key } : {}), ...extra }))
       args.splice(1, 0, '-e', `${variable}=${value}`);
@@ -191,7 +199,7 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
           `BASE_URL=${front.url}`,
           '-e',
           'KGATE_HEADERS={"X-Tenant":"a\\r\\nInjected: 1"}',
-          join(dir, 'smoke.js'),
+          join(dir, 'smoke-0.js'),
         ],
         { env: { PATH: process.env.PATH, HOME: dir } },
       );
@@ -201,6 +209,126 @@ describe('the bundles under a real k6', { concurrency: false }, () => {
         /KGATE_HEADERS: the value of X-Tenant must be a string of visible characters/,
       );
       assert.equal(front.seen.length, 0, 'nothing was sent');
+    } finally {
+      await front.close();
+    }
+  });
+
+  test("a bundle with the team's thresholds breaches and passes under k6 where kgate load does", async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    // GET evaluate answered 40 ms late (the fault catalogue's evaluate-slow-40ms), everything else as ever.
+    const config = join(dir, 'team.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        load: {
+          thresholds: {
+            evaluateGet: ['p(50)<40ms', 'valid_share>=100%'],
+            evaluatePost: 'p(50)<40ms',
+            interpretGet: ['p(50)<40ms', 'error_rate<=0%'],
+            '*': 'p(99)<10s',
+          },
+        },
+      }),
+    );
+    for (const [target, breached] of [
+      [`${server.url}/faults/evaluate-slow-40ms`, ['evaluateGet: p(50)<40ms']],
+      [server.url, []],
+    ] as const) {
+      const k6 = await runK6('smoke', server.keys.full, target, { DURATION_S: '4' }, ['--config', config]);
+      // Asynchronously: the reference server answers from this process meanwhile.
+      const kgate = await runKgate(
+        [
+          'load',
+          'smoke',
+          '--base-url',
+          target,
+          '--max-rps',
+          '20',
+          '--duration',
+          '4s',
+          '--config',
+          config,
+          '--report-dir',
+          join(dir, `kgate-${breached.length}`),
+          '--json',
+        ],
+        { env: { KGATE_KEY: server.keys.full, KGATE_BASE_URL: '', CI: '1' }, timeoutMs: 90_000 },
+      );
+      const judged = JSON.parse(kgate.stdout) as LoadSummary;
+      const failed = judged.verdicts.filter((v) => v.status === 'fail').map((v) => v.rule);
+      assert.deepEqual(failed, breached, `kgate load against ${target}`);
+      assert.equal(kgate.code, breached.length > 0 ? 1 : 0, kgate.stderr);
+      // The same rules, as k6 names them: what kgate breached is what k6 crossed, no more.
+      const want = failed.flatMap((rule) =>
+        Object.entries(k6Thresholds([parseThreshold(rule)], 0)).flatMap(([metric, list]) =>
+          list.map((expression) => `${metric} ${expression}`),
+        ),
+      );
+      assert.deepEqual(k6.crossed, want, `k6 against ${target}: ${k6.output}`);
+      assert.equal(k6.code, breached.length > 0 ? 99 : 0, k6.output);
+      for (const metric of [
+        'http_req_duration{name:evaluateGet}',
+        'http_req_duration{name:evaluatePost}',
+        'checks{operation:evaluateGet}',
+        'http_req_failed{name:interpretGet}',
+      ])
+        assert.ok(
+          k6.all.some((id) => id.startsWith(`${metric} `)),
+          `k6 judged ${metric}: ${k6.all.join(', ')}`,
+        );
+    }
+  });
+
+  test("a bundle with the team's recorded traffic (--mix-from) sends its operations and inputs under k6, never its key", async (t) => {
+    if (!K6) return t.skip(MISSING_K6);
+    const RECORDED_KEY = 'k6har0recorded0key000000000000000';
+    const queries = ['web mining', 'latent semantic', 'search engines'];
+    const entries = [
+      ...Array.from(
+        { length: 80 },
+        (_, i) => `/academic/v1.0/interpret?query=${encodeURIComponent(queries[i % 3]!)}&count=5`,
+      ),
+      ...Array.from({ length: 20 }, () => '/academic/v1.0/calchistogram?expr=Y%3D2012&attributes=Y'),
+    ].map((path) => ({
+      request: {
+        method: 'GET',
+        url: `https://api.example.org${path}&subscription-key=${RECORDED_KEY}`,
+        headers: [{ name: 'Ocp-Apim-Subscription-Key', value: RECORDED_KEY }],
+      },
+      response: { status: 200, headers: [], content: { mimeType: 'application/json', text: '{}' } },
+    }));
+    const har = join(dir, 'recorded.har');
+    writeFileSync(har, JSON.stringify({ log: { version: '1.2', entries } }));
+    const front = await startRecordingFront(server.url);
+    try {
+      const { code, crossed, output } = await runK6('smoke', server.keys.full, front.url, { DURATION_S: '4' }, [
+        '--mix-from',
+        har,
+      ]);
+      assert.equal(code, 0, `k6 exit code: ${output}`);
+      assert.deepEqual(crossed, [], 'no threshold crossed');
+      const script = readFileSync(join(dir, 'smoke-2.js'), 'utf8');
+      assert.ok(!script.includes(RECORDED_KEY), 'the recorded key is not in the script');
+      assert.match(script, /^\/\/ Mix: 2 operations, 4 distinct requests/m, 'the header names the mix');
+      const seen = front.seen.map((request) => new URL(request.target, 'http://x'));
+      assert.ok(seen.length >= 30, `${seen.length} requests reached the front`);
+      const interprets = seen.filter((url) => url.pathname.endsWith('/interpret'));
+      const histograms = seen.filter((url) => url.pathname.endsWith('/calchistogram'));
+      assert.equal(interprets.length + histograms.length, seen.length, 'only the recorded operations');
+      const share = interprets.length / seen.length;
+      assert.ok(Math.abs(share - 0.8) <= 0.1, `interpret's share ${share} (recorded 0.8)`);
+      assert.deepEqual(
+        [...new Set(interprets.map((url) => url.searchParams.get('query')))].sort(),
+        [...queries].sort(),
+      );
+      assert.ok(
+        front.seen.every(
+          (request) =>
+            request.headers['ocp-apim-subscription-key'] === server.keys.full && !request.target.includes(RECORDED_KEY),
+        ),
+        'the run sends its own key, never the recorded one',
+      );
     } finally {
       await front.close();
     }

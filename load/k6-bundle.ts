@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MODULE_EXT, sourcesRoot } from '../config/runtime.ts';
 import { kgateVersion } from '../reporting/run-meta.ts';
+import type { BundleSettings } from './k6/options.ts';
 import { SCENARIOS } from './scenarios.ts';
 
 /** The scenarios `kgate k6 bundle` can bundle (the k6 scripts of load/k6/). */
@@ -23,9 +24,36 @@ export function bundleBanner(name: string): string {
     `// kgate k6 script, scenario '${name}': one self-contained file (${K6_TARGET}, only k6 modules imported),`,
     '// bundled from load/k6/ and load/scenarios.ts by `kgate k6 bundle`.',
     `// Run: k6 run -e BASE_URL=https://host/prefix -e KGATE_KEY=... ${name}.js`,
-    '// Overrides: -e RATE=<peak/s> -e DURATION_S=<s> -e CONNECTIONS=<VUs> -e VALIDATE_SHARE=<0..1>',
+    '// Overrides: -e RATE=<peak/s> -e DURATION_S=<s> -e CONNECTIONS=<VUs> -e VALIDATE_PERCENT=<0..100>',
     `// Headers of every request: -e KGATE_HEADERS='{"Authorization":"Bearer ..."}'; BASE_URL=https://user:password@host sends Basic.`,
   ].join('\n');
+}
+
+/** The string of the k6 scripts (load/k6/options.ts) that a bundle with the team's settings holds their JSON in. */
+const SETTINGS_PLACEHOLDER = '__KGATE_BUNDLE_SETTINGS__';
+
+/**
+ * The bundle with the team's settings written in: the JSON of `settings` where the scripts hold
+ * their placeholder, and the rules and mix named in the banner.
+ */
+export function withSettings(script: string, name: string, settings: BundleSettings): string {
+  const quoted = new RegExp(`(["'])${SETTINGS_PLACEHOLDER}\\1`, 'g');
+  const found = script.match(quoted)?.length ?? 0;
+  // A bundle whose placeholder is gone or doubled is a defect of kgate's build, not of the user's input.
+  if (found !== 1) throw new Error(`the ${name} bundle holds its settings placeholder ${found} times, not once`);
+  const banner = [
+    ...(settings.thresholds ? [`// Thresholds (kgate load judges the same): ${settings.thresholds.join(', ')}`] : []),
+    ...(settings.mix
+      ? [
+          `// Mix: ${[...new Set(settings.mix.map((entry) => entry.operationId))].length} operations, ${settings.mix.length} distinct requests (the team's, as kgate load sends it)`,
+        ]
+      : []),
+  ];
+  const literal = JSON.stringify(JSON.stringify(settings));
+  const lines = script.replace(quoted, () => literal).split('\n');
+  const end = lines.findIndex((line) => !line.startsWith('//'));
+  lines.splice(end, 0, ...banner);
+  return lines.join('\n');
 }
 
 /**
@@ -33,8 +61,14 @@ export function bundleBanner(name: string): string {
  * definitions in one file, with only `k6` and `k6/*` imports left, down-levelled to ES2015.
  * From the sources (a clone, also when it runs its build) it is bundled with esbuild, a dev
  * dependency; the installed package returns the bundle its build made, which is the same text.
+ * With `settings` (the team's thresholds and mix), they are written into it.
  */
-export async function bundleScenario(name: string): Promise<string> {
+export async function bundleScenario(name: string, settings?: BundleSettings): Promise<string> {
+  const script = await plainBundle(name);
+  return settings && (settings.thresholds || settings.mix) ? withSettings(script, name, settings) : script;
+}
+
+async function plainBundle(name: string): Promise<string> {
   if (!K6_SCENARIOS.includes(name)) {
     throw new Error(`unknown scenario '${name}' (one of ${K6_SCENARIOS.join(', ')})`);
   }

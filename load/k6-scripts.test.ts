@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { scenarioFor, thresholdsFor, validateShareNote } from './k6/options.ts';
+import { bundleScenario, withSettings } from './k6-bundle.ts';
 import { plannedArrivals, SCENARIOS } from './scenarios.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -172,5 +174,58 @@ describe('k6 scripts', () => {
     (globalThis as Record<string, unknown>).__ENV = { BASE_URL: 'http://127.0.0.1:9/api?code=1' };
     const script = await loadScript('smoke');
     assert.throws(() => script.setup(), /no query or fragment/);
+  });
+});
+
+describe("the k6 options: one unit for the validated share, and the bundle's settings", () => {
+  test('VALIDATE_PERCENT is a percentage, as kgate load --validate-share; VALIDATE_SHARE, the old fraction, is read with a note', () => {
+    assert.equal(scenarioFor('steady', { VALIDATE_PERCENT: '50' }, undefined).validateShare, 0.5);
+    assert.equal(validateShareNote({ VALIDATE_PERCENT: '50' }), undefined);
+    assert.equal(scenarioFor('steady', { VALIDATE_SHARE: '0.25' }, undefined).validateShare, 0.25);
+    assert.match(
+      validateShareNote({ VALIDATE_SHARE: '0.25' })!,
+      /VALIDATE_SHARE .* is now VALIDATE_PERCENT .*read as 25 %/,
+    );
+    assert.equal(
+      scenarioFor('steady', { VALIDATE_PERCENT: '10', VALIDATE_SHARE: '0.9' }, undefined).validateShare,
+      0.1,
+      'the percentage wins',
+    );
+    assert.throws(
+      () => scenarioFor('steady', { VALIDATE_PERCENT: '150' }, undefined),
+      /VALIDATE_PERCENT takes a percentage from 0 to 100, got '150'/,
+    );
+    assert.throws(() => scenarioFor('steady', { VALIDATE_SHARE: '5' }, undefined), /use VALIDATE_PERCENT=<0\.\.100>/);
+  });
+
+  test("a bundle's rules replace the scenario's thresholds; its mix replaces the scenario's", () => {
+    const steady = SCENARIOS.steady!;
+    const settings = {
+      thresholds: ['*: p(99)<1s', 'evaluateGet: p(95)<300ms', 'hotEvents: error_rate<=2%'],
+      mix: [SCENARIOS.steady!.mix[0]!],
+    };
+    assert.deepEqual(thresholdsFor(steady, settings), {
+      http_req_duration: ['p(99)<1000'],
+      'http_req_duration{name:evaluateGet}': ['p(95)<300'],
+      'http_req_failed{name:hotEvents}': ['rate<=0.02'],
+    });
+    assert.deepEqual(scenarioFor('steady', {}, settings).mix, settings.mix);
+    const own = thresholdsFor(steady, undefined);
+    assert.deepEqual(own.http_req_duration, [`p(95)<=${steady.thresholds.p95Ms}`, `p(99)<=${steady.thresholds.p99Ms}`]);
+  });
+
+  test('kgate k6 bundle writes the settings in once, and names them in the header', async () => {
+    const script = await bundleScenario('smoke', { thresholds: ['evaluateGet: p(95)<300ms'] });
+    assert.ok(!script.includes('__KGATE_BUNDLE_SETTINGS__'), 'the placeholder is replaced');
+    assert.match(script, /^\/\/ Thresholds \(kgate load judges the same\): evaluateGet: p\(95\)<300ms$/m);
+    assert.equal(
+      script.split('evaluateGet: p(95)<300ms').length - 1,
+      2,
+      'in the header and in the settings, once each',
+    );
+    assert.throws(
+      () => withSettings('no placeholder here', 'smoke', { thresholds: [] }),
+      /holds its settings placeholder 0 times/,
+    );
   });
 });

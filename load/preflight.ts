@@ -1,4 +1,4 @@
-import { type MixRequest, requestTarget } from './scenarios.ts';
+import { BROWSING_MIX, type MixRequest, requestTarget } from './scenarios.ts';
 import { type SimpleResponse, simpleRequest } from './target.ts';
 import { targetUrl } from './target-url.ts';
 
@@ -50,10 +50,15 @@ export async function preflight(
   key: string | undefined,
   mix: MixRequest[],
 ): Promise<Record<string, string>> {
-  const hot = mix.find((entry) => entry.operationId === 'hotEvents');
+  const needsEvent = mix.some((entry) => entry.path.includes('{event_id}'));
+  // A mix that sends the news of an event but no hot events of its own (recorded traffic) still
+  // needs an event id of this target: kgate's hot-events request finds one.
+  const hot =
+    mix.find((entry) => entry.operationId === 'hotEvents') ??
+    (needsEvent ? BROWSING_MIX.find((entry) => entry.operationId === 'hotEvents') : undefined);
   const body = await firstAnswer(targetUrl(baseUrl, hot ? requestTarget(hot) : '/'), baseUrl, key);
   const pathParams: Record<string, string> = {};
-  if (mix.some((entry) => entry.path.includes('{event_id}'))) {
+  if (needsEvent) {
     pathParams.event_id = firstEventId(body) ?? 'unknown-event';
   }
   return pathParams;

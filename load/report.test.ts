@@ -72,6 +72,31 @@ describe('load reports', () => {
     );
     assert.equal(written.passed, false);
     assert.ok(written.result.timeline.length >= 4);
+    assert.deepEqual(
+      written.thresholds,
+      ['*: p(95)<=500ms', '*: p(99)<=1000ms', '*: error_rate<=0%', '*: valid_share>=100%'].map((rule) => ({
+        rule,
+        source: 'scenario',
+      })),
+    );
+    assert.equal(written.plan.validatePercent, 100);
+    const ops = Object.values(written.result.operations);
+    assert.equal(
+      ops.reduce((sum, op) => sum + op.validated, 0),
+      written.result.validation.checked,
+      "each operation's validated answers add up to the run's",
+    );
+    assert.equal(written.mix.origin.kind, 'scenario');
+    assert.ok(written.mix.comparison.largestGapPoints < 5, `mix sent as asked: ${JSON.stringify(written.mix)}`);
+    const samples = JSON.parse(readFileSync(join(dir, 'latency-samples.json'), 'utf8')) as {
+      operations: Record<string, { seen: number; atMs: number[]; latencyUs: number[] }>;
+    };
+    for (const [id, op] of Object.entries(written.result.operations)) {
+      const kept = samples.operations[id]!;
+      assert.equal(kept.seen, op.count, `${id}: the reservoir saw every latency`);
+      assert.equal(kept.latencyUs.length, Math.min(op.count, 2048));
+      assert.ok(kept.atMs.every((at) => at >= 0 && at < 10_000));
+    }
     assert.doesNotMatch(readFileSync(summaryPath, 'utf8'), /report-test-key-1234/, 'the key never reaches a report');
   });
 
@@ -118,7 +143,7 @@ describe('load reports', () => {
         ['HTTP 200', 'HTTP 429'],
       );
       assert.ok(bars.every(([, width]) => (width as number) > 0));
-      assert.match((await page.locator('#thresholds').textContent()) ?? '', /FAIL\s*error rate <= 0 %/);
+      assert.match((await page.locator('#thresholds').textContent()) ?? '', /FAIL\s*every operation\s*error_rate<=0%/);
       assert.deepEqual(
         requests.filter((url) => !url.startsWith('file:')),
         [],

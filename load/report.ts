@@ -10,9 +10,14 @@ import { type Cell, mark, table } from '../page/components.ts';
 import { html } from '../page/html.ts';
 import { type ReportPage, renderPage } from '../page/page.ts';
 import { buildEnvelope, type Envelope, envelopeSection, writeEnvelope } from '../reporting/envelope.ts';
-import { type LoadResult, observedOfLoad } from './runner.ts';
-import type { RateStage, Thresholds } from './scenarios.ts';
-import { formatShare, type ThresholdResult } from './thresholds.ts';
+import { type AgainstRun, againstSection, regressedWords } from './against.ts';
+import { type LoadResult, observedOfLoad, samplesOfLoad } from './runner.ts';
+import type { RateStage } from './scenarios.ts';
+import { formatMeasured, formatShare, type RuleSource, scopeWords, type ThresholdResult } from './thresholds.ts';
+import { describeMix, type MixComparison, type MixOrigin } from './traffic.ts';
+
+/** The file of a run's folder that keeps each operation's reservoir of latencies, for a later run's --against-run. */
+export const SAMPLES_FILE = 'latency-samples.json';
 
 /** Everything `summary.json` holds: the plan, what was measured and the threshold verdicts. */
 export interface LoadSummary {
@@ -27,12 +32,19 @@ export interface LoadSummary {
     peakRate: number | null;
     durationS: number;
     connections: number;
-    validateShare: number;
+    /** Percentage of responses validated against the spec (0 to 100), as --validate-share takes it. */
+    validatePercent: number;
     /** Largest number of requests the run may send (null: bounded by duration only, closed model). */
     requestBudget: number | null;
   };
-  thresholds: Thresholds;
+  /** The threshold rules in force, in k6's syntax, and where each came from. */
+  thresholds: { rule: string; source: RuleSource }[];
   verdicts: ThresholdResult[];
+  /** The mix: where it came from, and the shares sent against those asked. */
+  mix: { origin: MixOrigin; comparison: MixComparison };
+  /** The run against an earlier one (--against-run). */
+  against?: AgainstRun;
+  /** Every threshold met, and no regression against the earlier run. */
   passed: boolean;
   result: LoadResult;
 }
@@ -43,6 +55,12 @@ export function writeLoadReports(summary: LoadSummary, runDir: string): { summar
   const summaryPath = join(runDir, 'summary.json');
   const htmlPath = join(runDir, 'report.html');
   writeFileSync(summaryPath, `${redactSecrets(JSON.stringify(summary, null, 2))}\n`);
+  const samples = samplesOfLoad(summary.result);
+  if (samples)
+    writeFileSync(
+      join(runDir, SAMPLES_FILE),
+      `${JSON.stringify({ runId: summary.runId, scenario: summary.scenario, operations: samples })}\n`,
+    );
   const envelope = loadEnvelope(summary);
   writeEnvelope(runDir, envelope);
   const page = loadPage(summary);
@@ -97,13 +115,18 @@ export function formatMs(ms: number): string {
   return `${ms < 10 ? ms.toFixed(2) : ms < 1000 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US')} ms`;
 }
 
-/** `1 of 4 thresholds breached`, `every threshold met`: what the reports' headlines count. */
-export function thresholdsPhrase(summary: Pick<LoadSummary, 'verdicts'>): string {
+/** `1 of 4 thresholds breached`, `every threshold met`, and the operations regressed against an earlier run: what the reports' headlines count. */
+export function thresholdsPhrase(summary: Pick<LoadSummary, 'verdicts' | 'against'>): string {
   const breached = summary.verdicts.filter((v) => v.status === 'fail').length;
   const total = summary.verdicts.length;
-  return breached > 0
-    ? `${breached} of ${total} threshold${total === 1 ? '' : 's'} breached`
-    : `every threshold met (${total})`;
+  const thresholds =
+    breached > 0
+      ? `${breached} of ${total} threshold${total === 1 ? '' : 's'} breached`
+      : `every threshold met (${total})`;
+  const regressed = summary.against ? regressedWords(summary.against) : [];
+  return regressed.length > 0
+    ? `${thresholds}; ${regressed.join(', ')} regressed against run ${summary.against!.previous.runId}`
+    : thresholds;
 }
 
 const THRESHOLD_TONE: Record<ThresholdResult['status'], Cell> = { pass: 'pass', fail: 'fail', skipped: 'skip' };
@@ -134,10 +157,14 @@ export function loadPage(summary: LoadSummary): ReportPage {
         { name: 'p95', color: COLORS.p95, points: timeline.map((s) => [s.t, s.p95]) },
         { name: 'p99', color: COLORS.p99, points: timeline.map((s) => [s.t, s.p99]) },
       ],
-      limits: [
-        { label: `p95 SLO ${summary.thresholds.p95Ms} ms`, value: summary.thresholds.p95Ms, color: COLORS.p95 },
-        { label: `p99 SLO ${summary.thresholds.p99Ms} ms`, value: summary.thresholds.p99Ms, color: COLORS.p99 },
-      ],
+      // The SLO lines of every operation's p95 and p99, the series the chart draws.
+      limits: summary.verdicts
+        .filter((v) => v.operation === '*' && (v.id === 'p95-latency' || v.id === 'p99-latency'))
+        .map((v) => ({
+          label: `${v.expression} SLO`,
+          value: v.limit,
+          color: v.id === 'p95-latency' ? COLORS.p95 : COLORS.p99,
+        })),
     }),
     lineChart({
       id: 'throughput-chart',
@@ -172,7 +199,7 @@ export function loadPage(summary: LoadSummary): ReportPage {
       { label: 'errors', value: formatShare(attempted === 0 ? 0 : r.failed / attempted) },
       {
         label: 'validated',
-        value: `${r.validation.valid}/${r.validation.checked} (${formatShare(plan.validateShare)} of responses)`,
+        value: `${r.validation.valid}/${r.validation.checked} (${plan.validatePercent} % of responses)`,
       },
     ],
     counts: [
@@ -180,29 +207,33 @@ export function loadPage(summary: LoadSummary): ReportPage {
       { label: 'thresholds breached', value: count('fail'), cell: 'fail' },
       { label: 'thresholds not judged', value: count('skipped'), cell: 'skip' },
       { label: 'invalid responses', value: r.validation.invalid, cell: 'warn' },
+      ...(summary.against
+        ? [{ label: 'regressions', value: regressedWords(summary.against).length, cell: 'fail' as const }]
+        : []),
     ],
     sections: [
       {
         id: 'thresholds-part',
         title: 'Thresholds',
         tone: summary.passed ? 'info' : 'fail',
-        intro: 'The scenario passes when every threshold is met (load/README.md says why each is set as it is).',
+        intro:
+          "The run passes when every threshold is met: the scenario's own (load/README.md says why each is set as it is), replaced or joined by the team's (the configuration file's load.thresholds, then --threshold).",
         html: table({
           id: 'thresholds',
-          columns: ['', 'rule', 'measured'],
-          rows: summary.verdicts.map((v) => {
-            const unit = v.id.endsWith('latency') ? (n: number) => `${n.toFixed(1)} ms` : formatShare;
-            return {
-              cells: [
-                html(mark(THRESHOLD_TONE[v.status], v.status === 'fail' ? 'FAIL' : v.status)),
-                v.rule,
-                v.actual === null ? (v.reason ?? '') : unit(v.actual),
-              ],
-              ...(v.status === 'fail' ? { tone: 'fail' as const } : {}),
-            };
-          }),
+          columns: ['', 'operation', 'rule', 'measured', 'set by'],
+          rows: summary.verdicts.map((v) => ({
+            cells: [
+              html(mark(THRESHOLD_TONE[v.status], v.status === 'fail' ? 'FAIL' : v.status)),
+              scopeWords(v.operation),
+              v.expression,
+              v.actual === null ? `not judged: ${v.reason ?? ''}` : formatMeasured(v, v.actual),
+              v.source,
+            ],
+            ...(v.status === 'fail' ? { tone: 'fail' as const } : {}),
+          })),
         }),
       },
+      ...(summary.against ? [againstSection(summary.against)] : []),
       { id: 'charts', title: 'Over time', tone: 'info', html: `<div class="charts">${charts.join('\n')}</div>` },
       {
         id: 'operations-part',
@@ -232,8 +263,21 @@ export function loadPage(summary: LoadSummary): ReportPage {
           })),
         }),
       },
+      {
+        id: 'mix-part',
+        title: 'The mix sent and asked',
+        tone: 'info',
+        intro: describeMix(summary.mix.comparison, summary.mix.origin),
+        html: table({
+          id: 'mix',
+          columns: ['operation', { title: 'asked', numeric: true }, { title: 'sent', numeric: true }],
+          rows: summary.mix.comparison.operations.map((op) => ({
+            cells: [op.operationId, formatShare(op.asked), formatShare(op.sent)],
+          })),
+        }),
+      },
       { id: 'invalid', title: 'Responses that did not match the spec', tone: 'warn', items: invalid },
     ],
-    files: ['summary.json'],
+    files: ['summary.json', SAMPLES_FILE],
   };
 }

@@ -7,7 +7,7 @@ import { noObservations, type Observations, observeAnswer, observeThrottle } fro
 import { throttleSignal } from '../http/throttle.ts';
 import { getOperation } from '../openapi/spec.ts';
 import { ArrivalSchedule } from './arrivals.ts';
-import { LatencyHistogram, type LatencySummary } from './latency.ts';
+import { LatencyHistogram, LatencyReservoir, type LatencySamples, type LatencySummary } from './latency.ts';
 import { type MixRequest, type RateStage, requestBody, requestTarget } from './scenarios.ts';
 import { exchange } from './target.ts';
 import { basePath, joinPath, originOf } from './target-url.ts';
@@ -33,6 +33,8 @@ export interface LoadPlan {
   pathParams?: Record<string, string>;
   /** Seconds before an unanswered request counts as a timeout (default 10). */
   timeoutS?: number;
+  /** Percentiles to report beyond the usual ones (50, 90, 95, 99, 99.9, 100): those the thresholds ask for. */
+  percentiles?: number[];
 }
 
 /** A validator for sampled responses: the spec's `validateResponse` in the CLI, a stub in tests. */
@@ -75,12 +77,20 @@ export interface InvalidSample {
 export interface OperationFigures {
   count: number;
   failed: number;
+  /** Answers of this operation validated against the spec, and those that matched it. */
+  validated: number;
+  valid: number;
   latencyMs: LatencySummary;
 }
 
 /** What the validated share's answers said of the envelope (kept out of the result's JSON form). */
 export function observedOfLoad(result: LoadResult): Observations | undefined {
   return (result as LoadResult & { observed?: Observations }).observed;
+}
+
+/** Each operation's reservoir of latencies with their times (kept out of the result's JSON form: the run folder's latency-samples.json holds them). */
+export function samplesOfLoad(result: LoadResult): Record<string, LatencySamples> | undefined {
+  return (result as LoadResult & { samples?: Record<string, LatencySamples> }).samples;
 }
 
 /** Everything one run measured. */
@@ -162,7 +172,17 @@ export async function runLoad(
   const timeoutS = plan.timeoutS ?? 10;
   const overall = new LatencyHistogram();
   const second = new LatencyHistogram();
-  const perOperation = new Map<string, { count: number; failed: number; histogram: LatencyHistogram }>();
+  const perOperation = new Map<
+    string,
+    {
+      count: number;
+      failed: number;
+      validated: number;
+      valid: number;
+      histogram: LatencyHistogram;
+      reservoir: LatencyReservoir;
+    }
+  >();
   const statuses: Record<string, number> = {};
   // Counted in a flat array per second (no string keys on the hot path), folded into `statuses`.
   const secondStatusCounts = new Uint32Array(600);
@@ -195,7 +215,14 @@ export async function runLoad(
   const operationOf = (id: string) => {
     let entry = perOperation.get(id);
     if (!entry) {
-      entry = { count: 0, failed: 0, histogram: new LatencyHistogram() };
+      entry = {
+        count: 0,
+        failed: 0,
+        validated: 0,
+        valid: 0,
+        histogram: new LatencyHistogram(),
+        reservoir: new LatencyReservoir(),
+      };
       perOperation.set(id, entry);
     }
     return entry;
@@ -206,6 +233,7 @@ export async function runLoad(
     const op = operationOf(operationId);
     op.count++;
     op.histogram.recordMs(ms);
+    op.reservoir.record(performance.now() - t0, ms);
     if (failed) op.failed++;
   };
 
@@ -236,6 +264,8 @@ export async function runLoad(
 
   const checkResponse = (operationId: string, status: number, body: Buffer, contentType: string | undefined) => {
     validation.checked++;
+    const op = operationOf(operationId);
+    op.validated++;
     let result: ReturnType<ResponseValidator>;
     // A body nested past the limit costs gigabytes to parse and validate: it is judged invalid unread.
     const beyond = beyondJsonLimits(body);
@@ -250,6 +280,7 @@ export async function runLoad(
     }
     if (result.valid) {
       validation.valid++;
+      op.valid++;
     } else {
       validation.invalid++;
       if (validation.samples.length < MAX_INVALID_SAMPLES) {
@@ -455,8 +486,17 @@ export async function runLoad(
   else counters.transportErrors += inFlightAtEnd;
   const dropped = schedule ? schedule.total - counters.sent : 0;
   const operations: Record<string, OperationFigures> = {};
+  const samples: Record<string, LatencySamples> = {};
+  const extra = plan.percentiles ?? [];
   for (const [id, entry] of [...perOperation.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    operations[id] = { count: entry.count, failed: entry.failed, latencyMs: entry.histogram.summary() };
+    operations[id] = {
+      count: entry.count,
+      failed: entry.failed,
+      validated: entry.validated,
+      valid: entry.valid,
+      latencyMs: entry.histogram.summary(extra),
+    };
+    samples[id] = entry.reservoir.samples();
     entry.histogram.destroy();
   }
   const result: LoadResult = {
@@ -473,7 +513,7 @@ export async function runLoad(
     failed: counters.non2xx + counters.transportErrors + dropped,
     statuses,
     throughputRps: Math.round((counters.completed / Math.max(closed ? plannedS : elapsedS, 0.001)) * 10) / 10,
-    latencyMs: overall.summary(),
+    latencyMs: overall.summary(extra),
     validation,
     operations,
     timeline,
@@ -481,13 +521,40 @@ export async function runLoad(
   overall.destroy();
   second.destroy();
   Object.defineProperty(result, 'observed', { value: observed, enumerable: false });
+  Object.defineProperty(result, 'samples', { value: samples, enumerable: false });
   return result;
 }
 
+/** Shortest and longest request list a mix expands to: each connection walks one list, in step with the others. */
+export const REQUEST_LIST_LENGTH = { min: 100, max: 1000 } as const;
+
 /**
- * Expands the weighted mix into a request list of about 100 entries, interleaved by smooth
- * weighted round robin so each connection cycles through a well-spread sequence. Each path starts
- * with `prefix`, the path of the base URL; each request carries the `added` headers, then the key.
+ * Integer slots for `weights` summing to `total` (largest remainders), each weight above 0 given
+ * at least `least` slots.
+ */
+function apportion(weights: readonly number[], total: number, least: number): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const exact = weights.map((w) => (sum > 0 ? (w / sum) * total : 0));
+  const slots = exact.map((x, i) => (weights[i]! > 0 ? Math.max(least, Math.floor(x)) : 0));
+  let left = total - slots.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order) {
+    if (left <= 0) break;
+    if (weights[i]! <= 0) continue;
+    slots[i]!++;
+    left--;
+  }
+  return slots;
+}
+
+/**
+ * Expands the weighted mix into a request list, interleaved by smooth weighted round robin so each
+ * connection cycles through a well-spread sequence. The list has one place per request of the mix,
+ * between 100 and 1,000: first each operation gets its share of the places (at least one), then
+ * its requests share the operation's places by weight, so the operations' shares hold even when a
+ * mix of recorded traffic has more distinct requests than places (the first in the mix's order
+ * get them). Each path starts with `prefix`, the path of the base URL; each request carries the
+ * `added` headers, then the key.
  */
 export function expandMix(
   mix: MixRequest[],
@@ -496,20 +563,40 @@ export function expandMix(
   prefix = '',
   added: Record<string, string> = {},
 ): (autocannon.Request & { operationId: string })[] {
-  const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
-  if (mix.length === 0 || total <= 0) throw new Error('the operation mix is empty');
-  const slots = mix.map((entry) => Math.max(1, Math.round((entry.weight / total) * 100)));
-  const length = slots.reduce((sum, n) => sum + n, 0);
-  const current = mix.map(() => 0);
+  const entries = mix.filter((entry) => entry.weight > 0);
+  if (entries.length === 0) throw new Error('the operation mix is empty');
+  const length = Math.max(REQUEST_LIST_LENGTH.min, Math.min(REQUEST_LIST_LENGTH.max, entries.length));
+  const operations = [...new Set(entries.map((entry) => entry.operationId))];
+  const ofOperation = operations.map((id) => entries.filter((entry) => entry.operationId === id));
+  const operationSlots = apportion(
+    ofOperation.map((list) => list.reduce((sum, entry) => sum + entry.weight, 0)),
+    length,
+    1,
+  );
+  const slotsOf = new Map<MixRequest, number>();
+  ofOperation.forEach((list, i) => {
+    const slots = apportion(
+      list.map((entry) => entry.weight),
+      operationSlots[i]!,
+      0,
+    );
+    list.forEach((entry, j) => {
+      slotsOf.set(entry, slots[j]!);
+    });
+  });
+  const placed = entries.filter((entry) => slotsOf.get(entry)! > 0);
+  const slots = placed.map((entry) => slotsOf.get(entry)!);
+  const total = slots.reduce((sum, n) => sum + n, 0);
+  const current = placed.map(() => 0);
   const list: (autocannon.Request & { operationId: string })[] = [];
-  for (let n = 0; n < length; n++) {
+  for (let n = 0; n < total; n++) {
     let best = 0;
-    for (let i = 0; i < mix.length; i++) {
+    for (let i = 0; i < placed.length; i++) {
       current[i]! += slots[i]!;
       if (current[i]! > current[best]!) best = i;
     }
-    current[best]! -= length;
-    const entry = mix[best]!;
+    current[best]! -= total;
+    const entry = placed[best]!;
     const headers: Record<string, string> = { ...added };
     if (key) headers['Ocp-Apim-Subscription-Key'] = key;
     const body = requestBody(entry);

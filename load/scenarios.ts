@@ -189,6 +189,23 @@ export const BROWSING_MIX: MixRequest[] = [
   },
 ];
 
+/**
+ * A request of every operation of the interface, for a mix given as weights per operation (the
+ * configuration file's `load.mix`): the browsing mix's requests, and interpret in a POST form,
+ * which the browsing mix does not send.
+ */
+export const OPERATION_TEMPLATES: MixRequest[] = [
+  ...BROWSING_MIX,
+  {
+    operationId: 'interpretPost',
+    group: 'academic',
+    method: 'POST',
+    path: `${ACADEMIC}/interpret`,
+    form: { query: 'papers about latent semantic analysis', complete: '0', count: '5' },
+    weight: 1,
+  },
+];
+
 /** The named scenarios. */
 export const SCENARIOS: Record<string, Scenario> = {
   // Is the deployment wired at all? Every operation once in a while, every response validated, no

@@ -152,6 +152,52 @@ ${rows.join('\n')}
 </svg>`;
 }
 
+/**
+ * Ratios with their intervals, one row each, on a logarithmic scale around 1 (a forest plot): the
+ * interval as a bar, the ratio as a dot, a vertical line at 1; a flagged row is drawn in the
+ * failing colour and says REGRESSION in words beside it.
+ */
+export function intervalChart(options: {
+  id: string;
+  title: string;
+  rows: { label: string; value: number; interval: [number, number]; flagged: boolean; note?: string }[];
+}): string {
+  const rowH = 22;
+  const width = 760;
+  const labelW = 190;
+  const plotW = 360;
+  const height = 60 + Math.max(1, options.rows.length) * rowH;
+  const finite = (v: number) => (Number.isFinite(v) && v > 0 ? v : 1);
+  const logs = options.rows.flatMap((row) => [row.value, ...row.interval].map((v) => Math.log10(finite(v))));
+  const reach = Math.max(Math.log10(1.5), ...logs.map(Math.abs)) * 1.1;
+  const x = (v: number) => labelW + ((Math.log10(finite(v)) + reach) / (2 * reach)) * plotW;
+  const ticks = [0.01, 0.1, 0.5, 0.8, 1, 1.25, 2, 10, 100].filter((t) => Math.abs(Math.log10(t)) <= reach);
+  const parts = [
+    `<svg id="${text(options.id)}" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${text(options.title)}" xmlns="http://www.w3.org/2000/svg">`,
+    `<text x="10" y="20" class="chart-title">${text(options.title)}</text>`,
+    `<line x1="${x(1).toFixed(1)}" x2="${x(1).toFixed(1)}" y1="30" y2="${height - 22}" class="axis"/>`,
+    ...ticks.map(
+      (t) =>
+        `<text x="${x(t).toFixed(1)}" y="${height - 6}" class="tick" text-anchor="middle">x${formatTick(t)}</text>`,
+    ),
+  ];
+  options.rows.forEach((row, i) => {
+    const y = 40 + i * rowH;
+    const colour = row.flagged ? '#c0392b' : '#4c78a8';
+    const [low, high] = row.interval;
+    parts.push(
+      `<g class="interval" data-row="${text(row.label)}"${row.flagged ? ' data-flagged="true"' : ''}>`,
+      `<text x="${labelW - 10}" y="${y + 4}" class="tick" text-anchor="end">${text(row.label)}</text>`,
+      `<line x1="${x(low).toFixed(1)}" x2="${x(high).toFixed(1)}" y1="${y}" y2="${y}" stroke="${colour}" stroke-width="4"><title>${text(`${row.label}: x${row.value} [${low}, ${high}]`)}</title></line>`,
+      `<circle cx="${x(row.value).toFixed(1)}" cy="${y}" r="4" fill="${colour}"/>`,
+      `<text x="${labelW + plotW + 10}" y="${y + 4}" class="chart-legend">${text(`x${Number.isFinite(row.value) ? row.value.toFixed(2) : '-'} [${low.toFixed(2)}, ${high.toFixed(2)}]${row.note ? ` ${row.note}` : ''}${row.flagged ? ' REGRESSION' : ''}`)}</text>`,
+      '</g>',
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
 const BINS = 24;
 
 /** Bin edges from 0 to a bound that holds the 99th percentile of the values (slower ones go in the last bin). */

@@ -194,6 +194,12 @@ test('previousRun: the newest earlier run folder with a summary, nothing else', 
   assert.equal(previousRun(current, 'summary.json')?.dir, first);
   assert.equal(previousRun(first, 'summary.json'), undefined, 'the first run has none');
   assert.equal(previousRun(join(base, 'not-a-run'), 'summary.json'), undefined, 'a --report-dir of its own has none');
+  // With `finished`, a run stopped before its verdict is passed over for the one before it.
+  const stopped = write('20261124-051500-000-eeee', { verdict: 'error', error: { kind: 'target' } });
+  assert.equal(previousRun(current, 'summary.json')?.dir, stopped);
+  const finished = (summary: unknown): summary is { verdict: string } =>
+    (summary as { verdict?: string }).verdict !== 'error';
+  assert.equal(previousRun(current, 'summary.json', finished)?.dir, first);
   const page = conformancePage(run, CHECKS, {
     dir: first,
     summary: { ...run, verdict: 'pass', targets: [{ ...target, failures: [] }] },

@@ -30,10 +30,14 @@ export interface PreviousRun<T> {
 
 /**
  * The newest run folder before `dir` in the same reports folder (`reports/conformance/<run-id>/`)
- * that holds `file`, read as JSON; undefined when there is none (the first run, or a --report-dir
- * outside a reports folder).
+ * that holds `file`, read as JSON (and, with `finished`, one it says ran to a verdict); undefined
+ * when there is none (the first run, or a --report-dir outside a reports folder).
  */
-export function previousRun<T>(dir: string, file: string): PreviousRun<T> | undefined {
+export function previousRun<T>(
+  dir: string,
+  file: string,
+  finished: (summary: unknown) => summary is T = (summary): summary is T => true,
+): PreviousRun<T> | undefined {
   const name = basename(dir);
   if (!isRunId(name)) return undefined;
   const at = (id: string) => runIdTime(id)!.getTime();
@@ -50,9 +54,13 @@ export function previousRun<T>(dir: string, file: string): PreviousRun<T> | unde
   for (const other of earlier.reverse()) {
     const path = join(root, other, file);
     if (!existsSync(path)) continue;
+    let summary: unknown;
     try {
-      return { dir: join(root, other), summary: JSON.parse(readFileSync(path, 'utf8')) as T };
-    } catch {}
+      summary = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      continue;
+    }
+    if (finished(summary)) return { dir: join(root, other), summary };
   }
   return undefined;
 }

@@ -251,7 +251,10 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
   const page = fuzzPage(
     result,
     operationStats(timings),
-    previousRun<FuzzResult>(settings.reportDir, 'summary.json'),
+    // A run stopped before its verdict (a target it could not reach) has no findings to compare with.
+    previousRun(settings.reportDir, 'summary.json', (summary): summary is FuzzResult =>
+      Array.isArray((summary as Partial<FuzzResult> | null)?.findings),
+    ),
     CHECKS,
   );
   const envelope = buildEnvelope({

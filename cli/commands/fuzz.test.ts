@@ -233,3 +233,27 @@ test('an unreachable target exits 2, and the key never appears in output or repo
   assert.ok(!`${leaky.stdout}${leaky.stderr}`.includes(DISTINCTIVE), 'the key is not printed');
   assert.deepEqual(scanForSecrets(reports, [DISTINCTIVE]), [], 'no report holds the key');
 });
+
+test('a run after one stopped before its verdict (a target it could not reach) judges as ever', async () => {
+  const cwd = mkdtempSync(join(dir, 'after-stop-'));
+  const env = { KGATE_BASE_URL: '', KGATE_KEY: server.keys.full };
+  const stopped = await runKgate(['fuzz', '--base-url', 'http://127.0.0.1:9', '--json'], { cwd, env });
+  assert.equal(stopped.code, 2, stopped.stderr);
+  const after = await runKgate(
+    [
+      'fuzz',
+      '--seed',
+      '1',
+      '--items',
+      'input:evaluateGet:expr:upper-case',
+      '--base-url',
+      `${server.url}/faults/evaluate-uppercase-boolean-rejected`,
+      '--json',
+    ],
+    { cwd, env },
+  );
+  assert.equal(after.code, 1, `${after.stdout}\n${after.stderr}`);
+  const result = JSON.parse(after.stdout) as { verdict: string; findings: { check: string }[] };
+  assert.equal(result.verdict, 'fail');
+  assert.ok(result.findings.some((finding) => finding.check === 'positive-input-accepted'));
+});

@@ -5,9 +5,11 @@ import { redactSecrets } from '../../config/redact.ts';
 import { BELOW_LIMIT_HOW, describeSignal } from '../../http/throttle.ts';
 import { checkRoute, TargetUnreachable } from '../../load/preflight.ts';
 import { type BodyLimitProbeResult, probeBodyLimit } from '../../load/probes/body-limit.ts';
+import { bodyLimitPage, rateLimitPage } from '../../load/probes/page.ts';
 import { probeRateLimit, type RateLimitedOperation, type RateLimitProbeResult } from '../../load/probes/rate-limit.ts';
 import { BROWSING_MIX, requestTarget } from '../../load/scenarios.ts';
 import { getOperation } from '../../openapi/spec.ts';
+import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import { buildEnvelope, type Envelope, writeEnvelope } from '../../reporting/envelope.ts';
 import {
   EXIT,
@@ -55,7 +57,7 @@ const COMMON_USAGE = optionUsage(15, [
   [
     'report-dir',
     undefined,
-    'it gets summary.json (what --json prints) and envelope.json (the limit found, with how it was measured)',
+    'it gets report.html (the page: verdict, limit found, steps), summary.json (what --json prints) and envelope.json (the limit found, with how it was measured)',
   ],
 ]);
 
@@ -336,8 +338,22 @@ async function probe(door: Door, args: ProbeArgs): Promise<number> {
         path,
       ),
     );
+    // report.html: the verdict, the limit found and the probe's steps, as every command's page.
+    const run = {
+      target: target.embedded ? 'embedded reference server' : target.baseUrl,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+    };
+    const page =
+      args.kind === 'rate-limit'
+        ? rateLimitPage(output as RateLimitProbeResult, run)
+        : bodyLimitPage(output as BodyLimitProbeResult, run);
+    writeFileSync(join(reportDir, REPORT_HTML), redactSecrets(renderPage(page)));
     if (json) printJson(`probe ${args.kind}`, exitCode, { ...output, reportDir });
-    else console.log(`reports: ${join(reportDir, 'summary.json')}, ${join(reportDir, 'envelope.json')}`);
+    else
+      console.log(
+        `reports: open ${join(reportDir, REPORT_HTML)} (also ${join(reportDir, 'summary.json')}, ${join(reportDir, 'envelope.json')})`,
+      );
     for (const problem of problems) console.error(redactSecrets(`kgate probe ${args.kind}: ${problem}`));
     if (!json)
       console.log(

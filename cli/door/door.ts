@@ -91,7 +91,7 @@ export interface Entered {
 }
 
 /** The configuration file read: --config's, else the first of CONFIG_FILES in the working directory. */
-function configName(given: string | undefined): string | undefined {
+export function configName(given: string | undefined): string | undefined {
   return given ?? CONFIG_FILES.find((name) => existsSync(resolve(process.cwd(), name)));
 }
 

@@ -4,7 +4,7 @@ import { check } from 'k6';
 import http from 'k6/http';
 import { type MixRequest, requestBody, requestTarget } from '../scenarios.ts';
 import { basePath, targetUrl } from '../target-url.ts';
-import { scenarioFor } from './options.ts';
+import { scenarioFor, validateShareNote } from './options.ts';
 import { shapeProblem } from './shape.ts';
 
 /** What setup() hands to every iteration. */
@@ -20,6 +20,9 @@ function baseUrl(): string {
   basePath(url);
   return url.replace(/\/+$/, '');
 }
+
+/** k6's console (its global; @types/k6 does not declare it). */
+declare const console: { warn(...parts: unknown[]): void };
 
 /** kgate's version, set when `kgate k6 bundle` bundles the script (esbuild's define); absent when k6 runs the sources. */
 declare const KGATE_VERSION: string | undefined;
@@ -82,6 +85,9 @@ function headers(request?: MixRequest): Record<string, string> {
 export function discover(name: string): SetupData {
   const url = baseUrl();
   const scenario = scenarioFor(name, __ENV);
+  // Said once, in setup: the init code runs in every VU.
+  const note = validateShareNote(__ENV);
+  if (note) console.warn(note);
   const pathParams: Record<string, string> = { event_id: 'unknown-event' };
   const hot = scenario.mix.find((entry) => entry.operationId === 'hotEvents');
   if (hot) {
