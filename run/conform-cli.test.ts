@@ -415,7 +415,7 @@ test('the generative phase finds what only some inputs trigger, and --generate 0
     ((JSON.parse(replay.stdout) as { findings?: { check: string }[] }).findings ?? []).some(
       (finding) => finding.check === 'positive-input-accepted',
     ),
-    `kgate fuzz --seed --items sends the same request and finds the same failure: ${replay.stdout.slice(0, 1500)}`,
+    `kgate fuzz --seed --items sends the same request and finds the same failure: ${replay.stdout.slice(0, 1500)} ${replay.stderr}`,
   );
   const fixed = await conform([...target, '--generate', '0', '--json'], keys);
   assert.equal(fixed.code, 0, `the fixed battery alone misses it: ${fixed.stdout.slice(0, 2000)}`);
