@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -122,6 +122,13 @@ describe('kgate drift command line', () => {
       const result = JSON.parse(again.out[0]!);
       assert.equal(result.summary.new, 0);
       assert.ok(result.summary.known > 0);
+      // An earlier run's drift.json of another shape (no findings) is passed over, not read as one.
+      const runs = join(dir, 'runs');
+      mkdirSync(join(runs, '20261201T000000Z-aaaa'), { recursive: true });
+      writeFileSync(join(runs, '20261201T000000Z-aaaa', 'drift.json'), '{"command":"drift","verdict":"error"}');
+      const next = await kgate(['drift', 'live', ...common, '--report-dir', join(runs, '20261202T000000Z-bbbb')]);
+      assert.equal(next.code, 1, next.out.join('\n'));
+      assert.ok(existsSync(join(runs, '20261202T000000Z-bbbb', 'report.html')), 'its page is written');
       const everything = [...first.out, ...update.out, ...again.out].join('\n');
       assert.equal(everything.includes(server.keys.full), false, 'the key is never printed');
     } finally {

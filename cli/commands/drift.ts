@@ -297,7 +297,10 @@ async function driftLive(door: Door, given: ParsedArgs<typeof LIVE_OPTIONS>['opt
   const runDir = door.reportDir!;
   const runId = isRunId(basename(runDir)) ? basename(runDir) : newRunId();
   result.verdict = update || result.summary.new === 0 ? 'pass' : 'fail';
-  const previous = previousRun<LiveResult>(runDir, 'drift.json');
+  // Only a run that listed its findings is compared with (a file of another shape is passed over).
+  const previous = previousRun(runDir, 'drift.json', (summary): summary is LiveResult =>
+    Array.isArray((summary as Partial<LiveResult> | null)?.findings),
+  );
   let historyOut: ReturnType<typeof historyReport> | undefined;
   if (historyFile !== undefined) {
     const problems = history?.problems ?? [];
