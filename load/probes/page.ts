@@ -27,20 +27,27 @@ function problemsSection(problems: readonly string[]) {
   };
 }
 
-/** The page of `kgate probe rate-limit`. */
-export function rateLimitPage(result: RateLimitProbeResult, run: ProbeRun): ReportPage {
-  const failed = result.problems.length > 0;
-  const found = result.thresholdRps === null ? 'no rate limit found' : `${result.thresholdRps} requests/s accepted`;
+/** What both probes' pages open with: the tool, the verdict from the problems, the headline with what was found, the run. */
+function probeFrame(tool: string, problems: readonly string[], found: string, run: ProbeRun, requests: number) {
+  const failed = problems.length > 0;
   return {
-    tool: `kgate probe rate-limit ${result.operation}`,
-    verdict: failed ? 'fail' : 'pass',
+    tool,
+    verdict: failed ? ('fail' as const) : ('pass' as const),
     headline: failed
-      ? `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}: ${found}`
+      ? `${problems.length} problem${problems.length === 1 ? '' : 's'}: ${found}`
       : `${found}, behaving as documented`,
     target: run.target,
     startedAt: run.startedAt,
     durationMs: run.durationMs,
-    requests: result.requests,
+    requests,
+  };
+}
+
+/** The page of `kgate probe rate-limit`. */
+export function rateLimitPage(result: RateLimitProbeResult, run: ProbeRun): ReportPage {
+  const found = result.thresholdRps === null ? 'no rate limit found' : `${result.thresholdRps} requests/s accepted`;
+  return {
+    ...probeFrame(`kgate probe rate-limit ${result.operation}`, result.problems, found, run, result.requests),
     facts: [
       { label: 'limit', value: result.thresholdRps === null ? 'not found' : `${result.thresholdRps} requests/s` },
       { label: 'first 429 at', value: result.first429AtRate === null ? '-' : `${result.first429AtRate}/s` },
@@ -111,15 +118,7 @@ export function bodyLimitPage(result: BodyLimitProbeResult, run: ProbeRun): Repo
       ? 'no body limit found'
       : `largest accepted body ${result.limitBytes.toLocaleString('en-US')} bytes (${result.matches})`;
   return {
-    tool: 'kgate probe body-limit',
-    verdict: failed ? 'fail' : 'pass',
-    headline: failed
-      ? `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}: ${found}`
-      : `${found}, behaving as documented`,
-    target: run.target,
-    startedAt: run.startedAt,
-    durationMs: run.durationMs,
-    requests: result.requests,
+    ...probeFrame('kgate probe body-limit', result.problems, found, run, result.requests),
     facts: [
       {
         label: 'limit',
