@@ -1273,10 +1273,11 @@ export class Api {
     }
     if (!result.valid) {
       const [first, ...rest] = result.errors;
+      const more = rest.length + (result.unlisted?.errors ?? 0);
       this.record({
         ...base,
         title: `status ${response.status} body does not match the spec`,
-        received: `${first ? `${first.message} (${first.keyword})` : 'invalid body'}${rest.length ? ` and ${rest.length} more error(s)` : ''}`,
+        received: `${first ? `${first.message} (${first.keyword})` : 'invalid body'}${more ? ` and ${more} more error(s)` : ''}`,
         documented: first ? `schema ${first.schemaPath}` : 'the documented schema',
         pointer: first?.pointer ?? '',
       });

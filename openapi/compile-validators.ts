@@ -168,6 +168,55 @@ function requestSchema(op: OperationInfo): JsonObject {
   return { type: 'object', properties, required };
 }
 
+/**
+ * Schema errors a validator keeps in full; further ones are counted, each as a shared placeholder
+ * of its keyword (see boundedErrors). A body of a million invalid entries would otherwise hold a
+ * million error objects, and ajv's own way of gathering the errors of a referenced schema (a copy
+ * of the whole list for each entry, `vErrors.concat`) takes time square in their number.
+ */
+export const MAX_LISTED_ERRORS = 100;
+
+/**
+ * ajv's standalone code, its errors gathered in place and bounded: every `vErrors.push(err)` and
+ * `vErrors.concat(validateN.errors)` goes through two helpers that keep the first
+ * MAX_LISTED_ERRORS errors and a placeholder (one object per keyword, `omitted: true`) for each
+ * later one. The count of errors stays exact (ajv compares it to tell a failed branch), so
+ * validity and every branch ajv takes are unchanged; only the list beyond its head is not kept.
+ */
+function boundedErrors(code: string): string {
+  let pushes = 0;
+  let concats = 0;
+  const bounded = code
+    .replace(/vErrors\.push\((err\d+)\)/g, (_match, error: string) => {
+      pushes++;
+      return `pushError(vErrors, ${error})`;
+    })
+    .replace(/vErrors\.concat\((validate\d+)\.errors\)/g, (_match, validate: string) => {
+      concats++;
+      return `appendErrors(vErrors, ${validate}.errors)`;
+    });
+  // Any other use of the list would see placeholders: ajv's code must be of the shape rewritten here.
+  const left = bounded.match(/vErrors(?!\.length|\s*=(?!=)|\s*[!=]==\s*null|;|,).{0,20}/g);
+  if (pushes === 0 || left) throw new Error(`ajv's error handling changed shape: ${left?.slice(0, 3).join(' | ')}`);
+  return bounded;
+}
+
+/** The helpers boundedErrors' code calls, defined once in the module. */
+const ERROR_HELPERS = `const MAX_LISTED_ERRORS = ${MAX_LISTED_ERRORS};
+const OMITTED = new Map();
+function pushError(errors, error) {
+  if (errors.length < MAX_LISTED_ERRORS) errors.push(error);
+  else {
+    let placeholder = OMITTED.get(error.keyword);
+    if (!placeholder) OMITTED.set(error.keyword, (placeholder = Object.freeze({ keyword: error.keyword, omitted: true })));
+    errors.push(placeholder);
+  }
+}
+function appendErrors(errors, more) {
+  for (const error of more) pushError(errors, error);
+  return errors;
+}`;
+
 const HEADER =
   '// Generated from openapi/openapi.yaml by openapi/compile-validators.ts (npm run openapi:generate). Do not edit.';
 
@@ -216,13 +265,14 @@ export function generatedValidators(yamlText: string): { spec: string; module: s
 // @ts-nocheck
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+${ERROR_HELPERS}
 /** The SHA-256 of the openapi.yaml these validators were compiled from. */
 export const SPEC_SHA256 = ${JSON.stringify(sha256)};
 const responses = (() => {
-${exportsToObject(responseCode)}
+${exportsToObject(boundedErrors(responseCode))}
 })();
 const requests = (() => {
-${exportsToObject(requestCode)}
+${exportsToObject(boundedErrors(requestCode))}
 })();
 /** Response body validators by \`operationId status mediaType\`; null where the spec documents no schema. */
 export const RESPONSE_VALIDATORS = {

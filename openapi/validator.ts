@@ -29,6 +29,12 @@ export interface ValidationResult {
   warnings: SchemaError[];
   /** False when the spec documents no response for that status or media type (then valid is false). */
   documented: boolean;
+  /**
+   * Errors and warnings counted but not listed: a validator lists the first MAX_LISTED_ERRORS of
+   * a body (compile-validators.ts), so that a body of a million invalid entries costs no more than
+   * their count. Absent when everything found is listed.
+   */
+  unlisted?: { errors: number; warnings: number };
 }
 
 /** The request parts validateRequest checks, as they arrive on the wire (strings). */
@@ -81,7 +87,7 @@ function responseValidator(op: OperationInfo, status: number, mediaType: string)
 function toFindings(
   errors: ErrorObject[] | null | undefined,
   parameterOf?: (pointer: string) => string | undefined,
-): { errors: SchemaError[]; warnings: SchemaError[] } {
+): Pick<ValidationResult, 'errors' | 'warnings' | 'unlisted'> {
   const list = errors ?? [];
   const expected = list.filter((error) => error.keyword === EXPECTED_SCHEMA_KEYWORD);
   const rest = expected.length > 0 ? list.filter((error) => error.keyword !== EXPECTED_SCHEMA_KEYWORD) : list;
@@ -89,10 +95,21 @@ function toFindings(
   // Alone it is kept, unless the branch failed only on a warning.
   const meaningful = rest.filter((error) => error.keyword !== 'if');
   const kept = meaningful.length > 0 || expected.length > 0 ? meaningful : rest;
+  // The errors beyond the listed ones are placeholders that say only their keyword (compile-validators.ts).
+  const listed = (found: ErrorObject[]) => found.filter((error) => !isOmitted(error));
+  const errorsListed = listed(kept);
+  const warningsListed = listed(expected);
+  const unlisted = { errors: kept.length - errorsListed.length, warnings: expected.length - warningsListed.length };
   return {
-    errors: kept.map((error) => toSchemaError(error, parameterOf)),
-    warnings: expected.map((error) => toSchemaError(error, parameterOf)),
+    errors: errorsListed.map((error) => toSchemaError(error, parameterOf)),
+    warnings: warningsListed.map((error) => toSchemaError(error, parameterOf)),
+    ...(unlisted.errors + unlisted.warnings > 0 ? { unlisted } : {}),
   };
+}
+
+/** True for the placeholder of an error counted but not listed. */
+function isOmitted(error: ErrorObject): boolean {
+  return (error as ErrorObject & { omitted?: boolean }).omitted === true;
 }
 
 function toSchemaError(error: ErrorObject, parameterOf?: (pointer: string) => string | undefined): SchemaError {
@@ -177,8 +194,8 @@ export function validateResponse(
     };
   }
   if (validate === null || validate(body)) return { valid: true, documented: true, errors: [], warnings: [] };
-  const { errors, warnings } = toFindings(validate.errors);
-  return { valid: errors.length === 0, documented: true, errors, warnings };
+  const findings = toFindings(validate.errors);
+  return { valid: findings.errors.length + (findings.unlisted?.errors ?? 0) === 0, documented: true, ...findings };
 }
 
 /**
@@ -195,6 +212,6 @@ export function validateRequest(operationId: string, parts: RequestParts): Valid
   };
   if (validate(data)) return { valid: true, documented: true, errors: [], warnings: [] };
   const parameterOf = (pointer: string) => pointer.split('/')[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
-  const { errors, warnings } = toFindings(validate.errors, parameterOf);
-  return { valid: errors.length === 0, documented: true, errors, warnings };
+  const findings = toFindings(validate.errors, parameterOf);
+  return { valid: findings.errors.length + (findings.unlisted?.errors ?? 0) === 0, documented: true, ...findings };
 }

@@ -184,14 +184,14 @@ export class Discovery implements TestData {
     const result = validateResponse(operationId, response.status, response.contentType, response.json);
     const findings: Failure[] = [];
     if (result.documented && !result.valid) {
-      const first = result.errors[0]!;
+      const first = result.errors[0];
       findings.push({
         check: 'response-matches-spec',
         operation: response.operation,
         title: `status ${response.status} body does not match the spec`,
-        received: `${first.message} (${first.keyword})`,
-        documented: `schema ${first.schemaPath}`,
-        pointer: first.pointer,
+        received: first ? `${first.message} (${first.keyword})` : 'invalid body',
+        documented: first ? `schema ${first.schemaPath}` : 'the documented schema',
+        pointer: first?.pointer ?? '',
         excerpt: response.excerpt,
         curl: response.curl,
         origin: 'fixture',
