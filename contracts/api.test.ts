@@ -89,6 +89,8 @@ before(async () => {
       return;
     }
     if (path.startsWith('/deep')) return json(200, `{"value":${'['.repeat(400_000)}${']'.repeat(400_000)}}`);
+    if (path.startsWith('/wide'))
+      return json(200, `{"value":{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":0`).join(',')}}}`);
     if (path.startsWith('/hang/')) return;
     if (path.startsWith('/no-aborted')) return json(200, { query: 'q', interpretations: [] });
     return json(200, PREVIEW);
@@ -461,6 +463,16 @@ test('a body nested past the limit is refused before parsing, as body-within-siz
     client.findings.map((finding) => [finding.check, finding.title]),
     [['body-within-size-cap', 'response body nested deeper than the limit']],
   );
+});
+
+test('a body holding an object of a million members is refused before parsing, as body-within-size-cap', async () => {
+  const client = api('/wide', { maxBytes: 16_000_000 });
+  await assert.rejects(client.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), ResponseUnusable);
+  assert.deepEqual(
+    client.findings.map((finding) => [finding.check, finding.title]),
+    [['body-within-size-cap', 'response body holds an object wider than the limit']],
+  );
+  assert.match(client.findings[0]!.received, /holding an object of more than 10000 members, not parsed/);
 });
 
 test('no request is sent after the run deadline, and one in flight is cut short at it', async () => {

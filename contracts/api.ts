@@ -48,7 +48,7 @@ import {
   show,
 } from './failure.ts';
 import { escapeEveryByte, type HeaderForms } from './generative/cases.ts';
-import { beyondJsonLimits } from './json-bounds.ts';
+import { beyondJsonLimits, jsonLimitPassed, MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS } from './json-bounds.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
@@ -1149,7 +1149,7 @@ export class Api {
         headers: raw.headers,
         contentType: raw.headers['content-type'],
         text,
-        json: parseQuietly(text),
+        json: parseQuietly(raw.body, text),
         elapsedMs: raw.elapsedMs,
         request,
         curl,
@@ -1188,14 +1188,17 @@ export class Api {
         level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
       });
     }
-    const beyond = beyondJsonLimits(raw.body);
+    const beyond = jsonLimitPassed(raw.body);
     if (beyond !== undefined) {
       this.unusable(op, {
         check: 'body-within-size-cap',
         operation,
-        title: 'response body nested deeper than the limit',
-        received: `status ${raw.status}, ${beyond}`,
-        documented: 'a response body within the harness limits (8 MiB, nesting depth 128)',
+        title:
+          beyond.limit === 'depth'
+            ? 'response body nested deeper than the limit'
+            : 'response body holds an object wider than the limit',
+        received: `status ${raw.status}, ${beyond.reason}`,
+        documented: `a response body within the harness limits (${this.settings.maxBytes} bytes, nesting depth ${MAX_JSON_DEPTH}, ${MAX_OBJECT_MEMBERS} members per object)`,
         excerpt: excerpt(raw.body.subarray(0, 400).toString('utf8')),
         curl,
         origin: 'fixture',
@@ -1316,8 +1319,9 @@ function describeLines(lines: string[]): string {
   return [...new Set(lines)].join(', ');
 }
 
-/** A body parsed as JSON, or undefined. */
-function parseQuietly(text: string): unknown {
+/** A body parsed as JSON, or undefined (also when it is beyond the limits of json-bounds.ts). */
+function parseQuietly(body: Buffer, text: string): unknown {
+  if (beyondJsonLimits(body) !== undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {
