@@ -48,7 +48,7 @@ import {
   show,
 } from './failure.ts';
 import { escapeEveryByte, type HeaderForms } from './generative/cases.ts';
-import { beyondJsonLimits, jsonLimitPassed, MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS } from './json-bounds.ts';
+import { beyondJsonLimits, JSON_LIMITS, type JsonLimits, jsonLimitPassed } from './json-bounds.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
@@ -1193,12 +1193,9 @@ export class Api {
       this.unusable(op, {
         check: 'body-within-size-cap',
         operation,
-        title:
-          beyond.limit === 'depth'
-            ? 'response body nested deeper than the limit'
-            : 'response body holds an object wider than the limit',
+        title: BEYOND_JSON_LIMIT[beyond.limit],
         received: `status ${raw.status}, ${beyond.reason}`,
-        documented: `a response body within the harness limits (${this.settings.maxBytes} bytes, nesting depth ${MAX_JSON_DEPTH}, ${MAX_OBJECT_MEMBERS} members per object)`,
+        documented: `a response body within the harness limits (${this.settings.maxBytes} bytes, nesting depth ${JSON_LIMITS.depth}, ${JSON_LIMITS.members} members per object, ${JSON_LIMITS.containers} arrays and objects)`,
         excerpt: excerpt(raw.body.subarray(0, 400).toString('utf8')),
         curl,
         origin: 'fixture',
@@ -1297,6 +1294,13 @@ export class Api {
     }
   }
 }
+
+/** The title of body-within-size-cap for a body beyond each limit of json-bounds.ts. */
+const BEYOND_JSON_LIMIT: Record<keyof JsonLimits, string> = {
+  depth: 'response body nested deeper than the limit',
+  members: 'response body holds an object wider than the limit',
+  containers: 'response body holds more arrays and objects than the limit',
+};
 
 /** Stray bytes reported after their exchange ended, waiting for the next request to the same target. */
 const LATE_STRAY: { baseUrl: string; finding: Failure }[] = [];

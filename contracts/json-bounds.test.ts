@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { beyondJsonLimits, jsonDepth, jsonLimitPassed, jsonShape, MAX_OBJECT_MEMBERS } from './json-bounds.ts';
+import {
+  beyondJsonLimits,
+  jsonDepth,
+  jsonLimitPassed,
+  jsonShape,
+  MAX_JSON_CONTAINERS,
+  MAX_OBJECT_MEMBERS,
+} from './json-bounds.ts';
 
 test('jsonDepth counts nesting over the raw bytes, ignoring brackets in strings', () => {
   const cases = [
@@ -38,7 +45,7 @@ test('jsonShape counts the members of each object over the raw bytes, ignoring c
   for (const { given, want } of cases) assert.equal(jsonShape(Buffer.from(given)).widestObject, want, given);
 });
 
-test('an object wider than the limit is refused, a long array is not', () => {
+test('an object wider than the limit is refused', () => {
   const members = (count: number) =>
     Buffer.from(`{"entities":[{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(',')}}]}`);
   assert.equal(beyondJsonLimits(members(MAX_OBJECT_MEMBERS)), undefined, 'at the limit');
@@ -46,6 +53,19 @@ test('an object wider than the limit is refused, a long array is not', () => {
   assert.match(beyondJsonLimits(members(1_000_000)) ?? '', /holding an object of more than 10000 members, not parsed/);
   // The scan stops one member past the limit, however wide the object.
   assert.equal(jsonShape(members(1_000_000)).widestObject, MAX_OBJECT_MEMBERS + 1);
-  const entities = Buffer.from(`{"entities":[${'{"prob":0.5},'.repeat(1_000_000)}{"prob":0.5}]}`);
-  assert.equal(beyondJsonLimits(entities), undefined, 'a million entities, each of one member');
+});
+
+test('a body of more arrays and objects than the limit is refused; a long array of numbers or strings is not', () => {
+  const entities = (count: number) => Buffer.from(`{"entities":[${'{},'.repeat(count - 1)}{}]}`);
+  // The body itself is one object: the limit less one entities are in bounds.
+  assert.equal(beyondJsonLimits(entities(MAX_JSON_CONTAINERS - 2)), undefined, 'at the limit');
+  assert.deepEqual(jsonLimitPassed(entities(MAX_JSON_CONTAINERS - 1))?.limit, 'containers', 'one past it');
+  assert.match(beyondJsonLimits(entities(1_000_000)) ?? '', /holding more than 500000 arrays and objects, not parsed/);
+  assert.equal(jsonShape(entities(1_000_000)).containers, MAX_JSON_CONTAINERS + 1);
+  assert.equal(beyondJsonLimits(Buffer.from(`{"RId":[${'2157025439,'.repeat(700_000)}1]}`)), undefined, 'numbers');
+  assert.equal(beyondJsonLimits(Buffer.from(`{"W":[${'"word",'.repeat(1_000_000)}"x"]}`)), undefined, 'strings');
+  // A page of 10,000 papers with five authors and five fields of study each: about 130,000.
+  const paper = `{"prob":0.1,"Ti":"a paper","AA":[${'{"AuN":"an author","AuId":1},'.repeat(4)}{"AuN":"x","AuId":2}],"F":[${'{"FN":"a field"},'.repeat(4)}{"FN":"y"}]}`;
+  const page = Buffer.from(`{"expr":"Y>2012","entities":[${`${paper},`.repeat(9_999)}${paper}]}`);
+  assert.equal(beyondJsonLimits(page), undefined, `a page of 10,000 papers (${page.length} bytes)`);
 });
