@@ -194,16 +194,19 @@ function boundedErrors(code: string): string {
   return bounded;
 }
 
-/** The helpers boundedErrors' code calls, defined once in the module. */
+/**
+ * The helpers boundedErrors' code calls, defined once in the module. A placeholder keeps what
+ * validator.ts sorts errors by: a warning (an absent expected property), an if/then chain's own
+ * error, or any other.
+ */
 const ERROR_HELPERS = `const MAX_LISTED_ERRORS = ${MAX_LISTED_ERRORS};
-const OMITTED = new Map();
+const OMITTED_WARNING = Object.freeze({ keyword: ${JSON.stringify(EXPECTED_SCHEMA_KEYWORD)}, omitted: true });
+const OMITTED_IF = Object.freeze({ keyword: 'if', omitted: true });
+const OMITTED_ERROR = Object.freeze({ keyword: 'omitted', omitted: true });
 function pushError(errors, error) {
   if (errors.length < MAX_LISTED_ERRORS) errors.push(error);
-  else {
-    let placeholder = OMITTED.get(error.keyword);
-    if (!placeholder) OMITTED.set(error.keyword, (placeholder = Object.freeze({ keyword: error.keyword, omitted: true })));
-    errors.push(placeholder);
-  }
+  else if (error.keyword === ${JSON.stringify(EXPECTED_SCHEMA_KEYWORD)}) errors.push(OMITTED_WARNING);
+  else errors.push(error.keyword === 'if' ? OMITTED_IF : OMITTED_ERROR);
 }
 function appendErrors(errors, more) {
   for (const error of more) pushError(errors, error);

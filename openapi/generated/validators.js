@@ -3,14 +3,13 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const MAX_LISTED_ERRORS = 100;
-const OMITTED = new Map();
+const OMITTED_WARNING = Object.freeze({ keyword: "x-kgate-expected", omitted: true });
+const OMITTED_IF = Object.freeze({ keyword: 'if', omitted: true });
+const OMITTED_ERROR = Object.freeze({ keyword: 'omitted', omitted: true });
 function pushError(errors, error) {
   if (errors.length < MAX_LISTED_ERRORS) errors.push(error);
-  else {
-    let placeholder = OMITTED.get(error.keyword);
-    if (!placeholder) OMITTED.set(error.keyword, (placeholder = Object.freeze({ keyword: error.keyword, omitted: true })));
-    errors.push(placeholder);
-  }
+  else if (error.keyword === "x-kgate-expected") errors.push(OMITTED_WARNING);
+  else errors.push(error.keyword === 'if' ? OMITTED_IF : OMITTED_ERROR);
 }
 function appendErrors(errors, more) {
   for (const error of more) pushError(errors, error);
