@@ -358,6 +358,26 @@ describe('validateResponse', () => {
         `${entities}: the rest counted`,
       );
     }
+    // Past the list, branches ajv drops (the if/then chain of a tagged union) are dropped from the
+    // count too: a thousand rules count a hundred times the errors of ten, none of the chain's own.
+    const rules = (count: number) =>
+      edit(example('AnswerSearchResponse'), (d) => {
+        d.facts.contractualRules = Array.from({ length: count }, (_, i) =>
+          i % 2
+            ? { _type: 'ContractualRules/LinkAttribution' }
+            : { _type: 'ContractualRules/LicenseAttribution', targetPropertyName: 1 },
+        );
+      });
+    const total = (result: ReturnType<typeof validateResponse>) =>
+      result.errors.length + (result.unlisted?.errors ?? 0);
+    const ten = validateResponse('answerSearch', 200, 'application/json', rules(10));
+    const thousand = validateResponse('answerSearch', 200, 'application/json', rules(1_000));
+    assert.equal(ten.unlisted, undefined, 'ten rules: every error listed');
+    assert.equal(total(thousand), 100 * total(ten), 'a thousand rules: a hundred times the errors of ten');
+    assert.ok(
+      thousand.errors.every((error) => error.keyword !== 'if'),
+      'the if/then chain adds no error of its own',
+    );
     // Nothing counted beyond the list: a warning alone leaves a body valid.
     const warned = validateResponse('evaluateGet', 200, 'application/json', { expr: 'Y>2012', entities: [] });
     assert.deepEqual([warned.valid, warned.unlisted], [true, undefined], 'a warning alone leaves it valid');

@@ -83,26 +83,35 @@ function responseValidator(op: OperationInfo, status: number, mediaType: string)
   return validators().responses[responseValidatorKey(op.operationId, response.status, mediaType)];
 }
 
+/** Kinds of the errors a validator counted beyond those it lists (compile-validators.ts). */
+const UNLISTED_WARNING = 1;
+const UNLISTED_IF = 2;
+
 /**
  * Sorts ajv's errors into errors and warnings (absent expected properties), each with its pointer,
- * in one pass: a body of a million invalid entries has a million placeholders to count.
+ * in one pass; the errors beyond the listed ones are counted by their kind (compile-validators.ts).
  */
 function toFindings(
-  errors: ErrorObject[] | null | undefined,
+  errors: (ErrorObject[] & { unlisted?: { kinds: Uint8Array; size: number } }) | null | undefined,
   parameterOf?: (pointer: string) => string | undefined,
 ): Pick<ValidationResult, 'errors' | 'warnings' | 'unlisted'> {
   const sorted = { warnings: new Sorted(), ifs: new Sorted(), others: new Sorted() };
-  for (const error of errors ?? []) {
-    const kind =
-      error.keyword === EXPECTED_SCHEMA_KEYWORD ? sorted.warnings : error.keyword === 'if' ? sorted.ifs : sorted.others;
-    // The errors beyond the listed ones are placeholders that say only their kind (compile-validators.ts).
-    if ((error as ErrorObject & { omitted?: boolean }).omitted === true) kind.omitted++;
-    else kind.listed.push(error);
+  for (const error of errors ?? [])
+    (error.keyword === EXPECTED_SCHEMA_KEYWORD
+      ? sorted.warnings
+      : error.keyword === 'if'
+        ? sorted.ifs
+        : sorted.others
+    ).listed.push(error);
+  const tail = errors?.unlisted;
+  for (let i = 0; i < (tail?.size ?? 0); i++) {
+    const kind = tail!.kinds[i];
+    (kind === UNLISTED_WARNING ? sorted.warnings : kind === UNLISTED_IF ? sorted.ifs : sorted.others).unlisted++;
   }
   // An if/then chain reports its own "must match then" next to the real errors: drop that noise.
   // Alone it is kept, unless the branch failed only on a warning.
   const kept = sorted.others.count > 0 || sorted.warnings.count > 0 ? sorted.others : sorted.ifs;
-  const unlisted = { errors: kept.omitted, warnings: sorted.warnings.omitted };
+  const unlisted = { errors: kept.unlisted, warnings: sorted.warnings.unlisted };
   return {
     errors: kept.listed.map((error) => toSchemaError(error, parameterOf)),
     warnings: sorted.warnings.listed.map((error) => toSchemaError(error, parameterOf)),
@@ -113,9 +122,9 @@ function toFindings(
 /** Errors of one kind: those listed, in order, and those counted only. */
 class Sorted {
   readonly listed: ErrorObject[] = [];
-  omitted = 0;
+  unlisted = 0;
   get count(): number {
-    return this.listed.length + this.omitted;
+    return this.listed.length + this.unlisted;
   }
 }
 
