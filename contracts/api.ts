@@ -454,8 +454,11 @@ export function requestsSent(apis: readonly Api[]): number {
 }
 
 export class Api {
-  /** Every request sent, for the test's own bookkeeping. */
-  readonly sent: ApiResponse[] = [];
+  /**
+   * The last response, for a check that names it. Only the last: a test that sends hundreds of
+   * requests (a burst, a page walk) holds only the answers it keeps itself.
+   */
+  last?: ApiResponse;
   /** What the fixture checks found on the responses, each on the operation that answered. */
   readonly findings: Failure[] = [];
   /** Operation ids this Api sent requests to. */
@@ -498,7 +501,7 @@ export class Api {
     if (this.settings.judge !== false && (!response.throttled || isJsonMediaType(response.contentType)))
       this.validate(op, response, options.intent ?? 'ok');
     if (!response.throttled) this.judgeProperties(op, options, response);
-    this.sent.push(response);
+    this.last = response;
     return response;
   }
 
