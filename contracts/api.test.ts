@@ -14,6 +14,8 @@ import {
   isJsonMediaType,
   MAX_THROTTLE_RETRIES,
   op,
+  PROBE_AFTER_MS,
+  PROBE_TIMEOUT_MS,
   ResponseUnusable,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
@@ -80,6 +82,25 @@ before(async () => {
     // Evaluate hangs on both methods, or on GET only.
     if (path.startsWith('/hang-path/') && path.endsWith('/evaluate')) return;
     if (path.startsWith('/hang-get/') && path.endsWith('/evaluate') && req.method === 'GET') return;
+    // Slow, never silent: URL preview answers after 2.5 s, hot events frames its 401 a byte every
+    // 100 ms (8 s in all, past the probe's deadline), answer search sends its head and never ends.
+    if (path.startsWith('/creeping/')) {
+      if (path.endsWith('/urlpreview/v7.0/search')) return void setTimeout(() => json(200, PREVIEW), 2_500);
+      if (path.endsWith('/hotevents') || path.endsWith('/answersearch/v7.0/search')) {
+        res.writeHead(path.endsWith('/hotevents') ? 401 : 200, { 'content-type': 'application/json' });
+        const text = `{"message":"${'x'.repeat(66)}"}`;
+        let next = 0;
+        const drip = setInterval(() => {
+          if (res.destroyed || (path.endsWith('/hotevents') && next >= text.length)) {
+            clearInterval(drip);
+            return void res.end();
+          }
+          res.write(text[next++ % text.length]!);
+        }, 100);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
+    }
     if (path.startsWith('/slow-path/') && path.endsWith('/evaluate')) {
       setTimeout(() => json(200, { expr: 'Y>2000', entities: [] }), 1_600);
       return;
@@ -269,6 +290,29 @@ test('with a long deadline, a silent target is given up on after the probe, not 
   const seconds = (performance.now() - started) / 1000;
   // The probe answers within 2 + 5 s; 20 s leaves a loaded machine its margin and stays far from 30.
   assert.ok(seconds < 20, `ended after ${seconds.toFixed(1)} s, not after the 30 s deadline`);
+});
+
+test('slow is not down: a probe answered a byte at a time, or a request that got part of its answer, never marks the target down', async () => {
+  const dir = join(breakerDir, 'slow-all');
+  const probes = () => arrivals.get('GET /creeping/eventknowledge/v1.0/hotevents') ?? 0;
+  // Unanswered after 2 s, URL preview has the target probed; the probe's answer is still arriving
+  // at its 5 s deadline. The preview comes at 2.5 s.
+  const slow = api('/creeping', { breakerDir: dir, timeoutMs: 12_000 });
+  const started = performance.now();
+  const preview = await slow.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+  assert.equal(preview.status, 200, 'the slow answer is read');
+  assert.equal(probes(), 1, 'the target was probed');
+  // Wait out the probe's deadline: a probe that got bytes concludes nothing.
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, PROBE_AFTER_MS + PROBE_TIMEOUT_MS + 500 - (performance.now() - started))),
+  );
+  const other = await slow.call(op('relatedEvents'), { params: { wikipediaid: 'X' } });
+  assert.equal(other.status, 200, 'the target is not judged down: later requests are sent');
+  // A request whose answer started but did not end in time fails on its own deadline, probing nothing.
+  const partial = api('/creeping', { breakerDir: dir, timeoutMs: HANG_MS });
+  await assert.rejects(partial.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }), ResponseUnusable);
+  assert.equal(probes(), 1, 'no probe after a timeout that had received bytes');
+  assert.equal((await partial.call(op('relatedEvents'), { params: { wikipediaid: 'X' } })).status, 200);
 });
 
 test('one operation that hangs breaks only that operation', async () => {

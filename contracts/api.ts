@@ -960,11 +960,16 @@ export class Api {
 
   /**
    * Asks the target for something cheap on another operation than `op` (without a key: a 401 is a
-   * fine answer). No complete answer within PROBE_TIMEOUT_MS means the whole target is down: it is
-   * marked so, every further request is skipped at once, and the description is returned. Any
-   * answer means only `op` is slow or broken (undefined).
+   * fine answer). Not a byte back within PROBE_TIMEOUT_MS, while the request to `op` has had none
+   * either (`answering` says whether it has since), means the whole target is down: it is marked
+   * so, every further request is skipped at once, and the description is returned. Any answer, or
+   * any byte of one however slow, means only `op` is slow or broken (undefined).
    */
-  private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
+  private async probeTarget(
+    op: Operation,
+    problem: string,
+    answering: () => boolean = () => false,
+  ): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
     // A probe the request budget has no room for is not sent: it concludes nothing.
     if (
@@ -991,6 +996,8 @@ export class Api {
     } catch (error) {
       if (error instanceof RequestBudgetSpent) return undefined;
       if (!(error instanceof TransportError)) throw error;
+      // Bytes that arrive slowly are a slow target, not a dead one.
+      if (error.received > 0 || answering()) return undefined;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.breakerScope} down`);
       if (file) {
@@ -1050,11 +1057,15 @@ export class Api {
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
     const controller = new AbortController();
     let probed = false;
+    // Slow is not down: once a byte of the answer arrived, the target is there, and the answer is
+    // judged by its deadline alone.
+    let answering = false;
     const watchdog =
       timeoutMs > PROBE_AFTER_MS + PROBE_TIMEOUT_MS
         ? setTimeout(() => {
+            if (answering) return;
             probed = true;
-            void this.probeTarget(op, `had not answered after ${PROBE_AFTER_MS} ms`).then((down) => {
+            void this.probeTarget(op, `had not answered after ${PROBE_AFTER_MS} ms`, () => answering).then((down) => {
               if (down) controller.abort(new Error(`no complete response: ${down}`));
             });
           }, PROBE_AFTER_MS)
@@ -1091,6 +1102,9 @@ export class Api {
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
         onSent: paced && (() => paced.sent(op.path)),
+        onFirstByte: () => {
+          answering = true;
+        },
         beforeRetry: paced && ((signal) => paced.wait(op.path, signal)),
         onStray: (detail) => {
           // Bounded: a target that sends stray bytes after every answer needs only a few reports.
@@ -1107,7 +1121,8 @@ export class Api {
         throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration during a request`);
       }
       const finding = transportFailure(error, operation, curl);
-      if (!probed && WHOLE_TARGET_CHECKS.has(finding.check)) {
+      // Only a request that got nothing back asks whether the whole target is gone.
+      if (!probed && WHOLE_TARGET_CHECKS.has(finding.check) && error.received === 0) {
         await this.probeTarget(
           op,
           finding.check === 'connection-completes' ? 'broke the connection' : 'did not answer in time',
