@@ -14,9 +14,11 @@ import { type HostileBehaviour, startHostileTarget } from './hostile-target.ts';
 
 // kgate conform against a target whose evaluate misbehaves while every other operation is the
 // reference server's: each behaviour must end in exit 1, a failure named on evaluate and nowhere
-// else, in at most twice the time of a clean run plus one request deadline, with no process of kgate
-// above 400 MB and no stack trace. A short deadline keeps the runs short; the fixed battery alone
-// (--generate 0) is judged, the generative phase sends more of the same requests.
+// else, with no process of kgate above 400 MB and no stack trace, in bounded time (twice a clean run
+// plus one deadline is the target, measured by `npm run bench -- hostile` beside a busy core; here
+// with a second deadline of margin for a shared machine). A short deadline keeps the runs short;
+// the fixed battery alone (--generate 0) is judged, the generative phase sends more of the same
+// requests.
 
 const REPORT_DIR = 'reports/hostile-target-test';
 const TIMEOUT_MS = 2_000;
@@ -54,9 +56,21 @@ let cleanMs = 0;
 async function conformAgainst(
   behaviour: HostileBehaviour,
   extra: string[] = [],
-  options: { delayMs?: number; dir?: string; generate?: boolean; terminal?: boolean; stepSummary?: string } = {},
+  options: {
+    delayMs?: number;
+    dir?: string;
+    generate?: boolean;
+    terminal?: boolean;
+    stepSummary?: string;
+    path?: string;
+  } = {},
 ): Promise<Run> {
-  const target = await startHostileTarget({ upstream: reference.url, behaviour, delayMs: options.delayMs });
+  const target = await startHostileTarget({
+    upstream: reference.url,
+    behaviour,
+    delayMs: options.delayMs,
+    path: options.path,
+  });
   const dir = options.dir ?? `${REPORT_DIR}/${behaviour}`;
   let watch: ReturnType<typeof watchMemory> | undefined;
   const started = performance.now();
@@ -173,12 +187,41 @@ describe('kgate conform against a target whose evaluate misbehaves', () => {
     { given: 'redirect-loop', want: /^(response-matches-spec|body-is-json)/ },
     { given: 'html-login', want: /^(content-type-is-json|body-is-json)/ },
     { given: 'many-entities', want: /^(body-within-size-cap|response-matches-spec)/ },
+    // An object of a million keys and a million-entry array (8 MB and 3 MB, under the size cap):
+    // refused before parsing, so that reading them holds up no other operation's deadline.
+    { given: 'many-keys', want: /^body-within-size-cap: response body holds an object wider than the limit/ },
+    { given: 'long-array', want: /^body-within-size-cap: response body holds more arrays and objects than the limit/ },
   ];
   for (const { given, want, extra, delayMs } of cases) {
     test(`${given}: exit 1, named on evaluate only, bounded in time and memory`, async () => {
       await assertBounded(await conformAgainst(given, extra, { delayMs }), given, want);
     });
   }
+});
+
+test('slow is not down: a target framing every answer in one-byte chunks passes, nothing given up', async () => {
+  // Legal HTTP/1.1, only slow, on every operation (the probes' answers included), at a deadline long
+  // enough for the probe that tells a dead target from a slow one to be sent.
+  const run = await conformAgainst('one-byte-chunks', ['--timeout', '10s'], {
+    path: '*',
+    dir: `${REPORT_DIR}/one-byte-chunks`,
+  });
+  const detail = `one-byte-chunks: exit ${run.code}, ${Math.round(run.ms)} ms (clean ${Math.round(cleanMs)} ms), peak ${Math.round(run.peakProcess / 2 ** 20)} MB per process\n${run.stderr.slice(-2000)}`;
+  console.error(detail.split('\n')[0]);
+  const target = run.summary?.targets[0];
+  assert.ok(target, `${detail}\nstdout is one JSON object`);
+  assert.deepEqual(
+    target.failures.map((failure) => `${failure.operation} ${failure.check}: ${failure.title}`),
+    [],
+    `${detail}\nno failure, no test given up`,
+  );
+  assert.equal(run.code, 0, detail);
+  assert.deepEqual(
+    target.skips.filter((skip) => /gave up|did not answer a probe/.test(skip.reason)),
+    [],
+    'no test skipped for a target judged down',
+  );
+  assert.ok(run.peakProcess < MEMORY_LIMIT, `${detail}\nno kgate process above 400 MB`);
 });
 
 test('--max-duration ends a run against an endlessly slow target on time, listing the tests it did not run', async () => {
