@@ -101,6 +101,17 @@ before(async () => {
         return;
       }
     }
+    // Busy, never silent: evaluate and hot events (the probe) send nothing, while answer search
+    // sends a byte every 100 ms without end (a target busy sending one answer holds back the rest).
+    if (path.startsWith('/busy/')) {
+      if (path.endsWith('/evaluate') || path.endsWith('/hotevents')) return;
+      if (path.endsWith('/answersearch/v7.0/search')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const drip = setInterval(() => res.write(' '), 100);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
+    }
     if (path.startsWith('/slow-path/') && path.endsWith('/evaluate')) {
       setTimeout(() => json(200, { expr: 'Y>2000', entities: [] }), 1_600);
       return;
@@ -313,6 +324,33 @@ test('slow is not down: a probe answered a byte at a time, or a request that got
   await assert.rejects(partial.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }), ResponseUnusable);
   assert.equal(probes(), 1, 'no probe after a timeout that had received bytes');
   assert.equal((await partial.call(op('relatedEvents'), { params: { wikipediaid: 'X' } })).status, 200);
+});
+
+test('slow is not down: a probe that gets nothing while another worker is getting bytes never marks the target down', async () => {
+  const dir = join(breakerDir, 'busy');
+  const probes = () => arrivals.get('GET /busy/eventknowledge/v1.0/hotevents') ?? 0;
+  // Two workers of one run (one breaker folder): the second reads a body arriving a byte at a time
+  // while the first's evaluate and the probe it sends after 2 s get nothing at all.
+  const first = api('/busy', { breakerDir: dir, timeoutMs: 8_000 });
+  const second = api('/busy', { breakerDir: dir, timeoutMs: 9_000 });
+  const reading = assert.rejects(
+    second.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }),
+    ResponseUnusable,
+    'the endless body fails on its own deadline',
+  );
+  await assert.rejects(
+    first.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }),
+    (error: unknown) =>
+      error instanceof ResponseUnusable &&
+      error.finding.check === 'responds-within-timeout' &&
+      !/did not answer a probe/.test(error.message),
+    'evaluate fails on its own deadline, not as a target that stopped answering',
+  );
+  await reading;
+  // Evaluate and its twin (POST, asked after 2 s) each probe once.
+  assert.ok(probes() >= 1, 'the target was probed, and the probe got nothing');
+  const other = await first.call(op('relatedEvents'), { params: { wikipediaid: 'X' } });
+  assert.equal(other.status, 200, 'the target is not judged down: later requests are sent');
 });
 
 test('one operation that hangs breaks only that operation', async () => {

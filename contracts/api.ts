@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sendHttp, TransportError } from '../http/client.ts';
@@ -218,6 +219,12 @@ const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-comp
 export const PROBE_TIMEOUT_MS = 5_000;
 /** A request still unanswered after this long makes kgate probe the target (see once). */
 export const PROBE_AFTER_MS = 2_000;
+/**
+ * How often each process of a run marks, at most, that bytes came from the target (see noteBytes):
+ * a probe that got nothing back in PROBE_TIMEOUT_MS concludes nothing when the run's other requests
+ * got bytes meanwhile.
+ */
+export const BYTES_MARK_MS = 500;
 /**
  * A request still unanswered after this long (or half its deadline, if shorter) sends the same
  * input to the other method of its path, once per operation and run (see probeTwin): a path that
@@ -465,6 +472,8 @@ export class Api {
   readonly reads = new Set<string>();
   /** HTTP requests sent, probes and retries included (what `kgate conform` counts against a quota). */
   requestCount = 0;
+  /** When bytes of an answer last came from the target to this Api (epoch ms; see noteBytes). */
+  private bytesAt = 0;
   /** Test data items (discovery) the test used. */
   readonly dataUsed = new Set<string>();
   /** Requests and their latencies per operation label, counted where requestCount is. */
@@ -981,6 +990,7 @@ export class Api {
       return undefined;
     this.requestCount++;
     const started = performance.now();
+    const since = Date.now();
     try {
       const answer = await sendHttp({
         method: 'GET',
@@ -996,8 +1006,10 @@ export class Api {
     } catch (error) {
       if (error instanceof RequestBudgetSpent) return undefined;
       if (!(error instanceof TransportError)) throw error;
-      // Bytes that arrive slowly are a slow target, not a dead one.
-      if (error.received > 0 || answering()) return undefined;
+      // Bytes that arrive slowly are a slow target, not a dead one: on this request, on the probe,
+      // or on any other request of the run while the probe waited (a target busy sending others
+      // its answers, a byte at a time, holds back the heads of new ones).
+      if (error.received > 0 || answering() || this.bytesSince(since)) return undefined;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.breakerScope} down`);
       if (file) {
@@ -1007,6 +1019,41 @@ export class Api {
       return down;
     } finally {
       recordTiming(this.timings, labelOf(other), performance.now() - started);
+    }
+  }
+
+  /**
+   * Marks that bytes of an answer came from the target: in this Api, and for every process of the
+   * run in the modification time of a file of the breaker folder (touched at most every
+   * BYTES_MARK_MS by each Api).
+   */
+  private noteBytes(): void {
+    const now = Date.now();
+    if (now - this.bytesAt < BYTES_MARK_MS) return;
+    this.bytesAt = now;
+    const file = this.breakerFile(`${this.breakerScope} bytes`);
+    if (!file) return;
+    try {
+      utimesSync(file, now / 1000, now / 1000);
+    } catch {
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        appendFileSync(file, '');
+      } catch {
+        // A mark that cannot be written leaves the probe to decide alone.
+      }
+    }
+  }
+
+  /** Whether bytes came from the target since `since` (epoch ms), in this Api or any process of the run. */
+  private bytesSince(since: number): boolean {
+    if (this.bytesAt >= since) return true;
+    const file = this.breakerFile(`${this.breakerScope} bytes`);
+    if (!file) return false;
+    try {
+      return statSync(file).mtimeMs >= since;
+    } catch {
+      return false;
     }
   }
 
@@ -1105,6 +1152,7 @@ export class Api {
         onFirstByte: () => {
           answering = true;
         },
+        onBytes: () => this.noteBytes(),
         beforeRetry: paced && ((signal) => paced.wait(op.path, signal)),
         onStray: (detail) => {
           // Bounded: a target that sends stray bytes after every answer needs only a few reports.

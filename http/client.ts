@@ -93,6 +93,8 @@ export interface HttpRequest {
   onSent?: () => void;
   /** Called when the first byte of an answer arrives (the target is there, however slow the rest): once per attempt. */
   onFirstByte?: () => void;
+  /** Called whenever bytes of an answer arrive (the target is sending, however slowly). */
+  onBytes?: () => void;
   /**
    * Awaited before a retry is sent (a paced run waits for the retry's slot, as for any request),
    * handed the request's `signal`: a request stopped while it waits need not take a slot.
@@ -544,6 +546,7 @@ function attempt(
     };
     const onData = (chunk: Buffer) => {
       if (parser!.received === 0) request.onFirstByte?.();
+      request.onBytes?.();
       handle(parser!.push(chunk));
     };
     const onEnd = () => handle(parser!.end());
