@@ -14,6 +14,8 @@ import {
   isJsonMediaType,
   MAX_THROTTLE_RETRIES,
   op,
+  PROBE_AFTER_MS,
+  PROBE_TIMEOUT_MS,
   ResponseUnusable,
   SLOW_OPERATION_LIMIT,
   TargetBroken,
@@ -80,6 +82,36 @@ before(async () => {
     // Evaluate hangs on both methods, or on GET only.
     if (path.startsWith('/hang-path/') && path.endsWith('/evaluate')) return;
     if (path.startsWith('/hang-get/') && path.endsWith('/evaluate') && req.method === 'GET') return;
+    // Slow, never silent: URL preview answers after 2.5 s, hot events frames its 401 a byte every
+    // 100 ms (8 s in all, past the probe's deadline), answer search sends its head and never ends.
+    if (path.startsWith('/creeping/')) {
+      if (path.endsWith('/urlpreview/v7.0/search')) return void setTimeout(() => json(200, PREVIEW), 2_500);
+      if (path.endsWith('/hotevents') || path.endsWith('/answersearch/v7.0/search')) {
+        res.writeHead(path.endsWith('/hotevents') ? 401 : 200, { 'content-type': 'application/json' });
+        const text = `{"message":"${'x'.repeat(66)}"}`;
+        let next = 0;
+        const drip = setInterval(() => {
+          if (res.destroyed || (path.endsWith('/hotevents') && next >= text.length)) {
+            clearInterval(drip);
+            return void res.end();
+          }
+          res.write(text[next++ % text.length]!);
+        }, 100);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
+    }
+    // Busy, never silent: evaluate and hot events (the probe) send nothing, while answer search
+    // sends a byte every 100 ms without end (a target busy sending one answer holds back the rest).
+    if (path.startsWith('/busy/')) {
+      if (path.endsWith('/evaluate') || path.endsWith('/hotevents')) return;
+      if (path.endsWith('/answersearch/v7.0/search')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const drip = setInterval(() => res.write(' '), 100);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
+    }
     if (path.startsWith('/slow-path/') && path.endsWith('/evaluate')) {
       setTimeout(() => json(200, { expr: 'Y>2000', entities: [] }), 1_600);
       return;
@@ -89,6 +121,8 @@ before(async () => {
       return;
     }
     if (path.startsWith('/deep')) return json(200, `{"value":${'['.repeat(400_000)}${']'.repeat(400_000)}}`);
+    if (path.startsWith('/wide'))
+      return json(200, `{"value":{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":0`).join(',')}}}`);
     if (path.startsWith('/hang/')) return;
     if (path.startsWith('/no-aborted')) return json(200, { query: 'q', interpretations: [] });
     return json(200, PREVIEW);
@@ -267,6 +301,56 @@ test('with a long deadline, a silent target is given up on after the probe, not 
   const seconds = (performance.now() - started) / 1000;
   // The probe answers within 2 + 5 s; 20 s leaves a loaded machine its margin and stays far from 30.
   assert.ok(seconds < 20, `ended after ${seconds.toFixed(1)} s, not after the 30 s deadline`);
+});
+
+test('slow is not down: a probe answered a byte at a time, or a request that got part of its answer, never marks the target down', async () => {
+  const dir = join(breakerDir, 'slow-all');
+  const probes = () => arrivals.get('GET /creeping/eventknowledge/v1.0/hotevents') ?? 0;
+  // Unanswered after 2 s, URL preview has the target probed; the probe's answer is still arriving
+  // at its 5 s deadline. The preview comes at 2.5 s.
+  const slow = api('/creeping', { breakerDir: dir, timeoutMs: 12_000 });
+  const started = performance.now();
+  const preview = await slow.call(op('urlPreview'), { params: { q: 'https://example.org/' } });
+  assert.equal(preview.status, 200, 'the slow answer is read');
+  assert.equal(probes(), 1, 'the target was probed');
+  // Wait out the probe's deadline: a probe that got bytes concludes nothing.
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, PROBE_AFTER_MS + PROBE_TIMEOUT_MS + 500 - (performance.now() - started))),
+  );
+  const other = await slow.call(op('relatedEvents'), { params: { wikipediaid: 'X' } });
+  assert.equal(other.status, 200, 'the target is not judged down: later requests are sent');
+  // A request whose answer started but did not end in time fails on its own deadline, probing nothing.
+  const partial = api('/creeping', { breakerDir: dir, timeoutMs: HANG_MS });
+  await assert.rejects(partial.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }), ResponseUnusable);
+  assert.equal(probes(), 1, 'no probe after a timeout that had received bytes');
+  assert.equal((await partial.call(op('relatedEvents'), { params: { wikipediaid: 'X' } })).status, 200);
+});
+
+test('slow is not down: a probe that gets nothing while another worker is getting bytes never marks the target down', async () => {
+  const dir = join(breakerDir, 'busy');
+  const probes = () => arrivals.get('GET /busy/eventknowledge/v1.0/hotevents') ?? 0;
+  // Two workers of one run (one breaker folder): the second reads a body arriving a byte at a time
+  // while the first's evaluate and the probe it sends after 2 s get nothing at all.
+  const first = api('/busy', { breakerDir: dir, timeoutMs: 8_000 });
+  const second = api('/busy', { breakerDir: dir, timeoutMs: 9_000 });
+  const reading = assert.rejects(
+    second.call(op('answerSearch'), { params: { q: 'x', mkt: 'en-US' } }),
+    ResponseUnusable,
+    'the endless body fails on its own deadline',
+  );
+  await assert.rejects(
+    first.call(op('evaluateGet'), { params: { expr: 'Y>2000' } }),
+    (error: unknown) =>
+      error instanceof ResponseUnusable &&
+      error.finding.check === 'responds-within-timeout' &&
+      !/did not answer a probe/.test(error.message),
+    'evaluate fails on its own deadline, not as a target that stopped answering',
+  );
+  await reading;
+  // Evaluate and its twin (POST, asked after 2 s) each probe once.
+  assert.ok(probes() >= 1, 'the target was probed, and the probe got nothing');
+  const other = await first.call(op('relatedEvents'), { params: { wikipediaid: 'X' } });
+  assert.equal(other.status, 200, 'the target is not judged down: later requests are sent');
 });
 
 test('one operation that hangs breaks only that operation', async () => {
@@ -461,6 +545,16 @@ test('a body nested past the limit is refused before parsing, as body-within-siz
     client.findings.map((finding) => [finding.check, finding.title]),
     [['body-within-size-cap', 'response body nested deeper than the limit']],
   );
+});
+
+test('a body holding an object of a million members is refused before parsing, as body-within-size-cap', async () => {
+  const client = api('/wide', { maxBytes: 16_000_000 });
+  await assert.rejects(client.call(op('urlPreview'), { params: { q: 'https://example.org/' } }), ResponseUnusable);
+  assert.deepEqual(
+    client.findings.map((finding) => [finding.check, finding.title]),
+    [['body-within-size-cap', 'response body holds an object wider than the limit']],
+  );
+  assert.match(client.findings[0]!.received, /holding an object of more than 10000 members, not parsed/);
 });
 
 test('no request is sent after the run deadline, and one in flight is cut short at it', async () => {

@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sendHttp, TransportError } from '../http/client.ts';
@@ -48,7 +49,7 @@ import {
   show,
 } from './failure.ts';
 import { escapeEveryByte, type HeaderForms } from './generative/cases.ts';
-import { beyondJsonLimits } from './json-bounds.ts';
+import { beyondJsonLimits, JSON_LIMITS, type JsonLimits, jsonLimitPassed } from './json-bounds.ts';
 import { answerReadBy, judgeAnswer, judgedKey } from './properties/answers.ts';
 import { type OperationTimings, recordTiming } from './timings.ts';
 
@@ -218,6 +219,12 @@ const WHOLE_TARGET_CHECKS = new Set(['responds-within-timeout', 'connection-comp
 export const PROBE_TIMEOUT_MS = 5_000;
 /** A request still unanswered after this long makes kgate probe the target (see once). */
 export const PROBE_AFTER_MS = 2_000;
+/**
+ * How often each process of a run marks, at most, that bytes came from the target (see noteBytes):
+ * a probe that got nothing back in PROBE_TIMEOUT_MS concludes nothing when the run's other requests
+ * got bytes meanwhile.
+ */
+export const BYTES_MARK_MS = 500;
 /**
  * A request still unanswered after this long (or half its deadline, if shorter) sends the same
  * input to the other method of its path, once per operation and run (see probeTwin): a path that
@@ -454,14 +461,19 @@ export function requestsSent(apis: readonly Api[]): number {
 }
 
 export class Api {
-  /** Every request sent, for the test's own bookkeeping. */
-  readonly sent: ApiResponse[] = [];
+  /**
+   * The last response, for a check that names it. Only the last: a test that sends hundreds of
+   * requests (a burst, a page walk) holds only the answers it keeps itself.
+   */
+  last?: ApiResponse;
   /** What the fixture checks found on the responses, each on the operation that answered. */
   readonly findings: Failure[] = [];
   /** Operation ids this Api sent requests to. */
   readonly reads = new Set<string>();
   /** HTTP requests sent, probes and retries included (what `kgate conform` counts against a quota). */
   requestCount = 0;
+  /** When bytes of an answer last came from the target to this Api (epoch ms; see noteBytes). */
+  private bytesAt = 0;
   /** Test data items (discovery) the test used. */
   readonly dataUsed = new Set<string>();
   /** Requests and their latencies per operation label, counted where requestCount is. */
@@ -498,7 +510,7 @@ export class Api {
     if (this.settings.judge !== false && (!response.throttled || isJsonMediaType(response.contentType)))
       this.validate(op, response, options.intent ?? 'ok');
     if (!response.throttled) this.judgeProperties(op, options, response);
-    this.sent.push(response);
+    this.last = response;
     return response;
   }
 
@@ -957,11 +969,16 @@ export class Api {
 
   /**
    * Asks the target for something cheap on another operation than `op` (without a key: a 401 is a
-   * fine answer). No complete answer within PROBE_TIMEOUT_MS means the whole target is down: it is
-   * marked so, every further request is skipped at once, and the description is returned. Any
-   * answer means only `op` is slow or broken (undefined).
+   * fine answer). Not a byte back within PROBE_TIMEOUT_MS, while the request to `op` has had none
+   * either (`answering` says whether it has since), means the whole target is down: it is marked
+   * so, every further request is skipped at once, and the description is returned. Any answer, or
+   * any byte of one however slow, means only `op` is slow or broken (undefined).
    */
-  private async probeTarget(op: Operation, problem: string): Promise<string | undefined> {
+  private async probeTarget(
+    op: Operation,
+    problem: string,
+    answering: () => boolean = () => false,
+  ): Promise<string | undefined> {
     const other = PROBE_OPERATIONS.find((candidate) => candidate.operationId !== op.operationId)!;
     // A probe the request budget has no room for is not sent: it concludes nothing.
     if (
@@ -973,6 +990,7 @@ export class Api {
       return undefined;
     this.requestCount++;
     const started = performance.now();
+    const since = Date.now();
     try {
       const answer = await sendHttp({
         method: 'GET',
@@ -988,6 +1006,10 @@ export class Api {
     } catch (error) {
       if (error instanceof RequestBudgetSpent) return undefined;
       if (!(error instanceof TransportError)) throw error;
+      // Bytes that arrive slowly are a slow target, not a dead one: on this request, on the probe,
+      // or on any other request of the run while the probe waited (a target busy sending others
+      // its answers, a byte at a time, holds back the heads of new ones).
+      if (error.received > 0 || answering() || this.bytesSince(since)) return undefined;
       const down = `${labelOf(op)} ${problem}, and ${labelOf(other)} did not answer a probe either: ${error.message}`;
       const file = this.breakerFile(`${this.breakerScope} down`);
       if (file) {
@@ -997,6 +1019,41 @@ export class Api {
       return down;
     } finally {
       recordTiming(this.timings, labelOf(other), performance.now() - started);
+    }
+  }
+
+  /**
+   * Marks that bytes of an answer came from the target: in this Api, and for every process of the
+   * run in the modification time of a file of the breaker folder (touched at most every
+   * BYTES_MARK_MS by each Api).
+   */
+  private noteBytes(): void {
+    const now = Date.now();
+    if (now - this.bytesAt < BYTES_MARK_MS) return;
+    this.bytesAt = now;
+    const file = this.breakerFile(`${this.breakerScope} bytes`);
+    if (!file) return;
+    try {
+      utimesSync(file, now / 1000, now / 1000);
+    } catch {
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        appendFileSync(file, '');
+      } catch {
+        // A mark that cannot be written leaves the probe to decide alone.
+      }
+    }
+  }
+
+  /** Whether bytes came from the target since `since` (epoch ms), in this Api or any process of the run. */
+  private bytesSince(since: number): boolean {
+    if (this.bytesAt >= since) return true;
+    const file = this.breakerFile(`${this.breakerScope} bytes`);
+    if (!file) return false;
+    try {
+      return statSync(file).mtimeMs >= since;
+    } catch {
+      return false;
     }
   }
 
@@ -1047,11 +1104,15 @@ export class Api {
     // judged in a few seconds whatever the deadline, while one slow operation keeps its own deadline.
     const controller = new AbortController();
     let probed = false;
+    // Slow is not down: once a byte of the answer arrived, the target is there, and the answer is
+    // judged by its deadline alone.
+    let answering = false;
     const watchdog =
       timeoutMs > PROBE_AFTER_MS + PROBE_TIMEOUT_MS
         ? setTimeout(() => {
+            if (answering) return;
             probed = true;
-            void this.probeTarget(op, `had not answered after ${PROBE_AFTER_MS} ms`).then((down) => {
+            void this.probeTarget(op, `had not answered after ${PROBE_AFTER_MS} ms`, () => answering).then((down) => {
               if (down) controller.abort(new Error(`no complete response: ${down}`));
             });
           }, PROBE_AFTER_MS)
@@ -1088,6 +1149,10 @@ export class Api {
         maxBytes: this.settings.maxBytes,
         signal: controller.signal,
         onSent: paced && (() => paced.sent(op.path)),
+        onFirstByte: () => {
+          answering = true;
+        },
+        onBytes: () => this.noteBytes(),
         beforeRetry: paced && ((signal) => paced.wait(op.path, signal)),
         onStray: (detail) => {
           // Bounded: a target that sends stray bytes after every answer needs only a few reports.
@@ -1104,7 +1169,8 @@ export class Api {
         throw new DeadlineReached(`${NOT_RUN_DEADLINE}: the run reached its --max-duration during a request`);
       }
       const finding = transportFailure(error, operation, curl);
-      if (!probed && WHOLE_TARGET_CHECKS.has(finding.check)) {
+      // Only a request that got nothing back asks whether the whole target is gone.
+      if (!probed && WHOLE_TARGET_CHECKS.has(finding.check) && error.received === 0) {
         await this.probeTarget(
           op,
           finding.check === 'connection-completes' ? 'broke the connection' : 'did not answer in time',
@@ -1149,7 +1215,7 @@ export class Api {
         headers: raw.headers,
         contentType: raw.headers['content-type'],
         text,
-        json: parseQuietly(text),
+        json: parseQuietly(raw.body, text),
         elapsedMs: raw.elapsedMs,
         request,
         curl,
@@ -1188,14 +1254,14 @@ export class Api {
         level: this.settings.strict || this.settings.severity?.['latency-within-budget'] === 'fail' ? 'fail' : 'warn',
       });
     }
-    const beyond = beyondJsonLimits(raw.body);
+    const beyond = jsonLimitPassed(raw.body);
     if (beyond !== undefined) {
       this.unusable(op, {
         check: 'body-within-size-cap',
         operation,
-        title: 'response body nested deeper than the limit',
-        received: `status ${raw.status}, ${beyond}`,
-        documented: 'a response body within the harness limits (8 MiB, nesting depth 128)',
+        title: BEYOND_JSON_LIMIT[beyond.limit],
+        received: `status ${raw.status}, ${beyond.reason}`,
+        documented: `a response body within the harness limits (${this.settings.maxBytes} bytes, nesting depth ${JSON_LIMITS.depth}, ${JSON_LIMITS.members} members per object, ${JSON_LIMITS.containers} arrays and objects)`,
         excerpt: excerpt(raw.body.subarray(0, 400).toString('utf8')),
         curl,
         origin: 'fixture',
@@ -1273,10 +1339,11 @@ export class Api {
     }
     if (!result.valid) {
       const [first, ...rest] = result.errors;
+      const more = rest.length + (result.unlisted?.errors ?? 0);
       this.record({
         ...base,
         title: `status ${response.status} body does not match the spec`,
-        received: `${first ? `${first.message} (${first.keyword})` : 'invalid body'}${rest.length ? ` and ${rest.length} more error(s)` : ''}`,
+        received: `${first ? `${first.message} (${first.keyword})` : 'invalid body'}${more ? ` and ${more} more error(s)` : ''}`,
         documented: first ? `schema ${first.schemaPath}` : 'the documented schema',
         pointer: first?.pointer ?? '',
       });
@@ -1293,6 +1360,13 @@ export class Api {
     }
   }
 }
+
+/** The title of body-within-size-cap for a body beyond each limit of json-bounds.ts. */
+const BEYOND_JSON_LIMIT: Record<keyof JsonLimits, string> = {
+  depth: 'response body nested deeper than the limit',
+  members: 'response body holds an object wider than the limit',
+  containers: 'response body holds more arrays and objects than the limit',
+};
 
 /** Stray bytes reported after their exchange ended, waiting for the next request to the same target. */
 const LATE_STRAY: { baseUrl: string; finding: Failure }[] = [];
@@ -1315,8 +1389,9 @@ function describeLines(lines: string[]): string {
   return [...new Set(lines)].join(', ');
 }
 
-/** A body parsed as JSON, or undefined. */
-function parseQuietly(text: string): unknown {
+/** A body parsed as JSON, or undefined (also when it is beyond the limits of json-bounds.ts). */
+function parseQuietly(body: Buffer, text: string): unknown {
+  if (beyondJsonLimits(body) !== undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {

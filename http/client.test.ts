@@ -28,6 +28,12 @@ const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => 
     const timer = setInterval(() => res.write(' '), 50);
     res.on('close', () => clearInterval(timer));
   },
+  // Answers at once, then holds the process (the client's too: one event loop) past the client's deadline.
+  '/answer-then-block': (_req, res) => {
+    res.end('{"ok":true}');
+    const until = Number(new URL(_req.url ?? '', 'http://x').searchParams.get('until'));
+    while (performance.timeOrigin + performance.now() < until);
+  },
   '/half': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
     res.write('{"partial":');
@@ -38,7 +44,7 @@ const BEHAVIOURS: Record<string, (req: IncomingMessage, res: ServerResponse) => 
 let server: Server;
 let base: string;
 before(async () => {
-  server = createServer((req, res) => BEHAVIOURS[req.url ?? '']?.(req, res));
+  server = createServer((req, res) => BEHAVIOURS[new URL(req.url ?? '', 'http://x').pathname]?.(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -69,6 +75,52 @@ test('sendHttp turns every broken transport into a named problem within the dead
     if (want === 'timeout')
       assert.ok(performance.now() - started < 10 * HANG_MS, `${given} must fail within bounded time`);
   }
+});
+
+test('a failure tells how many bytes of the answer came back, and the first byte is announced as it arrives', async () => {
+  const cases = [
+    { given: '/hang', want: { firstBytes: 0, received: false } },
+    { given: '/slow', want: { firstBytes: 1, received: true } },
+  ];
+  for (const { given, want } of cases) {
+    let firstBytes = 0;
+    const error = await sendHttp({
+      method: 'GET',
+      url: `${base}${given}`,
+      headers: {},
+      timeoutMs: 300,
+      maxBytes: 1024,
+      onFirstByte: () => firstBytes++,
+    }).catch((error: unknown) => error);
+    assert.ok(error instanceof TransportError && error.problem === 'timeout', `${given} times out`);
+    assert.deepEqual({ firstBytes, received: error.received > 0 }, want, given);
+  }
+  let firstBytes = 0;
+  await sendHttp({
+    method: 'GET',
+    url: `${base}/ok`,
+    headers: {},
+    timeoutMs: 10_000,
+    maxBytes: 1024,
+    onFirstByte: () => firstBytes++,
+  });
+  assert.equal(firstBytes, 1, 'an answer announces its first byte once');
+});
+
+test('an answer that arrived while this process was held up past the deadline is read, not timed out', async () => {
+  // The server (this process) answers at once, then holds the event loop until twice the deadline
+  // has passed: the answer waits in the socket, and the deadline's timer is overdue when the loop
+  // runs again. The deadline measures the target: the answer had come well within it.
+  const DEADLINE_MS = 2_000;
+  const until = performance.timeOrigin + performance.now() + 2 * DEADLINE_MS;
+  const answer = await sendHttp({
+    method: 'GET',
+    url: `${base}/answer-then-block?until=${until}`,
+    headers: {},
+    timeoutMs: DEADLINE_MS,
+    maxBytes: 1024,
+  });
+  assert.equal(answer.body.toString(), '{"ok":true}');
 });
 
 test('sendHttp reads a whole response', async () => {

@@ -71,6 +71,8 @@ export class TransportError extends Error {
     readonly retried = false,
     /** Set when the proxy or TLS kept the request from reaching the target at all. */
     readonly route?: RouteProblem,
+    /** Bytes of the answer received at all (status line and headers included): 0 when nothing came back. */
+    readonly received = 0,
   ) {
     super(message);
   }
@@ -90,6 +92,10 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Called once the request has been handed to the socket in full (what --max-rps paces by); again for a retry. */
   onSent?: () => void;
+  /** Called when the first byte of an answer arrives (the target is there, however slow the rest): once per attempt. */
+  onFirstByte?: () => void;
+  /** Called whenever bytes of an answer arrive (the target is sending, however slowly). */
+  onBytes?: () => void;
   /**
    * Awaited before a retry is sent (a paced run waits for the retry's slot, as for any request),
    * handed the request's `signal`: a request stopped while it waits need not take a slot.
@@ -516,7 +522,15 @@ function attempt(
       settled = true;
       cleanup();
       if (connection) retire(connection);
-      const error = new TransportError(problem, message, parser?.bodyBytes ?? 0, parser?.status, false, problemOfRoute);
+      const error = new TransportError(
+        problem,
+        message,
+        parser?.bodyBytes ?? 0,
+        parser?.status,
+        false,
+        problemOfRoute,
+        parser?.received ?? 0,
+      );
       // A kept-alive connection the server had closed (or was closing) when the request went out:
       // nothing of an answer came back, so the request is safe to send again (every operation reads).
       if (reused && problem === 'connection' && (parser?.received ?? 0) === 0)
@@ -556,7 +570,11 @@ function attempt(
         });
       }
     };
-    const onData = (chunk: Buffer) => handle(parser!.push(chunk));
+    const onData = (chunk: Buffer) => {
+      if (parser!.received === 0) request.onFirstByte?.();
+      request.onBytes?.();
+      handle(parser!.push(chunk));
+    };
     const onEnd = () => handle(parser!.end());
     const onError = (error: NodeJS.ErrnoException) => {
       // A server that answers early (a 400 to an oversized body) may close before the upload ends:
@@ -623,7 +641,18 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
   const deadlined = async (fresh: boolean) => {
     const started = performance.now();
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(`within ${request.timeoutMs} ms`), request.timeoutMs);
+    let finished = false;
+    // The deadline measures the target, not this process: a timer that fires after the event loop
+    // was held up (a large answer judged meanwhile) may find the answer waiting, unread, in the
+    // socket. Bytes are read in the loop's poll phase, after timers: the deadline gives it that one
+    // turn, and ends only an exchange still unfinished after it.
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!finished) controller.abort(`within ${request.timeoutMs} ms`);
+        }),
+      request.timeoutMs,
+    );
     const onAbort = () => controller.abort(request.signal!.reason ?? new Error('aborted'));
     if (request.signal?.aborted) onAbort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -641,6 +670,7 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
         );
       return answer;
     } finally {
+      finished = true;
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', onAbort);
     }
@@ -663,6 +693,7 @@ export async function sendHttp(request: HttpRequest): Promise<RawResponse> {
       error.status,
       true,
       error.route,
+      error.received,
     );
   }
 }

@@ -39,6 +39,13 @@ type Head = { status: number; headers: Record<string, string>; reusable: boolean
 type Framing = { kind: 'length'; left: number } | { kind: 'chunked' } | { kind: 'close' };
 
 const CHUNK_SIZE = /^([0-9A-Fa-f]+)[ \t]*(?:;.*)?$/;
+/**
+ * Body pieces shorter than this are copied into one buffer of BODY_BLOCK bytes rather than kept as
+ * views of the bytes read: an answer framed in one-byte chunks, read a few bytes at a time, is then a
+ * few buffers, not one object (and one read's memory) held per byte until it ends.
+ */
+const SMALL_PIECE = 4 * 1024;
+const BODY_BLOCK = 16 * 1024;
 
 /**
  * One answer's parser. Feed it with push() as bytes arrive and end() when the connection ends;
@@ -49,6 +56,9 @@ export class ResponseParser {
   private head: Head | undefined;
   private framing: Framing | undefined;
   private readonly chunks: Buffer[] = [];
+  /** The block small pieces are copied into (see SMALL_PIECE), and how much of it is filled. */
+  private block: Buffer | undefined;
+  private blockUsed = 0;
   /** Body bytes read so far (after decoding chunked framing). */
   bodyBytes = 0;
   /** Bytes of the answer received at all. */
@@ -154,11 +164,30 @@ export class ResponseParser {
   private take(piece: Buffer): void {
     if (piece.length === 0) return;
     this.bodyBytes += piece.length;
-    if (this.bodyBytes <= this.maxBytes) this.chunks.push(piece);
+    if (this.bodyBytes > this.maxBytes) return;
+    if (piece.length >= SMALL_PIECE) {
+      this.closeBlock();
+      this.chunks.push(piece);
+      return;
+    }
+    if (!this.block || this.blockUsed + piece.length > this.block.length) {
+      this.closeBlock();
+      this.block = Buffer.allocUnsafe(BODY_BLOCK);
+    }
+    piece.copy(this.block, this.blockUsed);
+    this.blockUsed += piece.length;
+  }
+
+  /** Ends the block small pieces are copied into: its filled part joins the body's pieces. */
+  private closeBlock(): void {
+    if (this.block && this.blockUsed > 0) this.chunks.push(this.block.subarray(0, this.blockUsed));
+    this.block = undefined;
+    this.blockUsed = 0;
   }
 
   private done(rest: Buffer, reusable: boolean): ParseResult {
     const head = this.head!;
+    this.closeBlock();
     return {
       state: 'done',
       response: { status: head.status, headers: head.headers, body: Buffer.concat(this.chunks), version: head.version },

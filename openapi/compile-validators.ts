@@ -168,6 +168,75 @@ function requestSchema(op: OperationInfo): JsonObject {
   return { type: 'object', properties, required };
 }
 
+/**
+ * Schema errors a validator lists in full; further ones are counted by kind (see boundedErrors). A
+ * body of a million invalid entries would otherwise hold a million error objects, and ajv's own way
+ * of gathering the errors of a referenced schema (a copy of the whole list for each entry,
+ * `vErrors.concat`) takes time square in their number.
+ */
+export const MAX_LISTED_ERRORS = 100;
+
+/**
+ * ajv's standalone code, its errors gathered in place and bounded. ajv keeps one list per call,
+ * `vErrors`, whose length is the count of errors so far: it compares counts to tell a failed
+ * branch, and cuts the list back to a count when a branch is dropped. Each of those uses goes
+ * through a helper (`pushError`, `appendErrors`, `countOf`, `truncate`) over a list that holds the
+ * first MAX_LISTED_ERRORS errors and, beyond them, one byte per error saying its kind. The count
+ * stays exact, so validity and every branch ajv takes are unchanged; only the errors beyond the
+ * list's head are not kept.
+ */
+function boundedErrors(code: string): string {
+  const bounded = code
+    .replace(/vErrors\.push\((err\d+)\)/g, 'pushError(vErrors, $1)')
+    .replace(/vErrors\.concat\((validate\d+)\.errors\)/g, 'appendErrors(vErrors, $1.errors)')
+    .replace(/errors = vErrors\.length;/g, 'errors = countOf(vErrors);')
+    .replace(/vErrors\.length = (_errs\d+);/g, 'truncate(vErrors, $1);');
+  // Any other use of the list would misread it: ajv's code must be of the shape rewritten here.
+  const left = bounded.match(/vErrors(?!\s*=(?!=)|\s*[!=]==\s*null|;|,|\)).{0,20}/g);
+  if (!bounded.includes('pushError(') || left)
+    throw new Error(`ajv's error handling changed shape: ${left?.slice(0, 3).join(' | ')}`);
+  return bounded;
+}
+
+/**
+ * The helpers boundedErrors' code calls, defined once in the module. The kind of an error beyond
+ * the listed ones is what validator.ts sorts errors by: 1 a warning (an absent expected property),
+ * 2 an if/then chain's own error, 3 any other.
+ */
+const ERROR_HELPERS = `const MAX_LISTED_ERRORS = ${MAX_LISTED_ERRORS};
+function kindOf(error) {
+  return error.keyword === ${JSON.stringify(EXPECTED_SCHEMA_KEYWORD)} ? 1 : error.keyword === 'if' ? 2 : 3;
+}
+function addKind(list, kind) {
+  let tail = list.unlisted;
+  if (tail === undefined) list.unlisted = tail = { kinds: new Uint8Array(64), size: 0 };
+  else if (tail.size === tail.kinds.length) {
+    const grown = new Uint8Array(tail.size * 2);
+    grown.set(tail.kinds);
+    tail.kinds = grown;
+  }
+  tail.kinds[tail.size++] = kind;
+}
+function pushError(list, error) {
+  if (list.unlisted === undefined && list.length < MAX_LISTED_ERRORS) list.push(error);
+  else addKind(list, kindOf(error));
+}
+function appendErrors(list, more) {
+  for (const error of more) pushError(list, error);
+  const tail = more.unlisted;
+  if (tail !== undefined) for (let i = 0; i < tail.size; i++) addKind(list, tail.kinds[i]);
+  return list;
+}
+function countOf(list) {
+  return list.length + (list.unlisted === undefined ? 0 : list.unlisted.size);
+}
+function truncate(list, count) {
+  if (count <= list.length) {
+    list.length = count;
+    list.unlisted = undefined;
+  } else list.unlisted.size = count - list.length;
+}`;
+
 const HEADER =
   '// Generated from openapi/openapi.yaml by openapi/compile-validators.ts (npm run openapi:generate). Do not edit.';
 
@@ -216,13 +285,14 @@ export function generatedValidators(yamlText: string): { spec: string; module: s
 // @ts-nocheck
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+${ERROR_HELPERS}
 /** The SHA-256 of the openapi.yaml these validators were compiled from. */
 export const SPEC_SHA256 = ${JSON.stringify(sha256)};
 const responses = (() => {
-${exportsToObject(responseCode)}
+${exportsToObject(boundedErrors(responseCode))}
 })();
 const requests = (() => {
-${exportsToObject(requestCode)}
+${exportsToObject(boundedErrors(requestCode))}
 })();
 /** Response body validators by \`operationId status mediaType\`; null where the spec documents no schema. */
 export const RESPONSE_VALIDATORS = {

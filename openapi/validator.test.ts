@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MAX_LISTED_ERRORS } from './compile-validators.ts';
 import { type JsonObject, loadSpec } from './spec.ts';
 import { mediaTypeOf, validateRequest, validateResponse } from './validator.ts';
 
@@ -338,6 +339,48 @@ describe('validateResponse', () => {
       /^\/rankingResponse\/sidebar is expected but missing \(interface 2\.5 .*answersearch-200-facts-docs-2018\.json.*\)$/,
       'the message carries the evidence',
     );
+  });
+
+  test('a body with more errors than a validator lists: the first MAX_LISTED_ERRORS listed, every other one counted', () => {
+    for (const entities of [MAX_LISTED_ERRORS - 1, MAX_LISTED_ERRORS + 50, 1_000_000]) {
+      const body = { expr: 'Y>2012', entities: Array.from({ length: entities }, () => ({})), aborted: false };
+      const result = validateResponse('evaluateGet', 200, 'application/json', body);
+      const listed = Math.min(entities, MAX_LISTED_ERRORS);
+      assert.equal(result.valid, false, `${entities} entities without prob`);
+      assert.deepEqual(
+        result.errors.map((error) => error.pointer),
+        Array.from({ length: listed }, (_, i) => `/entities/${i}/prob`),
+        `${entities}: the first ${listed} listed, in order`,
+      );
+      assert.deepEqual(
+        result.unlisted,
+        entities > listed ? { errors: entities - listed, warnings: 0 } : undefined,
+        `${entities}: the rest counted`,
+      );
+    }
+    // Past the list, branches ajv drops (the if/then chain of a tagged union) are dropped from the
+    // count too: a thousand rules count a hundred times the errors of ten, none of the chain's own.
+    const rules = (count: number) =>
+      edit(example('AnswerSearchResponse'), (d) => {
+        d.facts.contractualRules = Array.from({ length: count }, (_, i) =>
+          i % 2
+            ? { _type: 'ContractualRules/LinkAttribution' }
+            : { _type: 'ContractualRules/LicenseAttribution', targetPropertyName: 1 },
+        );
+      });
+    const total = (result: ReturnType<typeof validateResponse>) =>
+      result.errors.length + (result.unlisted?.errors ?? 0);
+    const ten = validateResponse('answerSearch', 200, 'application/json', rules(10));
+    const thousand = validateResponse('answerSearch', 200, 'application/json', rules(1_000));
+    assert.equal(ten.unlisted, undefined, 'ten rules: every error listed');
+    assert.equal(total(thousand), 100 * total(ten), 'a thousand rules: a hundred times the errors of ten');
+    assert.ok(
+      thousand.errors.every((error) => error.keyword !== 'if'),
+      'the if/then chain adds no error of its own',
+    );
+    // Nothing counted beyond the list: a warning alone leaves a body valid.
+    const warned = validateResponse('evaluateGet', 200, 'application/json', { expr: 'Y>2012', entities: [] });
+    assert.deepEqual([warned.valid, warned.unlisted], [true, undefined], 'a warning alone leaves it valid');
   });
 
   test('an undocumented media type is reported as such', () => {

@@ -29,6 +29,12 @@ export interface ValidationResult {
   warnings: SchemaError[];
   /** False when the spec documents no response for that status or media type (then valid is false). */
   documented: boolean;
+  /**
+   * Errors and warnings counted but not listed: a validator lists the first MAX_LISTED_ERRORS of
+   * a body (compile-validators.ts), so that a body of a million invalid entries costs no more than
+   * their count. Absent when everything found is listed.
+   */
+  unlisted?: { errors: number; warnings: number };
 }
 
 /** The request parts validateRequest checks, as they arrive on the wire (strings). */
@@ -77,22 +83,49 @@ function responseValidator(op: OperationInfo, status: number, mediaType: string)
   return validators().responses[responseValidatorKey(op.operationId, response.status, mediaType)];
 }
 
-/** Sorts ajv's errors into errors and warnings (absent expected properties), each with its pointer. */
+/** Kinds of the errors a validator counted beyond those it lists (compile-validators.ts). */
+const UNLISTED_WARNING = 1;
+const UNLISTED_IF = 2;
+
+/**
+ * Sorts ajv's errors into errors and warnings (absent expected properties), each with its pointer,
+ * in one pass; the errors beyond the listed ones are counted by their kind (compile-validators.ts).
+ */
 function toFindings(
-  errors: ErrorObject[] | null | undefined,
+  errors: (ErrorObject[] & { unlisted?: { kinds: Uint8Array; size: number } }) | null | undefined,
   parameterOf?: (pointer: string) => string | undefined,
-): { errors: SchemaError[]; warnings: SchemaError[] } {
-  const list = errors ?? [];
-  const expected = list.filter((error) => error.keyword === EXPECTED_SCHEMA_KEYWORD);
-  const rest = expected.length > 0 ? list.filter((error) => error.keyword !== EXPECTED_SCHEMA_KEYWORD) : list;
+): Pick<ValidationResult, 'errors' | 'warnings' | 'unlisted'> {
+  const sorted = { warnings: new Sorted(), ifs: new Sorted(), others: new Sorted() };
+  for (const error of errors ?? [])
+    (error.keyword === EXPECTED_SCHEMA_KEYWORD
+      ? sorted.warnings
+      : error.keyword === 'if'
+        ? sorted.ifs
+        : sorted.others
+    ).listed.push(error);
+  const tail = errors?.unlisted;
+  for (let i = 0; i < (tail?.size ?? 0); i++) {
+    const kind = tail!.kinds[i];
+    (kind === UNLISTED_WARNING ? sorted.warnings : kind === UNLISTED_IF ? sorted.ifs : sorted.others).unlisted++;
+  }
   // An if/then chain reports its own "must match then" next to the real errors: drop that noise.
   // Alone it is kept, unless the branch failed only on a warning.
-  const meaningful = rest.filter((error) => error.keyword !== 'if');
-  const kept = meaningful.length > 0 || expected.length > 0 ? meaningful : rest;
+  const kept = sorted.others.count > 0 || sorted.warnings.count > 0 ? sorted.others : sorted.ifs;
+  const unlisted = { errors: kept.unlisted, warnings: sorted.warnings.unlisted };
   return {
-    errors: kept.map((error) => toSchemaError(error, parameterOf)),
-    warnings: expected.map((error) => toSchemaError(error, parameterOf)),
+    errors: kept.listed.map((error) => toSchemaError(error, parameterOf)),
+    warnings: sorted.warnings.listed.map((error) => toSchemaError(error, parameterOf)),
+    ...(unlisted.errors + unlisted.warnings > 0 ? { unlisted } : {}),
   };
+}
+
+/** Errors of one kind: those listed, in order, and those counted only. */
+class Sorted {
+  readonly listed: ErrorObject[] = [];
+  unlisted = 0;
+  get count(): number {
+    return this.listed.length + this.unlisted;
+  }
 }
 
 function toSchemaError(error: ErrorObject, parameterOf?: (pointer: string) => string | undefined): SchemaError {
@@ -177,8 +210,8 @@ export function validateResponse(
     };
   }
   if (validate === null || validate(body)) return { valid: true, documented: true, errors: [], warnings: [] };
-  const { errors, warnings } = toFindings(validate.errors);
-  return { valid: errors.length === 0, documented: true, errors, warnings };
+  const findings = toFindings(validate.errors);
+  return { valid: findings.errors.length + (findings.unlisted?.errors ?? 0) === 0, documented: true, ...findings };
 }
 
 /**
@@ -195,6 +228,6 @@ export function validateRequest(operationId: string, parts: RequestParts): Valid
   };
   if (validate(data)) return { valid: true, documented: true, errors: [], warnings: [] };
   const parameterOf = (pointer: string) => pointer.split('/')[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
-  const { errors, warnings } = toFindings(validate.errors, parameterOf);
-  return { valid: errors.length === 0, documented: true, errors, warnings };
+  const findings = toFindings(validate.errors, parameterOf);
+  return { valid: findings.errors.length + (findings.unlisted?.errors ?? 0) === 0, documented: true, ...findings };
 }

@@ -25,6 +25,9 @@ export type HostileBehaviour =
   | 'redirect-loop'
   | 'html-login'
   | 'many-entities'
+  | 'many-keys'
+  | 'long-array'
+  | 'one-byte-chunks'
   | 'close-after-answer'
   | 'close-between-answers'
   | 'stray-response'
@@ -57,6 +60,10 @@ export const DEEP_NESTING = 400_000;
 export const HUGE_BODY_BYTES = 300 * 1024 * 1024;
 /** Entities of the many-entities answer. */
 export const MANY_ENTITIES = 300_000;
+/** Keys of the one object of the many-keys answer (under 8 MiB, kgate's default size cap, so it is read whole). */
+export const MANY_KEYS = 1_000_000;
+/** Entries of the long-array answer's entities. */
+export const LONG_ARRAY = 1_000_000;
 
 export interface HostileTargetOptions {
   /** The base URL every request is forwarded to (the reference server). */
@@ -83,6 +90,8 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
   // operations, answered by the same process, keep their pace on a loaded machine.
   if (options.behaviour === 'gzip-bomb') gzipBomb();
   if (options.behaviour === 'many-entities') manyEntities();
+  if (options.behaviour === 'many-keys') manyKeys();
+  if (options.behaviour === 'long-array') longArray();
   const path = options.path ?? '/academic/v1.0/evaluate';
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -100,6 +109,7 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
     body: Buffer,
     delayMs = 0,
     afterAnswer?: (socket: Socket) => void,
+    write?: (answer: IncomingMessage, bytes: Buffer) => void,
   ) => {
     const out = request(
       {
@@ -115,6 +125,7 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
         answer.on('end', () =>
           later(delayMs, () => {
             if (res.destroyed) return;
+            if (write) return write(answer, Buffer.concat(chunks));
             const socket = req.socket;
             res.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'keep-alive' });
             res.end(Buffer.concat(chunks), () => afterAnswer?.(socket));
@@ -260,12 +271,35 @@ export async function startHostileTarget(options: HostileTargetOptions): Promise
         res.end(page);
         return;
       }
-      case 'many-entities': {
-        const body = manyEntities();
+      case 'many-entities':
+      case 'many-keys':
+      case 'long-array': {
+        const body = { 'many-entities': manyEntities, 'many-keys': manyKeys, 'long-array': longArray }[
+          options.behaviour
+        ]();
         res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length });
         res.end(body);
         return;
       }
+      // The reference server's answer, in chunks of one byte each, each written once the one before
+      // it has left: legal HTTP/1.1 framing (RFC 9112 7.1), only slow.
+      case 'one-byte-chunks':
+        forward(req, res, body, 0, undefined, (answer, bytes) => {
+          const { 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, {
+            ...headers,
+            connection: 'keep-alive',
+            'transfer-encoding': 'chunked',
+          });
+          let next = 0;
+          const drip = () => {
+            if (res.destroyed) return;
+            if (next >= bytes.length) return void res.end();
+            res.write(bytes.subarray(next, ++next), drip);
+          };
+          drip();
+        });
+        return;
       default:
         forward(req, res, body);
     }
@@ -303,6 +337,39 @@ function manyEntities(): Buffer {
   const entity = '{"logprob":-17.1,"prob":3.7e-8,"Id":2157025439,"Ti":"a paper"},';
   many ??= Buffer.from(`{"expr":"Y>2012","entities":[${entity.repeat(MANY_ENTITIES - 1)}${entity.slice(0, -1)}]}`);
   return many;
+}
+
+let keys: Buffer | undefined;
+/**
+ * The many-keys answer: one entity holding MANY_KEYS distinct keys (of 1 to 4 printable characters,
+ * about 8 MB), and no prob: parsed, it is a dictionary of a million properties.
+ */
+function manyKeys(): Buffer {
+  if (keys) return keys;
+  // The printable ASCII characters a JSON string holds unescaped.
+  const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter(
+    (char) => char !== '"' && char !== '\\',
+  );
+  const parts: string[] = [];
+  for (let n = 0, length = 1, first = 0; parts.length < MANY_KEYS; n++) {
+    if (n - first === alphabet.length ** length) {
+      first = n;
+      length++;
+    }
+    let key = '';
+    for (let rest = n - first, i = 0; i < length; i++, rest = Math.floor(rest / alphabet.length))
+      key += alphabet[rest % alphabet.length];
+    parts.push(`"${key}":0`);
+  }
+  keys = Buffer.from(`{"expr":"Y>2012","entities":[{${parts.join(',')}}]}`);
+  return keys;
+}
+
+let long: Buffer | undefined;
+/** The long-array answer: LONG_ARRAY empty entities (3 MB), none with its prob. */
+function longArray(): Buffer {
+  long ??= Buffer.from(`{"expr":"Y>2012","entities":[${'{},'.repeat(LONG_ARRAY - 1)}{}]}`);
+  return long;
 }
 
 function gzipBomb(): Buffer {

@@ -92,3 +92,38 @@ test('discovery takes data from an answer that breaks the schema, and names the 
     'an unusable answer carries its finding, so it is reported on its operation',
   );
 });
+
+test('the search for values sends the search for papers with it: a slow evaluate costs the two one wait', async () => {
+  // Evaluate holds every answer until it has two requests waiting (or 3 s have passed).
+  const waiting: (() => void)[] = [];
+  const counts: string[] = [];
+  let bothWaited = false;
+  const slow = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    counts.push(url.searchParams.get('count') ?? '');
+    const answer = () => {
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ expr: 'Y>1900', entities: [{ logprob: -1, prob: 0.5, Id: 1, Ti: 't', Y: 2000 }] }));
+    };
+    const answerAll = () => {
+      for (const send of waiting.splice(0)) send();
+    };
+    waiting.push(answer);
+    if (waiting.length === 2) {
+      bothWaited = true;
+      answerAll();
+    } else setTimeout(answerAll, 3_000);
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  try {
+    const { discovery } = discoveryOf(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`, 'k');
+    assert.equal((await discovery.paperValues()).length, 1);
+    assert.ok(bothWaited, `both searches were waiting at once (sent: count=${counts.join(', count=')})`);
+    assert.deepEqual(counts.sort(), ['40', '50'], 'papers (40) and the values (50), one request each');
+    assert.equal((await discovery.papers()).length, 1, 'papers are not asked for again');
+    assert.equal(counts.length, 2);
+  } finally {
+    slow.closeAllConnections();
+    slow.close();
+  }
+});

@@ -38,6 +38,8 @@ export interface ValidateOutput {
   errors: Finding[];
   /** Expected fields that are missing. */
   warnings: Finding[];
+  /** Errors and warnings counted beyond the listed ones (a body with more than the validator lists). */
+  unlisted?: { errors: number; warnings: number };
 }
 
 /** One error or warning as printed: where, which rule, and the sentence. */
@@ -103,7 +105,7 @@ export const command: Command = {
     const body = readBody(file, contentType);
     const strict = given.strict === true;
     const result = validateResponse(operationId, status, contentType, body);
-    const passed = result.valid && !(strict && result.warnings.length > 0);
+    const passed = result.valid && !(strict && result.warnings.length + (result.unlisted?.warnings ?? 0) > 0);
     const finding = ({ pointer, keyword, message }: Finding): Finding => ({ pointer, keyword, message });
     const output: ValidateOutput = {
       operationId,
@@ -116,22 +118,27 @@ export const command: Command = {
       passed,
       errors: result.errors.map(finding),
       warnings: result.warnings.map(finding),
+      ...(result.unlisted ? { unlisted: result.unlisted } : {}),
     };
     if (given.json) {
       printJson('validate', passed ? EXIT.ok : EXIT.failed, output);
       return passed ? EXIT.ok : EXIT.failed;
     }
     const target = `${operationId} ${status} ${contentType}`;
-    const warned = `${result.warnings.length} warning(s)`;
+    const warnings = result.warnings.length + (result.unlisted?.warnings ?? 0);
+    const warned = `${warnings} warning(s)`;
     let headline = `valid: ${file} matches ${target}`;
     if (!result.valid) headline = `invalid: ${file} does not match ${target}`;
-    else if (result.warnings.length > 0 && strict)
-      headline = `invalid under --strict: ${file} has ${warned} against ${target}`;
-    else if (result.warnings.length > 0)
+    else if (warnings > 0 && strict) headline = `invalid under --strict: ${file} has ${warned} against ${target}`;
+    else if (warnings > 0)
       headline = `valid with ${warned}: ${file} matches ${target}; expected fields are missing (errors only under --strict)`;
     console.log(headline);
     for (const error of result.errors) console.log(`  ${error.pointer || '/'}  ${error.keyword}: ${error.message}`);
     for (const warning of result.warnings) console.log(`  warning: ${warning.message}`);
+    if (result.unlisted)
+      console.log(
+        `  and ${result.unlisted.errors} more error(s), ${result.unlisted.warnings} more warning(s), counted but not listed`,
+      );
     return passed ? EXIT.ok : EXIT.failed;
   },
 };

@@ -58,7 +58,7 @@ export const check = defineCheck({
           received: `${BURST_LIMIT} requests, none throttled (no 429, no 503)`,
           documented: 'rate limit exceeded yields 429 (interface 7.3, 8)',
         },
-        ctx.api.sent.at(-1),
+        ctx.api.last,
       );
     }
     const signal = limited.throttled!;
