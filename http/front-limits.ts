@@ -32,7 +32,6 @@ export const FRONT_LIMIT_STATUSES: readonly number[] = [400, 413, 414, 431];
 /** Characters a front server may refuse in a URL that the interface reads as text like any other. */
 export const CHARACTER_CLASSES: readonly { name: string; test: (decoded: string, raw: string) => boolean }[] = [
   // C0 controls and DEL, as sent or percent-encoded.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is the control characters
   { name: 'control characters', test: (decoded) => /[\u0000-\u001f\u007f]/.test(decoded) },
   { name: 'a malformed percent-encoding', test: (_decoded, raw) => /%(?![0-9a-fA-F]{2})/.test(raw) },
   { name: 'bytes outside ASCII, not percent-encoded', test: (_decoded, raw) => /[^\u0000-\u007f]/.test(raw) },
