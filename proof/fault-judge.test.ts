@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Failure } from '../contracts/failure.ts';
 import type { TargetSummary, TestRecord } from '../reporting/summary.ts';
-import { type CatalogueFault, compareTable, judge, selectTests, sweepTargets, timeRatio } from './fault-sweep.ts';
+import {
+  CASCADE_TIME_RATIO,
+  type CatalogueFault,
+  compareTable,
+  judge,
+  selectTests,
+  sweepTargets,
+  timeBound,
+  timeRatio,
+} from './fault-sweep.ts';
 import { crossReaders } from './fault-table.ts';
 
 const EVALUATE = 'GET /academic/v1.0/evaluate';
@@ -105,6 +114,26 @@ test('the time ratio adds what the selected tests took beyond their clean time, 
     { given: [record({ durationMs: 20_100 })], want: 2 },
   ];
   for (const { given, want } of cases) assert.equal(timeRatio(clean, given, cleanRun).toFixed(3), want.toFixed(3));
+});
+
+test('the time bound is 3x a clean run, and one deadline more per operation for a fault judged at the hostile deadline', () => {
+  assert.equal(timeBound(fault, cleanRun), CASCADE_TIME_RATIO, 'a forbidden fault: 3x');
+  const slowBody: CatalogueFault = {
+    name: 'slow-body',
+    group: 'all',
+    operations: ['evaluateGet', 'evaluatePost', 'interpretGet', 'interpretPost'],
+    deviation: 'hostile',
+    description: '',
+  };
+  // Four operations at 2 s each over two workers: 4 s beyond a clean run of 10 s.
+  assert.equal(timeBound(slowBody, cleanRun).toFixed(3), (CASCADE_TIME_RATIO + 0.4).toFixed(3));
+  const hang = { ...fault, name: 'hang', deviation: 'forbidden' as const };
+  assert.equal(
+    timeBound(hang, cleanRun).toFixed(3),
+    (CASCADE_TIME_RATIO + 0.2).toFixed(3),
+    'one that misses deadlines too',
+  );
+  assert.equal(timeBound(slowBody, { durationMs: 0, workers: 2 }), CASCADE_TIME_RATIO, 'no clean run: 3x');
 });
 
 test('compareTable finds unknown faults and entries that disagree with the catalogue', () => {

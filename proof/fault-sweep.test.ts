@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readEnv } from '../config/env.ts';
 import { defaultKeys } from '../reference/index.ts';
-import { renderSweep, runSweep } from './fault-sweep.ts';
+import { CASCADE_TIME_RATIO, renderSweep, runSweep } from './fault-sweep.ts';
 import { scanForSecrets } from './secret-scan.ts';
 
 /**
@@ -13,7 +13,6 @@ import { scanForSecrets } from './secret-scan.ts';
  * fault whose detection needs an answer past a bound (interpret's timeout: 2 s) costs a fixed wait,
  * so its ratio rises as the clean run gets faster on a quieter machine.
  */
-const CASCADE_TIME_RATIO = 3;
 
 test('the suite passes the clean reference server and every legitimate variation, and catches every fault of its catalogue, one defect one failure', {
   timeout: 900_000,
@@ -122,8 +121,8 @@ test('the suite passes the clean reference server and every legitimate variation
     'a check that no fault can trip is a defect: add the fault or drop the check',
   );
   assert.ok(
-    result.worstTimeRatio.ratio <= CASCADE_TIME_RATIO,
-    `no fault costs a cascade: a run against any fault takes at most ${CASCADE_TIME_RATIO}x a clean run; ${result.worstTimeRatio.fault} takes x${result.worstTimeRatio.ratio.toFixed(2)}`,
+    result.worstTimeRatio.ratio <= result.worstTimeRatio.bound,
+    `no fault costs a cascade: a run against any fault takes at most ${CASCADE_TIME_RATIO}x a clean run, plus one deadline per operation for a fault judged at the short hostile deadline; ${result.worstTimeRatio.fault} takes x${result.worstTimeRatio.ratio.toFixed(2)}, bound x${result.worstTimeRatio.bound.toFixed(2)}`,
   );
   const keys = Object.values(defaultKeys());
   assert.deepEqual(scanForSecrets(result.reportDir, keys), [], 'no report file may contain a subscription key');

@@ -58,6 +58,8 @@ export interface FaultVerdict {
   tests: number;
   /** Estimated duration of a whole `kgate conform` run against the fault, over a clean run's. */
   timeRatio: number;
+  /** The most timeRatio may be (see timeBound). */
+  timeBound: number;
   /**
    * Input-triggered faults (`generative` in the table): what the fixed battery alone made of it
    * (`--generate 0`); it must pass, so that only the generative phase catches the fault.
@@ -80,8 +82,8 @@ export interface SweepResult {
   tableMismatches: string[];
   /** Registered checks that no forbidden or hostile fault properly tripped in this sweep. */
   untrippedChecks: string[];
-  /** The worst estimated run time against a fault, over the clean run's. */
-  worstTimeRatio: { fault: string; ratio: number };
+  /** The estimated run time against a fault nearest its bound (or furthest over it), over the clean run's. */
+  worstTimeRatio: { fault: string; ratio: number; bound: number };
   /**
    * For each coverage item (contracts/coverage), the faults it caught: the cells whose checks caught a
    * fault for its own reason, and the input items the requests that showed it carried (the ranking
@@ -95,6 +97,29 @@ export interface SweepResult {
 
 /** Per-request deadline against hostile and hanging faults: long enough for a loopback answer, short enough to keep the sweep fast. */
 const HOSTILE_TIMEOUT_MS = 2_000;
+
+/** A hostile fault, or one that makes requests miss their deadline: judged at HOSTILE_TIMEOUT_MS. */
+function judgedAtHostileDeadline(fault: CatalogueFault): boolean {
+  return (
+    fault.deviation === 'hostile' || (FAULT_TABLE[fault.name]?.catches.includes('responds-within-timeout') ?? false)
+  );
+}
+
+/** No fault costs a cascade: a run against it takes at most this many times a clean run (but see timeBound). */
+export const CASCADE_TIME_RATIO = 3;
+
+/**
+ * The most a run against `fault` may take, over a clean run's: CASCADE_TIME_RATIO, and for a fault
+ * judged at the short hostile deadline (see judgedAtHostileDeadline) one deadline more per operation
+ * it touches, spread over the workers. Slow is not down: a target that answers every operation a byte at a time
+ * is judged operation by operation, each at its own deadline, never given up on as a whole.
+ */
+export function timeBound(fault: CatalogueFault, cleanRun: { durationMs: number; workers: number }): number {
+  if (cleanRun.durationMs <= 0) return CASCADE_TIME_RATIO;
+  if (!judgedAtHostileDeadline(fault)) return CASCADE_TIME_RATIO;
+  const deadlines = (fault.operations.length * HOSTILE_TIMEOUT_MS) / Math.max(1, cleanRun.workers);
+  return CASCADE_TIME_RATIO + deadlines / cleanRun.durationMs;
+}
 
 /** The name of the fixed-battery project of an input-triggered fault. */
 export function fixedBatteryTarget(fault: string): string {
@@ -132,7 +157,7 @@ export function selectTests(fault: CatalogueFault, clean: TestRecord[]): string[
 /** Builds the Playwright project of one fault, or of one legitimate variation (served under /variations). */
 export function sweepTarget(baseUrl: string, fault: CatalogueFault, clean: TestRecord[]): SweepTarget {
   const tests = selectTests(fault, clean);
-  const hangs = fault.deviation === 'hostile' || FAULT_TABLE[fault.name]?.catches.includes('responds-within-timeout');
+  const hangs = judgedAtHostileDeadline(fault);
   return {
     name: fault.name,
     baseUrl: `${baseUrl}/${fault.deviation === 'legitimate' ? 'variations' : 'faults'}/${fault.name}`,
@@ -256,6 +281,7 @@ export function judge({ fault, summary, fixedBattery, clean, records, cleanRun }
     errors,
     tests: records.length,
     timeRatio: timeRatio(clean, records, cleanRun),
+    timeBound: timeBound(fault, cleanRun),
     ...(fixed ? { fixedBattery: fixed } : {}),
   };
 }
@@ -423,8 +449,10 @@ export async function runSweep(
     const { unknown, mismatches } = compareTable(catalogue);
     const worst = [...faults, ...judgedVariations].reduce(
       (found, verdict) =>
-        verdict.timeRatio > found.ratio ? { fault: verdict.fault, ratio: verdict.timeRatio } : found,
-      { fault: 'clean', ratio: 1 },
+        verdict.timeRatio / verdict.timeBound > found.ratio / found.bound
+          ? { fault: verdict.fault, ratio: verdict.timeRatio, bound: verdict.timeBound }
+          : found,
+      { fault: 'clean', ratio: 1, bound: CASCADE_TIME_RATIO },
     );
     return {
       clean: cleanRun.summary!.targets.find((target) => target.target === 'clean'),
@@ -473,7 +501,7 @@ export function renderSweep(result: SweepResult): string {
       `clean   ${result.clean.verdict === 'pass' ? 'passes' : 'FAILS'} (${result.clean.counts.passed} passed, ${result.clean.counts.failed} failed, ${result.clean.counts.warned} warnings, ${result.clean.counts.skipped} skipped; ${result.clean.tests.total} tests)`,
     );
   lines.push(
-    `score: ${result.caught} / ${result.total} faults caught, ${result.variations.filter((verdict) => verdict.caught).length} / ${result.variations.length} legitimate variations passed, in ${(result.durationMs / 1000).toFixed(1)} s; worst run time against a fault x${result.worstTimeRatio.ratio.toFixed(2)} of a clean run (${result.worstTimeRatio.fault})`,
+    `score: ${result.caught} / ${result.total} faults caught, ${result.variations.filter((verdict) => verdict.caught).length} / ${result.variations.length} legitimate variations passed, in ${(result.durationMs / 1000).toFixed(1)} s; run time against a fault nearest its bound x${result.worstTimeRatio.ratio.toFixed(2)} of a clean run, bound x${result.worstTimeRatio.bound.toFixed(2)} (${result.worstTimeRatio.fault})`,
   );
   return lines.join('\n');
 }
