@@ -65,6 +65,14 @@ export function previousRun<T>(
   return undefined;
 }
 
+/**
+ * Whether an earlier run's file lists its findings, for previousRun: a run stopped before its
+ * verdict (a target it could not reach, a stop) wrote none, and has nothing to compare with.
+ */
+export function listsFindings<T extends { findings: readonly unknown[] }>(summary: unknown): summary is T {
+  return Array.isArray((summary as { findings?: unknown } | null)?.findings);
+}
+
 /** A finding as the page shows it: the fields of formatFailure, in its order. */
 export function pageFinding(failure: Failure, level: PageFinding['level'], seen?: string): PageFinding {
   const fields: PageFinding['fields'] = [

@@ -24,7 +24,7 @@ import { shortLabel } from '../page/html.ts';
 import { REPORT_HTML, renderPage } from '../page/page.ts';
 import { buildEnvelope, envelopeSection, writeEnvelope } from '../reporting/envelope.ts';
 import { type FuzzFinding, type FuzzResult, fuzzPage } from '../reporting/fuzz-page.ts';
-import { previousRun } from '../reporting/report-page.ts';
+import { listsFindings, previousRun } from '../reporting/report-page.ts';
 import { targetText } from '../reporting/summary.ts';
 import { Discovery } from './discovery.ts';
 import { referenceRefused } from './plan.ts';
@@ -252,9 +252,7 @@ async function fuzzIn(settings: FuzzSettings, scratchDir: string): Promise<FuzzR
     result,
     operationStats(timings),
     // A run stopped before its verdict (a target it could not reach) has no findings to compare with.
-    previousRun(settings.reportDir, 'summary.json', (summary): summary is FuzzResult =>
-      Array.isArray((summary as Partial<FuzzResult> | null)?.findings),
-    ),
+    previousRun(settings.reportDir, 'summary.json', listsFindings<FuzzResult>),
     CHECKS,
   );
   const envelope = buildEnvelope({

@@ -22,7 +22,7 @@ import { changeLines, changesPhrase, findingLine, writeLiveReport } from '../../
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import { envelopeSection, writeEnvelope } from '../../reporting/envelope.ts';
-import { previousRun } from '../../reporting/report-page.ts';
+import { listsFindings, previousRun } from '../../reporting/report-page.ts';
 import { isRunId, newRunId } from '../../reporting/run-dir.ts';
 import {
   EXIT,
@@ -298,9 +298,7 @@ async function driftLive(door: Door, given: ParsedArgs<typeof LIVE_OPTIONS>['opt
   const runId = isRunId(basename(runDir)) ? basename(runDir) : newRunId();
   result.verdict = update || result.summary.new === 0 ? 'pass' : 'fail';
   // Only a run that listed its findings is compared with (a file of another shape is passed over).
-  const previous = previousRun(runDir, 'drift.json', (summary): summary is LiveResult =>
-    Array.isArray((summary as Partial<LiveResult> | null)?.findings),
-  );
+  const previous = previousRun(runDir, 'drift.json', listsFindings<LiveResult>);
   let historyOut: ReturnType<typeof historyReport> | undefined;
   if (historyFile !== undefined) {
     const problems = history?.problems ?? [];
