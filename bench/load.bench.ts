@@ -197,45 +197,33 @@ const long = rssDurationS === undefined ? undefined : await kgateLoad(rssDuratio
 const inProcess = { raw: [] as number[], kgate: [] as number[], kgateHar: [] as number[] };
 // The mix --mix-from reads from the raw CLI's HAR file, for the runner in this process.
 const recordedMix = harMix(JSON.parse(readFileSync(harPath, 'utf8')), harPath).mix;
+/** CPU per request (µs) of the runner in this process over a 3 s run at maximum rate with `mix`. */
+async function runnerCpuPerRequest(mix: typeof recordedMix): Promise<number> {
+  const before = process.cpuUsage();
+  const run = await runLoad(
+    {
+      baseUrl: url,
+      key: 'bench-key-0000',
+      startRate: 0,
+      stages: [],
+      maxRate: { durationS: 3 },
+      connections,
+      validateShare: 0.01,
+      mix,
+      pathParams: { event_id: 'bench-event' },
+    },
+    { validate: validateResponse },
+  );
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / run.completed;
+}
 for (let round = 0; round < rounds; round++) {
-  let before = process.cpuUsage();
+  const before = process.cpuUsage();
   const native = await autocannon({ url, connections, duration: 3, requests: MIX_REQUESTS });
-  let used = process.cpuUsage(before);
+  const used = process.cpuUsage(before);
   inProcess.raw.push((used.user + used.system) / native.requests.total);
-  before = process.cpuUsage();
-  const ours = await runLoad(
-    {
-      baseUrl: url,
-      key: 'bench-key-0000',
-      startRate: 0,
-      stages: [],
-      maxRate: { durationS: 3 },
-      connections,
-      validateShare: 0.01,
-      mix: SCENARIOS.steady!.mix,
-      pathParams: { event_id: 'bench-event' },
-    },
-    { validate: validateResponse },
-  );
-  used = process.cpuUsage(before);
-  inProcess.kgate.push((used.user + used.system) / ours.completed);
-  before = process.cpuUsage();
-  const recorded = await runLoad(
-    {
-      baseUrl: url,
-      key: 'bench-key-0000',
-      startRate: 0,
-      stages: [],
-      maxRate: { durationS: 3 },
-      connections,
-      validateShare: 0.01,
-      mix: recordedMix,
-      pathParams: { event_id: 'bench-event' },
-    },
-    { validate: validateResponse },
-  );
-  used = process.cpuUsage(before);
-  inProcess.kgateHar.push((used.user + used.system) / recorded.completed);
+  inProcess.kgate.push(await runnerCpuPerRequest(SCENARIOS.steady!.mix));
+  inProcess.kgateHar.push(await runnerCpuPerRequest(recordedMix));
 }
 target.kill();
 
