@@ -4,9 +4,56 @@
 // judged here, and the subscription keys a request carries are handed to the caller to mask, never
 // kept in a record's fields of their own.
 
+import { readFileSync } from 'node:fs';
+
 /** A file that is not a HAR log. */
 export class HarFormatError extends Error {
   override name = 'HarFormatError';
+}
+
+/** A file given as a HAR log that cannot be read as one: `problem` says which step failed, `detail` why. */
+export class HarFileError extends Error {
+  override name = 'HarFileError';
+  constructor(
+    readonly problem: 'unreadable' | 'not JSON' | 'not HAR',
+    readonly detail: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads a HAR file: its text, parsed, with a `log.entries` array; throws HarFileError naming the
+ * step that failed (the file cannot be read, is not JSON, or is JSON without log.entries).
+ */
+export function readHarFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new HarFileError('unreadable', reason, `cannot read '${file}' (${reason})`);
+  }
+  let har: unknown;
+  try {
+    har = JSON.parse(text);
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new HarFileError('not JSON', reason, `'${file}' is not JSON (${reason})`);
+  }
+  if (!hasEntries(har)) throw new HarFileError('not HAR', 'no log.entries array', notHar(file));
+  return har;
+}
+
+/** Whether a parsed log has its `log.entries` array. */
+function hasEntries(har: unknown): har is { log: { entries: unknown[] } } {
+  return isObject(har) && isObject(har.log) && Array.isArray(har.log.entries);
+}
+
+/** The message of a log without its entries. */
+function notHar(source: string): string {
+  return `${source} is not a HAR file (no log.entries array)`;
 }
 
 /** A header as a HAR log records it. */
@@ -38,9 +85,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The entries of a parsed HAR log; throws HarFormatError when it has no `log.entries` array. */
 export function harEntries(har: unknown, source: string): HarEntry[] {
-  const entries = isObject(har) && isObject(har.log) && Array.isArray(har.log.entries) ? har.log.entries : undefined;
-  if (!entries) throw new HarFormatError(`${source} is not a HAR file (no log.entries array)`);
-  return entries.map((entry, index) => {
+  if (!hasEntries(har)) throw new HarFormatError(notHar(source));
+  return har.log.entries.map((entry, index) => {
     const request = isObject(entry) && isObject(entry.request) ? entry.request : {};
     const response = isObject(entry) && isObject(entry.response) ? entry.response : {};
     const rawUrl = String(request.url ?? '');

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { didYouMean } from '../../config/near-miss.ts';
 import { redactSecrets } from '../../config/redact.ts';
 import { applyBaseline, type Baseline, groupByCause, readBaseline, writeBaseline } from '../../drift/findings.ts';
-import { analyzeHar, HarFormatError } from '../../drift/har.ts';
+import { analyzeHar } from '../../drift/har.ts';
 import {
   appendRun,
   checkTarget,
@@ -20,6 +20,7 @@ import { historyCounts, renderHistoryHtml } from '../../drift/history-report.ts'
 import { envelopeOfLive, type LiveResult, QuotaRanOut, runLiveDrift, UnreachableError } from '../../drift/live.ts';
 import { changeLines, changesPhrase, findingLine, writeLiveReport } from '../../drift/report.ts';
 import { diffSpecs, formatChange } from '../../drift/spec-diff.ts';
+import { HarFileError, readHarFile } from '../../http/har.ts';
 import { REPORT_HTML, renderPage } from '../../page/page.ts';
 import { envelopeSection, writeEnvelope } from '../../reporting/envelope.ts';
 import { listsFindings, previousRun } from '../../reporting/report-page.ts';
@@ -467,26 +468,14 @@ async function runHar(argv: string[]): Promise<number> {
     throw new UsageError(`kgate drift har: takes exactly one HAR file; got ${positionals.length}`);
   }
   const file = positionals[0] as string;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`kgate drift har: cannot read '${file}' (${reason})`);
-  }
   let har: unknown;
   try {
-    har = JSON.parse(text);
+    har = readHarFile(file);
   } catch (error) {
-    throw new UsageError(`kgate drift har: '${file}' is not JSON (${(error as Error).message})`);
-  }
-  let result: ReturnType<typeof analyzeHar>;
-  try {
-    result = analyzeHar(har, file);
-  } catch (error) {
-    if (error instanceof HarFormatError) throw new UsageError(`kgate drift har: ${error.message}`);
+    if (error instanceof HarFileError) throw new UsageError(`kgate drift har: ${error.message}`);
     throw error;
   }
+  const result = analyzeHar(har, file);
   if (given.json === true) {
     printJson('drift har', result.summary.invalid > 0 ? EXIT.failed : EXIT.ok, result);
   } else {

@@ -2,9 +2,8 @@
 // of either judges the same: the thresholds (the scenario's own, then the configuration file's
 // load.thresholds, then --threshold, each replacing those before it that judge the same operation
 // and measure) and the mix (--mix-from FILE.har, else load.mix of the file, else the scenario's).
-import { readFileSync } from 'node:fs';
 import type { KgateConfig } from '../../config/file.ts';
-import { HarFormatError, harEntries } from '../../http/har.ts';
+import { HarFileError, readHarFile } from '../../http/har.ts';
 import { scenarioRules } from '../../load/run-scenario.ts';
 import type { Scenario } from '../../load/scenarios.ts';
 import {
@@ -45,23 +44,18 @@ export const MIX_FROM_OPTION: ValueSpec<HarFile> = option.text(
   'a HAR file of recorded traffic (HAR 1.2, as browsers, proxies and gateways export it)',
   'no-such-file.har',
   (raw) => {
-    let text: string;
-    try {
-      text = readFileSync(raw, 'utf8');
-    } catch (error) {
-      throw new RuleBroken(`cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
     let har: unknown;
     try {
-      har = JSON.parse(text);
+      har = readHarFile(raw);
     } catch (error) {
-      throw new RuleBroken(`not JSON: ${(error as Error).message.split('\n')[0]}`);
-    }
-    try {
-      harEntries(har, raw);
-    } catch (error) {
-      if (error instanceof HarFormatError) throw new RuleBroken('no log.entries array: not a HAR file');
-      throw error;
+      if (!(error instanceof HarFileError)) throw error;
+      throw new RuleBroken(
+        error.problem === 'unreadable'
+          ? `cannot read it: ${error.detail}`
+          : error.problem === 'not JSON'
+            ? `not JSON: ${error.detail.split('\n')[0]}`
+            : 'no log.entries array: not a HAR file',
+      );
     }
     return { file: raw, har };
   },
