@@ -97,9 +97,7 @@ export function bootstrapRatio(
     const mb = median(b);
     ratios[r] = mb > 0 ? median(a) / mb : Number.POSITIVE_INFINITY;
   }
-  ratios.sort((x, y) => x - y);
-  const tail = (1 - CONFIDENCE) / 2;
-  return [percentile(ratios, tail * 100), percentile(ratios, (1 - tail) * 100)];
+  return confidenceInterval(ratios);
 }
 
 /** Judges one operation's interleaved samples (milliseconds, pair j on both sides taken together). */
