@@ -228,12 +228,14 @@ export async function runLoad(
     return entry;
   };
 
-  const recordLatency = (operationId: string, ms: number, failed: boolean) => {
+  /** Records the latency of a request intended at `intended` and ended at `now` (performance.now() ms). */
+  const recordLatency = (operationId: string, intended: number, now: number, failed: boolean) => {
+    const ms = now - intended;
     second.recordMs(ms);
     const op = operationOf(operationId);
     op.count++;
     op.histogram.recordMs(ms);
-    op.reservoir.record(performance.now() - t0, ms);
+    op.reservoir.record(now - t0, ms);
     if (failed) op.failed++;
   };
 
@@ -241,14 +243,15 @@ export async function runLoad(
     if (state.intended === null) return;
     counters.transportErrors++;
     secondCounters.failed++;
-    recordLatency(state.operationId, performance.now() - state.intended, true);
+    recordLatency(state.operationId, state.intended, performance.now(), true);
     state.intended = null;
   };
 
   /** Records an answer to the request in flight on a connection; `validate` judges its body against the spec. */
   const onAnswer = (state: ClientState, operationId: string, status: number, validate?: () => void) => {
     if (state.intended === null) return;
-    const latency = performance.now() - state.intended;
+    const intended = state.intended;
+    const now = performance.now();
     state.intended = null;
     counters.completed++;
     secondCounters.completed++;
@@ -258,7 +261,7 @@ export async function runLoad(
       counters.non2xx++;
       secondCounters.failed++;
     }
-    recordLatency(operationId, latency, failed);
+    recordLatency(operationId, intended, now, failed);
     validate?.();
   };
 
