@@ -58,6 +58,32 @@ async function kgate(args: string[]): Promise<ProcessResult & { dir: string }> {
   return { ...result, dir };
 }
 
+/** `kgate probe rate-limit` of answer search through the front at `url`, for at most `maxDuration` (the process given `timeoutMs`), with --json. */
+async function probeAnswerSearch(
+  url: string,
+  maxDuration: string,
+  timeoutMs: number,
+): Promise<{ dir: string; run: ProcessResult }> {
+  const dir = join(reports, `probe-${++runs}`);
+  const run = await runKgate(
+    [
+      'probe',
+      'rate-limit',
+      '--operation',
+      'answerSearch',
+      '--base-url',
+      url,
+      '--max-duration',
+      maxDuration,
+      '--report-dir',
+      dir,
+      '--json',
+    ],
+    { env: { KGATE_BASE_URL: '', ...NO_PROXY_ENV, KGATE_KEY: server.keys.full }, timeoutMs },
+  );
+  return { dir, run };
+}
+
 const ANSWER_SEARCH = 'GET /answersearch/v7.0/search';
 
 describe('a rate limit at the front: Debian nginx limit_req at 5 r/s on answer search', { skip: skipNginx }, () => {
@@ -150,23 +176,7 @@ describe("a rate limit at the front that counts its refusals: Debian HAProxy's s
       limit: { kind: 'rate', perSecond: 5, path: '/answersearch/' },
     });
     started.push(front);
-    const dir = join(reports, `probe-${++runs}`);
-    const run = await runKgate(
-      [
-        'probe',
-        'rate-limit',
-        '--operation',
-        'answerSearch',
-        '--base-url',
-        front.url,
-        '--max-duration',
-        '40s',
-        '--report-dir',
-        dir,
-        '--json',
-      ],
-      { env: { KGATE_BASE_URL: '', ...NO_PROXY_ENV, KGATE_KEY: server.keys.full }, timeoutMs: 90_000 },
-    );
+    const { dir, run } = await probeAnswerSearch(front.url, '40s', 90_000);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
     const result = JSON.parse(run.stdout) as { thresholdRps: number; measuredBelow?: boolean; problems: string[] };
     assert.equal(result.measuredBelow, true, 'measured below the limit');
@@ -185,23 +195,7 @@ describe('kgate probe rate-limit through nginx limit_req', { skip: skipNginx }, 
       limitReq: { path: '/answersearch/', rate: '5r/s', burst: 5, nodelay: true },
     });
     started.push(front);
-    const dir = join(reports, `probe-${++runs}`);
-    const run = await runKgate(
-      [
-        'probe',
-        'rate-limit',
-        '--operation',
-        'answerSearch',
-        '--base-url',
-        front.url,
-        '--max-duration',
-        '20s',
-        '--report-dir',
-        dir,
-        '--json',
-      ],
-      { env: { KGATE_BASE_URL: '', ...NO_PROXY_ENV, KGATE_KEY: server.keys.full }, timeoutMs: 60_000 },
-    );
+    const { dir, run } = await probeAnswerSearch(front.url, '20s', 60_000);
     assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
     const result = JSON.parse(run.stdout) as {
       thresholdRps: number;
