@@ -240,6 +240,9 @@ async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext
     child.on('close', (code) => resolve(code ?? 1));
     child.on('error', () => resolve(1));
   });
+  // Stopped, the runner can end before its workers: the run ends when the last of its group has (the
+  // killer above still armed), so that nothing of it writes into the run's folders afterwards.
+  if (run.signal?.aborted && child.pid !== undefined) await groupGone(child.pid, 3_000);
   clearTimeout(stopper);
   clearTimeout(killer);
   run.signal?.removeEventListener('abort', stop);
@@ -253,4 +256,18 @@ async function runIn(run: SuiteRun, reportDir: string, code: { root: string; ext
     records: read<TestRecord[]>(SUMMARY_FILES.tests),
     output,
   };
+}
+
+/** Resolves once no process of the group `pgid` is left, or after `withinMs` (polled every 50 ms). */
+async function groupGone(pgid: number, withinMs: number): Promise<void> {
+  if (process.platform === 'win32') return;
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
